@@ -1,0 +1,34 @@
+# Two commands on a fresh machine: `make test` and `make demo`. Each sets up .venv itself.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# A portable llama.cpp build: no -march=native, so the wheel pip caches runs on any x86-64.
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
+
+.PHONY: test demo lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e ".[dev]"
+	touch $@
+
+$(VENV)/.demo-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e ".[demo]"
+	touch $@
+
+lint: $(VENV)/.dev-installed
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/mypy src
+
+test: lint
+	$(BIN)/pytest
+
+demo: $(VENV)/.demo-installed
+	bash examples/demo.sh
+
+clean:
+	rm -rf $(VENV) runs/demo

@@ -1,0 +1,38 @@
+"""The `dialbench` command: a thin layer over the Python API, one module per group of commands."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import typer
+
+from dialbench.errors import DialbenchError
+
+app = typer.Typer(
+    name="dialbench",
+    help="Benchmark LLMs as multilingual chatbots and as dialogue evaluators.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+from dialbench.cli import data  # noqa: E402  (registers its commands on `app`)
+
+__all__ = ["app", "data", "main"]
+
+
+def main() -> None:
+    """Entry point: a user error is one line on stderr and exit code 1, never a traceback."""
+    try:
+        app(standalone_mode=False)
+    except click.exceptions.Exit as done:
+        sys.exit(done.exit_code)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    except click.exceptions.Abort:
+        sys.exit(130)
+    except DialbenchError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(1)

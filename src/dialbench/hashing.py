@@ -1,0 +1,21 @@
+"""Content hashing: one canonical form so ids, config hashes and prompt hashes agree everywhere."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+
+def canonical_json(value: Any) -> str:
+    """Serialise with sorted keys and no whitespace, so equal content always hashes equally."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def content_hash(value: Any) -> str:
+    """sha256 of the canonical JSON of a JSON-compatible value."""
+    return sha256_text(canonical_json(value))

@@ -1,0 +1,249 @@
+"""The records every stage reads and writes.
+
+Any dialogue (simulated, self-chatted, imported, human ground truth) can be judged, curated,
+annotated and meta-evaluated because all stages share these types. Records forbid unknown fields
+so that a typo in a hand-written file is an error, not silently dropped data.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+import langcodes
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, model_validator
+
+from dialbench.hashing import content_hash
+
+ROLES = ("user", "assistant")
+Role = Literal["user", "assistant"]
+EndReason = Literal["natural_end", "turn_cap", "validation_failed", "error"]
+ParseStatus = Literal["ok", "unscored"]
+Verdict = Literal["accepted", "rejected"]
+Metadata = dict[str, JsonValue]
+
+
+def standard_language_tag(tag: str) -> str:
+    """Validate a BCP-47 tag and return its standard form ("ZH-hans" -> "zh-Hans")."""
+    if not langcodes.tag_is_valid(tag):
+        raise ValueError(f"{tag!r} is not a valid BCP-47 language tag (e.g. en, zh, de, pt-BR)")
+    return str(langcodes.standardize_tag(tag))
+
+
+LanguageCode = Annotated[str, AfterValidator(standard_language_tag)]
+NonEmptyText = Annotated[str, Field(min_length=1)]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Usage(Record):
+    """Tokens spent on one model call (or summed over several), and their price when known."""
+
+    prompt_tokens: int = Field(default=0, ge=0)
+    completion_tokens: int = Field(default=0, ge=0)
+    cost_usd: float | None = Field(default=None, ge=0)
+
+    def __add__(self, other: Usage) -> Usage:
+        costs = [c for c in (self.cost_usd, other.cost_usd) if c is not None]
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            cost_usd=sum(costs) if costs else None,
+        )
+
+
+class Provenance(Record):
+    """Where a record came from: enough to reproduce it or to trace it back to its input."""
+
+    run_id: str
+    config_hash: str | None = None
+    prompt_hashes: dict[str, str] = Field(
+        default_factory=dict, description="prompt template name -> sha256 of its text"
+    )
+    models: dict[str, str] = Field(
+        default_factory=dict, description="role (user, assistant, validator, judge) -> model spec"
+    )
+    source_file: str | None = None
+    source_line: int | None = Field(default=None, ge=1)
+
+
+class SeedContext(Record):
+    """What a dialogue starts from: a MEDAL context (scene, persona, ...) or a BotChat ChatSEED."""
+
+    language: LanguageCode | None = None
+    culture: str | None = None
+    scene: str | None = None
+    persona: str | None = None
+    affective_state: str | None = None
+    gender: Literal["female", "male"] | None = None
+    chatseed: list[NonEmptyText] | None = Field(
+        default=None, description="the first utterances of a real dialogue (BotChat)"
+    )
+    metadata: Metadata = Field(default_factory=dict)
+
+
+class GenerationAttempt(Record):
+    """One try at generating a turn, with the validator's verdict and feedback when validated."""
+
+    text: str
+    verdict: Verdict | None = None
+    feedback: str | None = None
+    validator_model: str | None = None
+
+
+class Turn(Record):
+    role: Role
+    text: NonEmptyText
+    model: str | None = Field(default=None, description="model spec that wrote it; None = human")
+    attempts: list[GenerationAttempt] = Field(default_factory=list)
+    metadata: Metadata = Field(default_factory=dict)
+
+
+class Participants(Record):
+    """Which model played each side; None means a human (or unknown, for imported data)."""
+
+    user: str | None = None
+    assistant: str | None = None
+
+
+class Dialogue(Record):
+    """An ordered exchange between a user and a chatbot.
+
+    `id` is derived from the content when not given, so importing the same file twice stores it
+    once. Metadata and provenance are not part of that content.
+    """
+
+    id: str = ""
+    language: LanguageCode
+    source: str = Field(default="imported", min_length=1)
+    seed: SeedContext | None = None
+    participants: Participants = Field(default_factory=Participants)
+    turns: list[Turn] = Field(min_length=1)
+    end_reason: EndReason | None = None
+    provenance: Provenance | None = None
+    metadata: Metadata = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _derive_id(self) -> Dialogue:
+        if not self.id:
+            self.id = self.content_id()
+        return self
+
+    def content_id(self) -> str:
+        content = self.model_dump(
+            mode="json", include={"language", "seed", "participants", "turns", "end_reason"}
+        )
+        for turn in content["turns"]:
+            del turn["metadata"]
+        return "d-" + content_hash(content)[:24]
+
+
+class Target(Record):
+    """What a judgment or annotation is about: a dialogue, one turn of it, or a pair of dialogues."""
+
+    dialogue_id: str = Field(min_length=1)
+    turn_index: int | None = Field(default=None, ge=0)
+    other_dialogue_id: str | None = None
+
+    @property
+    def kind(self) -> Literal["dialogue", "turn", "pair"]:
+        if self.other_dialogue_id is not None:
+            return "pair"
+        return "dialogue" if self.turn_index is None else "turn"
+
+    @model_validator(mode="after")
+    def _pair_has_no_turn(self) -> Target:
+        if self.other_dialogue_id is not None and self.turn_index is not None:
+            raise ValueError("a pairwise target compares whole dialogues: drop turn_index")
+        return self
+
+
+class Judgment(Record):
+    """One judge's verdict on one target under one protocol.
+
+    An output that could not be parsed is `unscored` with no result: never a default label.
+    """
+
+    id: str = ""
+    protocol: str = Field(min_length=1)
+    judge_model: str = Field(min_length=1)
+    target: Target
+    sample_index: int = Field(default=0, ge=0)
+    result: dict[str, JsonValue] | None = None
+    raw_output: str = ""
+    parse_status: ParseStatus
+    error: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    provenance: Provenance | None = None
+    created_at: datetime = Field(default_factory=utc_now)
+
+    @model_validator(mode="after")
+    def _check(self) -> Judgment:
+        if self.parse_status == "ok" and self.result is None:
+            raise ValueError("parse_status 'ok' needs a result")
+        if self.parse_status == "unscored" and self.result is not None:
+            raise ValueError("an unscored judgment has no result (it must never become a label)")
+        if not self.id:
+            key = [self.protocol, self.judge_model, self.target.model_dump(), self.sample_index]
+            self.id = "j-" + content_hash(key)[:24]
+        return self
+
+
+class Annotation(Record):
+    """A human's labels for one target: the counterpart of a Judgment."""
+
+    id: str = ""
+    annotator_id: str = Field(min_length=1)
+    target: Target
+    labels: dict[str, JsonValue] = Field(min_length=1)
+    comment: str | None = None
+    created_at: datetime = Field(default_factory=utc_now)
+
+    @model_validator(mode="after")
+    def _derive_id(self) -> Annotation:
+        if not self.id:
+            self.id = "a-" + content_hash([self.annotator_id, self.target.model_dump()])[:24]
+        return self
+
+
+def new_run_id() -> str:
+    """Time-sortable and unique: `20261121T093900-3fa2c1`."""
+    return f"{utc_now():%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"
+
+
+class Run(Record):
+    """One invocation of a dialbench command against a run store."""
+
+    id: str = Field(default_factory=new_run_id)
+    command: str
+    config: dict[str, JsonValue] = Field(default_factory=dict)
+    config_hash: str = ""
+    status: Literal["running", "finished", "failed"] = "running"
+    started_at: datetime = Field(default_factory=utc_now)
+    finished_at: datetime | None = None
+    dialbench_version: str = ""
+
+    @model_validator(mode="after")
+    def _hash_config(self) -> Run:
+        if not self.config_hash:
+            self.config_hash = content_hash(self.config)
+        return self
+
+
+RECORD_TYPES: dict[str, type[Record]] = {
+    "dialogues": Dialogue,
+    "judgments": Judgment,
+    "annotations": Annotation,
+}
+
+
+def dump_record(record: BaseModel) -> dict[str, Any]:
+    """JSON-ready dict of a record, the one form used by the store and every export."""
+    return record.model_dump(mode="json")

@@ -1,0 +1,275 @@
+"""The run store: one SQLite file per run directory, the store of record for every stage.
+
+WAL mode and one transaction per batch make it safe to kill at any moment: a batch is either
+wholly stored or not at all, and the next command picks up from what is there.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from dialbench.errors import DialbenchError
+from dialbench.hashing import canonical_json
+from dialbench.schema import Annotation, Dialogue, Judgment, Record, Run, Target, utc_now
+from dialbench.version import __version__
+
+STORE_FILENAME = "dialbench.sqlite"
+OnConflict = Literal["error", "keep", "replace"]
+R = TypeVar("R", bound=Record)
+
+
+class StoreError(DialbenchError):
+    """The store cannot be opened, or a write would overwrite different data."""
+
+
+@dataclass(frozen=True)
+class _Table:
+    """How one record type maps onto its table: the columns copied out of the record."""
+
+    name: str
+    record_type: type[Record]
+    columns: Callable[[Any], dict[str, Any]]
+
+
+def _target_columns(target: Target) -> dict[str, Any]:
+    return {
+        "dialogue_id": target.dialogue_id,
+        "turn_index": target.turn_index,
+        "other_dialogue_id": target.other_dialogue_id,
+    }
+
+
+def _dialogue_columns(d: Dialogue) -> dict[str, Any]:
+    return {
+        "language": d.language,
+        "source": d.source,
+        "user_model": d.participants.user,
+        "assistant_model": d.participants.assistant,
+        "n_turns": len(d.turns),
+    }
+
+
+def _judgment_columns(j: Judgment) -> dict[str, Any]:
+    return {
+        "protocol": j.protocol,
+        "judge_model": j.judge_model,
+        "parse_status": j.parse_status,
+        **_target_columns(j.target),
+    }
+
+
+def _annotation_columns(a: Annotation) -> dict[str, Any]:
+    return {"annotator_id": a.annotator_id, **_target_columns(a.target)}
+
+
+TABLES: dict[type[Record], _Table] = {
+    Dialogue: _Table("dialogues", Dialogue, _dialogue_columns),
+    Judgment: _Table("judgments", Judgment, _judgment_columns),
+    Annotation: _Table("annotations", Annotation, _annotation_columns),
+}
+
+
+@dataclass(frozen=True)
+class AddResult:
+    """What a batch write did: new records, identical ones already present, and replaced ones."""
+
+    added: int = 0
+    unchanged: int = 0
+    replaced: int = 0
+
+
+def _migrations() -> list[tuple[int, str]]:
+    """The schema migrations shipped with the package, as (version, SQL) in order."""
+    folder = resources.files("dialbench") / "migrations"
+    scripts = sorted(f for f in folder.iterdir() if f.name.endswith(".sql"))
+    return [(int(f.name.split("_", 1)[0]), f.read_text(encoding="utf-8")) for f in scripts]
+
+
+def schema_version_known() -> int:
+    return max(version for version, _ in _migrations())
+
+
+class RunStore:
+    """A run directory's SQLite store. Use as a context manager, or call `close()`."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+        self._db = connection
+        self.path = path
+
+    @classmethod
+    def open(cls, run_dir: str | Path, *, create: bool = True) -> RunStore:
+        """Open (and with `create`, make) the store in `run_dir`, migrating it to this version."""
+        run_dir = Path(run_dir)
+        path = run_dir / STORE_FILENAME
+        if not path.exists():
+            if not create:
+                raise StoreError(f"{run_dir}: no dialbench run store here (no {STORE_FILENAME})")
+            if run_dir.exists() and not run_dir.is_dir():
+                raise StoreError(f"{run_dir}: is a file, not a run directory")
+            run_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            connection = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+            connection.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.DatabaseError as error:
+            raise StoreError(f"{path}: not a dialbench store ({error})") from error
+        connection.execute("PRAGMA synchronous=NORMAL")
+        connection.execute("PRAGMA foreign_keys=ON")
+        store = cls(connection, path)
+        store._migrate()
+        return store
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def schema_version(self) -> int:
+        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    def _migrate(self) -> None:
+        current, known = self.schema_version, schema_version_known()
+        if current > known:
+            raise StoreError(
+                f"{self.path}: schema version {current} is newer than this dialbench "
+                f"({__version__}) knows ({known}); upgrade dialbench to open it"
+            )
+        for version, script in _migrations():
+            if version > current:
+                self._db.executescript(
+                    f"BEGIN IMMEDIATE;\n{script}\nPRAGMA user_version = {version};\nCOMMIT;"
+                )
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """All writes inside happen together or not at all."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    # runs
+
+    def start_run(self, command: str, config: dict[str, Any] | None = None) -> Run:
+        run = Run(command=command, config=config or {}, dialbench_version=__version__)
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO runs (id, command, status, started_at, record) VALUES (?,?,?,?,?)",
+                (run.id, run.command, run.status, run.started_at.isoformat(), _json(run)),
+            )
+        return run
+
+    def finish_run(self, run: Run, status: Literal["finished", "failed"] = "finished") -> Run:
+        done = run.model_copy(update={"status": status, "finished_at": utc_now()})
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE runs SET status = ?, record = ? WHERE id = ?", (status, _json(done), run.id)
+            )
+        return done
+
+    @contextmanager
+    def run(self, command: str, config: dict[str, Any] | None = None) -> Iterator[Run]:
+        """A run record that ends `finished`, or `failed` if the block raises."""
+        run = self.start_run(command, config)
+        try:
+            yield run
+        except BaseException:
+            self.finish_run(run, "failed")
+            raise
+        self.finish_run(run)
+
+    def runs(self) -> list[Run]:
+        rows = self._db.execute("SELECT record FROM runs ORDER BY started_at, id")
+        return [Run.model_validate_json(record) for (record,) in rows]
+
+    # records
+
+    def add(
+        self, records: Sequence[Record], run: Run, on_conflict: OnConflict = "error"
+    ) -> AddResult:
+        """Store a batch of records in one transaction.
+
+        A record whose id is already stored with the same content is left as it is, so re-imports
+        and resumed runs are idempotent. Different content under the same id is an error unless
+        `on_conflict` says to keep the stored one or replace it.
+        """
+        added = unchanged = replaced = 0
+        with self.transaction() as db:
+            for record in records:
+                table = TABLES[type(record)]
+                record_id = record.id  # type: ignore[attr-defined]
+                new = _json(record)
+                row = db.execute(
+                    f"SELECT record FROM {table.name} WHERE id = ?", (record_id,)
+                ).fetchone()
+                if row is not None and row[0] == new:
+                    unchanged += 1
+                    continue
+                if row is not None and on_conflict == "keep":
+                    unchanged += 1
+                    continue
+                if row is not None and on_conflict == "error":
+                    raise StoreError(
+                        f"{table.name[:-1]} {record_id} is already stored with different content"
+                        " (re-import with --on-conflict keep or replace)"
+                    )
+                columns = {"id": record_id, "run_id": run.id, **table.columns(record), "record": new}
+                names = ", ".join(columns)
+                marks = ", ".join("?" * len(columns))
+                db.execute(
+                    f"INSERT OR REPLACE INTO {table.name} ({names}) VALUES ({marks})",
+                    tuple(columns.values()),
+                )
+                if row is None:
+                    added += 1
+                else:
+                    replaced += 1
+        return AddResult(added=added, unchanged=unchanged, replaced=replaced)
+
+    def records(self, record_type: type[R], **where: Any) -> Iterator[R]:
+        """Stored records of a type in insertion order, filtered by equality on indexed columns."""
+        table = TABLES[record_type]
+        clauses = " AND ".join(f"{column} = ?" for column in where)
+        query = f"SELECT record FROM {table.name}" + (f" WHERE {clauses}" if where else "")
+        for (record,) in self._db.execute(query + " ORDER BY rowid", tuple(where.values())):
+            yield record_type.model_validate_json(record)
+
+    def get(self, record_type: type[R], record_id: str) -> R | None:
+        return next(self.records(record_type, id=record_id), None)
+
+    def count(self, record_type: type[Record]) -> int:
+        table = TABLES[record_type]
+        return int(self._db.execute(f"SELECT COUNT(*) FROM {table.name}").fetchone()[0])
+
+    def group_counts(self, record_type: type[Record], *columns: str) -> list[tuple[Any, ...]]:
+        """Counts grouped by columns, largest first: rows of (*column values, count)."""
+        table = TABLES[record_type]
+        names = ", ".join(columns)
+        query = f"SELECT {names}, COUNT(*) FROM {table.name} GROUP BY {names} ORDER BY COUNT(*) DESC"
+        return [tuple(row) for row in self._db.execute(query)]
+
+    def integrity_problems(self) -> list[str]:
+        """SQLite's own integrity and foreign-key checks; empty when the file is sound."""
+        problems = [row[0] for row in self._db.execute("PRAGMA integrity_check")]
+        problems = [p for p in problems if p != "ok"]
+        problems += [f"foreign key: {row}" for row in self._db.execute("PRAGMA foreign_key_check")]
+        return problems
+
+
+def _json(record: BaseModel) -> str:
+    return canonical_json(record.model_dump(mode="json"))
