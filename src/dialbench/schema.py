@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import langcodes
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, model_validator
@@ -41,6 +41,12 @@ def utc_now() -> datetime:
 
 class Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class StoredRecord(Record):
+    """A record with its own table in the run store; `id` is derived from content when empty."""
+
+    id: str = ""
 
 
 class Usage(Record):
@@ -113,14 +119,13 @@ class Participants(Record):
     assistant: str | None = None
 
 
-class Dialogue(Record):
+class Dialogue(StoredRecord):
     """An ordered exchange between a user and a chatbot.
 
     `id` is derived from the content when not given, so importing the same file twice stores it
     once. Metadata and provenance are not part of that content.
     """
 
-    id: str = ""
     language: LanguageCode
     source: str = Field(default="imported", min_length=1)
     seed: SeedContext | None = None
@@ -165,13 +170,12 @@ class Target(Record):
         return self
 
 
-class Judgment(Record):
+class Judgment(StoredRecord):
     """One judge's verdict on one target under one protocol.
 
     An output that could not be parsed is `unscored` with no result: never a default label.
     """
 
-    id: str = ""
     protocol: str = Field(min_length=1)
     judge_model: str = Field(min_length=1)
     target: Target
@@ -182,7 +186,7 @@ class Judgment(Record):
     error: str | None = None
     usage: Usage = Field(default_factory=Usage)
     provenance: Provenance | None = None
-    created_at: datetime = Field(default_factory=utc_now)
+    created_at: datetime | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Judgment:
@@ -196,15 +200,14 @@ class Judgment(Record):
         return self
 
 
-class Annotation(Record):
+class Annotation(StoredRecord):
     """A human's labels for one target: the counterpart of a Judgment."""
 
-    id: str = ""
     annotator_id: str = Field(min_length=1)
     target: Target
     labels: dict[str, JsonValue] = Field(min_length=1)
     comment: str | None = None
-    created_at: datetime = Field(default_factory=utc_now)
+    created_at: datetime | None = None
 
     @model_validator(mode="after")
     def _derive_id(self) -> Annotation:
@@ -237,13 +240,8 @@ class Run(Record):
         return self
 
 
-RECORD_TYPES: dict[str, type[Record]] = {
+RECORD_TYPES: dict[str, type[StoredRecord]] = {
     "dialogues": Dialogue,
     "judgments": Judgment,
     "annotations": Annotation,
 }
-
-
-def dump_record(record: BaseModel) -> dict[str, Any]:
-    """JSON-ready dict of a record, the one form used by the store and every export."""
-    return record.model_dump(mode="json")

@@ -6,6 +6,7 @@ wholly stored or not at all, and the next command picks up from what is there.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -18,12 +19,21 @@ from pydantic import BaseModel
 
 from dialbench.errors import DialbenchError
 from dialbench.hashing import canonical_json
-from dialbench.schema import Annotation, Dialogue, Judgment, Record, Run, Target, utc_now
+from dialbench.schema import (
+    Annotation,
+    Dialogue,
+    Judgment,
+    Record,
+    Run,
+    StoredRecord,
+    Target,
+    utc_now,
+)
 from dialbench.version import __version__
 
 STORE_FILENAME = "dialbench.sqlite"
 OnConflict = Literal["error", "keep", "replace"]
-R = TypeVar("R", bound=Record)
+R = TypeVar("R", bound=StoredRecord)
 
 
 class StoreError(DialbenchError):
@@ -35,8 +45,8 @@ class _Table:
     """How one record type maps onto its table: the columns copied out of the record."""
 
     name: str
-    record_type: type[Record]
     columns: Callable[[Any], dict[str, Any]]
+    filters: tuple[str, ...]
 
 
 def _target_columns(target: Target) -> dict[str, Any]:
@@ -70,15 +80,22 @@ def _annotation_columns(a: Annotation) -> dict[str, Any]:
     return {"annotator_id": a.annotator_id, **_target_columns(a.target)}
 
 
-TABLES: dict[type[Record], _Table] = {
-    Dialogue: _Table("dialogues", Dialogue, _dialogue_columns),
-    Judgment: _Table("judgments", Judgment, _judgment_columns),
-    Annotation: _Table("annotations", Annotation, _annotation_columns),
+TABLES: dict[type[StoredRecord], _Table] = {
+    Dialogue: _Table(
+        "dialogues",
+        _dialogue_columns,
+        ("id", "run_id", "language", "source", "user_model", "assistant_model"),
+    ),
+    Judgment: _Table(
+        "judgments",
+        _judgment_columns,
+        ("id", "run_id", "protocol", "judge_model", "dialogue_id", "parse_status"),
+    ),
+    Annotation: _Table("annotations", _annotation_columns, ("id", "run_id", "annotator_id", "dialogue_id")),
 }
 
 
-@dataclass(frozen=True)
-class AddResult:
+class AddResult(Record):
     """What a batch write did: new records, identical ones already present, and replaced ones."""
 
     added: int = 0
@@ -200,27 +217,24 @@ class RunStore:
     # records
 
     def add(
-        self, records: Sequence[Record], run: Run, on_conflict: OnConflict = "error"
+        self, records: Sequence[StoredRecord], run: Run, on_conflict: OnConflict = "error"
     ) -> AddResult:
         """Store a batch of records in one transaction.
 
-        A record whose id is already stored with the same content is left as it is, so re-imports
-        and resumed runs are idempotent. Different content under the same id is an error unless
+        A record whose id is already stored with the same content (provenance aside) is left as
+        it is, so re-imports and resumed runs are idempotent. Different content under the same id is an error unless
         `on_conflict` says to keep the stored one or replace it.
         """
         added = unchanged = replaced = 0
         with self.transaction() as db:
             for record in records:
                 table = TABLES[type(record)]
-                record_id = record.id  # type: ignore[attr-defined]
+                record_id = record.id
                 new = _json(record)
                 row = db.execute(
                     f"SELECT record FROM {table.name} WHERE id = ?", (record_id,)
                 ).fetchone()
-                if row is not None and row[0] == new:
-                    unchanged += 1
-                    continue
-                if row is not None and on_conflict == "keep":
+                if row is not None and (on_conflict == "keep" or _same_content(row[0], record)):
                     unchanged += 1
                     continue
                 if row is not None and on_conflict == "error":
@@ -244,6 +258,9 @@ class RunStore:
     def records(self, record_type: type[R], **where: Any) -> Iterator[R]:
         """Stored records of a type in insertion order, filtered by equality on indexed columns."""
         table = TABLES[record_type]
+        unknown = set(where) - set(table.filters)
+        if unknown:
+            raise StoreError(f"cannot filter {table.name} by {sorted(unknown)}: use {table.filters}")
         clauses = " AND ".join(f"{column} = ?" for column in where)
         query = f"SELECT record FROM {table.name}" + (f" WHERE {clauses}" if where else "")
         for (record,) in self._db.execute(query + " ORDER BY rowid", tuple(where.values())):
@@ -252,16 +269,19 @@ class RunStore:
     def get(self, record_type: type[R], record_id: str) -> R | None:
         return next(self.records(record_type, id=record_id), None)
 
-    def count(self, record_type: type[Record]) -> int:
+    def count(self, record_type: type[StoredRecord]) -> int:
         table = TABLES[record_type]
         return int(self._db.execute(f"SELECT COUNT(*) FROM {table.name}").fetchone()[0])
 
-    def group_counts(self, record_type: type[Record], *columns: str) -> list[tuple[Any, ...]]:
+    def group_counts(self, record_type: type[StoredRecord], *columns: str) -> list[tuple[Any, ...]]:
         """Counts grouped by columns, largest first: rows of (*column values, count)."""
         table = TABLES[record_type]
         names = ", ".join(columns)
         query = f"SELECT {names}, COUNT(*) FROM {table.name} GROUP BY {names} ORDER BY COUNT(*) DESC"
         return [tuple(row) for row in self._db.execute(query)]
+
+    def turn_count(self) -> int:
+        return int(self._db.execute("SELECT COALESCE(SUM(n_turns), 0) FROM dialogues").fetchone()[0])
 
     def integrity_problems(self) -> list[str]:
         """SQLite's own integrity and foreign-key checks; empty when the file is sound."""
@@ -273,3 +293,10 @@ class RunStore:
 
 def _json(record: BaseModel) -> str:
     return canonical_json(record.model_dump(mode="json"))
+
+
+def _same_content(stored: str, record: StoredRecord) -> bool:
+    """Equal but for provenance: where a record first came from is kept, not a conflict."""
+    old = json.loads(stored)
+    old.pop("provenance", None)
+    return bool(old == record.model_dump(mode="json", exclude={"provenance"}))

@@ -6,6 +6,7 @@ import sys
 
 import click
 import typer
+from pydantic import ValidationError
 
 from dialbench.errors import DialbenchError
 
@@ -36,3 +37,8 @@ def main() -> None:
     except DialbenchError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)
+    except ValidationError as invalid:
+        problem = invalid.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        print(f"error: option {where}: {problem['msg']}", file=sys.stderr)
+        sys.exit(2)

@@ -1,0 +1,3 @@
+from dialbench.cli import main
+
+main()

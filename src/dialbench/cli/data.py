@@ -1,0 +1,208 @@
+"""Commands that move records in and out of a run store, and describe what it holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from dialbench import examples
+from dialbench.cli import app
+from dialbench.errors import DialbenchError
+from dialbench.io.exporter import ExportFormat, default_export_path, export_records
+from dialbench.io.formats import Format, ImportOptions, RecordKind, load_records
+from dialbench.io.importer import import_file
+from dialbench.store import OnConflict, RunStore
+from dialbench.summary import StoreSummary, summarize
+
+console = Console()
+
+RunDir = Annotated[
+    Path,
+    typer.Argument(
+        envvar="DIALBENCH_RUN", help="Run directory holding dialbench.sqlite.", show_default=True
+    ),
+]
+RunOption = Annotated[
+    Path,
+    typer.Option(
+        "--run", "-r", envvar="DIALBENCH_RUN", help="Run directory (created when missing)."
+    ),
+]
+Records = Annotated[RecordKind, typer.Option(help="Which kind of record.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print the result as JSON, for scripts.")]
+DEFAULT_RUN = Path("runs/default")
+
+
+def _pairs(values: list[str], what: str) -> dict[str, str]:
+    pairs = {}
+    for value in values:
+        key, sep, mapped = value.partition("=")
+        if not sep or not key or not mapped:
+            raise DialbenchError(f"{what} {value!r} is not of the form KEY=VALUE")
+        pairs[key] = mapped
+    return pairs
+
+
+def _import_options(
+    fmt: Format | None,
+    records: RecordKind,
+    language: str | None,
+    source: str | None,
+    column: list[str],
+    role: list[str],
+) -> ImportOptions:
+    return ImportOptions.model_validate(
+        {
+            "format": fmt,
+            "records": records,
+            "language": language,
+            "source": source,
+            "columns": _pairs(column, "--column"),
+            "roles": _pairs(role, "--role"),
+        }
+    )
+
+
+FormatOption = Annotated[
+    Format | None, typer.Option("--format", "-f", help="Else guessed from the name.")
+]
+LanguageOption = Annotated[
+    str | None, typer.Option(help="BCP-47 language of dialogues that do not name one.")
+]
+SourceOption = Annotated[str | None, typer.Option(help="Source of dialogues that do not name one.")]
+ColumnOption = Annotated[
+    list[str],
+    typer.Option(
+        help="CSV/TSV: FIELD=COLUMN for fields dialogue_id, role, text, language, model."
+    ),
+]
+RoleOption = Annotated[list[str], typer.Option(help="CSV/TSV: LABEL=ROLE, e.g. A=user B=assistant.")]
+
+
+@app.command("import")
+def import_command(
+    file: Annotated[Path, typer.Argument(help="JSONL, CSV/TSV, MuTual .xlsx, Parquet or HF folder.")],
+    run: RunOption = DEFAULT_RUN,
+    fmt: FormatOption = None,
+    records: Records = "dialogues",
+    language: LanguageOption = None,
+    source: SourceOption = None,
+    column: ColumnOption = [],  # noqa: B006  (typer reads defaults, never mutates them)
+    role: RoleOption = [],  # noqa: B006
+    on_conflict: Annotated[
+        OnConflict,
+        typer.Option(help="When a stored id has different content: fail, keep the stored, or replace."),
+    ] = "error",
+    as_json: AsJson = False,
+) -> None:
+    """Validate a file and store its records in one transaction: all of them or none."""
+    options = _import_options(fmt, records, language, source, column, role)
+    with RunStore.open(run) as store:
+        report = import_file(store, file, options, on_conflict)
+    if as_json:
+        print(report.model_dump_json())
+        return
+    console.print(
+        f"{report.file}: read {report.read} {report.records} ({report.format}); "
+        f"added {report.added}, already present {report.unchanged}, replaced {report.replaced} "
+        f"-> {run}"
+    )
+
+
+@app.command()
+def validate(
+    file: Annotated[Path, typer.Argument(help="The file to check.")],
+    fmt: FormatOption = None,
+    records: Records = "dialogues",
+    language: LanguageOption = None,
+    source: SourceOption = None,
+    column: ColumnOption = [],  # noqa: B006
+    role: RoleOption = [],  # noqa: B006
+) -> None:
+    """Check a file as `import` would, without storing anything."""
+    options = _import_options(fmt, records, language, source, column, role)
+    loaded = load_records(file, options)
+    console.print(f"{file}: {len(loaded)} valid {options.records}")
+
+
+@app.command()
+def export(
+    run: RunDir = DEFAULT_RUN,
+    fmt: Annotated[ExportFormat, typer.Option("--format", "-f")] = "jsonl",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Default: RUN/export/RECORDS.<format>.")
+    ] = None,
+    records: Records = "dialogues",
+    language: Annotated[str | None, typer.Option(help="Only this language.")] = None,
+    source: Annotated[str | None, typer.Option(help="Only this source.")] = None,
+) -> None:
+    """Write stored records as JSONL, Parquet or a Hugging Face dataset folder."""
+    where = {k: v for k, v in (("language", language), ("source", source)) if v is not None}
+    if where and records != "dialogues":
+        raise DialbenchError("--language and --source filter dialogues only")
+    with RunStore.open(run, create=False) as store:
+        path = output or default_export_path(store, fmt, records)
+        count = export_records(store, path, fmt, records, **where)
+    console.print(f"wrote {count} {records} to {path}")
+
+
+def _counts_table(title: str, counts: dict[str, int], total: int) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column(title.split(" by ")[-1])
+    table.add_column("count", justify="right")
+    table.add_column("share", justify="right")
+    for key, n in counts.items():
+        table.add_row(key, str(n), f"{n / total:.1%}" if total else "-")
+    return table
+
+
+def _print_summary(summary: StoreSummary) -> None:
+    console.print(f"[bold]{summary.path}[/] (schema v{summary.schema_version})")
+    runs = ", ".join(f"{n} {kind}" for kind, n in summary.runs.items()) or "none"
+    console.print(f"runs: {runs}")
+    console.print(f"dialogues: {summary.dialogues}, turns: {summary.turns}")
+    for title, counts in (
+        ("dialogues by language", summary.by_language),
+        ("dialogues by source", summary.by_source),
+        ("dialogues by user model", summary.by_user_model),
+        ("dialogues by chatbot model", summary.by_chatbot_model),
+    ):
+        if counts:
+            console.print(_counts_table(title, counts, summary.dialogues))
+    judged = Table(title="judgments by protocol", title_justify="left")
+    for name in ("protocol", "judge", "ok", "unscored", "unscored rate"):
+        judged.add_column(name, justify="left" if name in ("protocol", "judge") else "right")
+    for row in summary.judgments:
+        total = row.ok + row.unscored
+        rate = f"{row.unscored / total:.1%}"
+        judged.add_row(row.protocol, row.judge_model, str(row.ok), str(row.unscored), rate)
+    console.print(judged if summary.judgments else "judgments: none")
+    annotated = sum(summary.annotations_by_annotator.values())
+    if annotated:
+        console.print(
+            _counts_table("annotations by annotator", summary.annotations_by_annotator, annotated)
+        )
+    else:
+        console.print("annotations: none")
+
+
+@app.command()
+def show(run: RunDir = DEFAULT_RUN, as_json: AsJson = False) -> None:
+    """Summarise a run: dialogues by language, source and model; judgments by protocol."""
+    with RunStore.open(run, create=False) as store:
+        summary = summarize(store)
+    if as_json:
+        print(summary.model_dump_json(indent=2))
+    else:
+        _print_summary(summary)
+
+
+@app.command("examples")
+def examples_command() -> None:
+    """List the example files bundled with dialbench (paths to pass to `import`)."""
+    for name, path in examples.bundled().items():
+        print(f"{name}\t{path}")

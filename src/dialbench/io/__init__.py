@@ -1,0 +1,1 @@
+"""Reading records from files and writing them out: the interchange formats."""

@@ -1,0 +1,89 @@
+"""Parquet files and Hugging Face `datasets` folders, for analysis and publication.
+
+Each row has the record's summary columns (the same ones the store indexes) for quick filtering,
+plus `record`, the whole record as JSON, so that reading a file back loses nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from dialbench.errors import DialbenchError, InputError
+from dialbench.io.jsonl import Item
+from dialbench.schema import Dialogue, StoredRecord
+from dialbench.store import TABLES
+
+
+def _row(record: StoredRecord) -> dict[str, Any]:
+    row: dict[str, Any] = {"id": record.id, **TABLES[type(record)].columns(record)}
+    if isinstance(record, Dialogue):
+        row["turns"] = [{"role": t.role, "text": t.text, "model": t.model} for t in record.turns]
+    row["record"] = record.model_dump_json()
+    return row
+
+
+def to_arrow(records: Sequence[StoredRecord]) -> Any:
+    import pyarrow as pa
+
+    return pa.Table.from_pylist([_row(r) for r in records])
+
+
+def write_parquet(records: Sequence[StoredRecord], path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    pq.write_table(to_arrow(records), path)
+
+
+def _datasets() -> Any:
+    try:
+        import datasets
+    except ImportError:
+        raise DialbenchError(
+            "the Hugging Face format needs the `datasets` package: pip install 'dialbench[hf]'"
+        ) from None
+    return datasets
+
+
+def write_hf(records: Sequence[StoredRecord], folder: Path) -> None:
+    datasets = _datasets()
+    datasets.disable_progress_bars()
+    datasets.Dataset(to_arrow(records)).save_to_disk(str(folder))
+
+
+def _records_of(path: Path, column: list[Any]) -> Iterator[Item]:
+    for row, text in enumerate(column, start=1):
+        try:
+            value = json.loads(text)
+        except (TypeError, json.JSONDecodeError):
+            yield row, InputError(path, "not a JSON record", line=row, field="record")
+            continue
+        yield row, value
+
+
+def _record_column(path: Path, names: list[str], column: Any) -> list[Any]:
+    if "record" not in names:
+        raise InputError(path, "no 'record' column: not written by dialbench export")
+    return list(column("record"))
+
+
+def read_parquet(path: Path) -> Iterator[Item]:
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception as bad:  # pyarrow raises several unrelated types for a bad file
+        raise InputError(path, f"not a readable Parquet file ({bad})") from None
+    column = _record_column(path, table.column_names, lambda n: table.column(n).to_pylist())
+    yield from _records_of(path, column)
+
+
+def read_hf(folder: Path) -> Iterator[Item]:
+    try:
+        dataset = _datasets().load_from_disk(str(folder))
+    except (FileNotFoundError, ValueError) as bad:
+        raise InputError(folder, f"not a saved Hugging Face dataset ({bad})") from None
+    column = _record_column(folder, dataset.column_names, lambda n: dataset[n])
+    yield from _records_of(folder, column)

@@ -1,0 +1,98 @@
+"""Which reader handles a file, and how raw rows become validated records."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from dialbench.errors import InputError, InputErrors
+from dialbench.io.columnar import read_hf, read_parquet
+from dialbench.io.jsonl import Item, read_jsonl
+from dialbench.io.mutual import read_mutual_xlsx
+from dialbench.io.table import read_table
+from dialbench.io.validation import validate_record
+from dialbench.schema import RECORD_TYPES, LanguageCode, Record, StoredRecord
+
+Format = Literal["jsonl", "csv", "tsv", "mutual-xlsx", "parquet", "hf"]
+RecordKind = Literal["dialogues", "judgments", "annotations"]
+BY_SUFFIX: dict[str, Format] = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "jsonl",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".xlsx": "mutual-xlsx",
+    ".parquet": "parquet",
+}
+MAX_ERRORS = 200
+
+
+class ImportOptions(Record):
+    """How to read a file: its format (else guessed from its name) and defaults for missing fields."""
+
+    format: Format | None = None
+    records: RecordKind = "dialogues"
+    language: LanguageCode | None = Field(
+        default=None, description="language of dialogues that do not name one"
+    )
+    source: str | None = Field(default=None, description="source of dialogues that do not name one")
+    columns: dict[str, str] = Field(default_factory=dict, description="CSV/TSV: field -> column")
+    roles: dict[str, str] = Field(default_factory=dict, description="CSV/TSV: speaker -> role")
+
+
+def detect_format(path: Path) -> Format:
+    if path.is_dir():
+        if (path / "dataset_info.json").exists():
+            return "hf"
+        raise InputError(path, "is a folder, but not a saved Hugging Face dataset")
+    if not path.exists():
+        raise InputError(path, "no such file")
+    found = BY_SUFFIX.get(path.suffix.lower())
+    if found is None:
+        known = ", ".join(sorted(BY_SUFFIX))
+        raise InputError(path, f"unknown file type {path.suffix!r} (known: {known}); pass --format")
+    return found
+
+
+def read_items(path: Path, options: ImportOptions) -> Iterator[Item]:
+    """Raw records with their line (or row) numbers, from whichever reader fits the file."""
+    fmt = options.format or detect_format(path)
+    if fmt in ("csv", "tsv", "mutual-xlsx") and options.records != "dialogues":
+        raise InputError(path, f"the {fmt} format holds dialogues only")
+    if fmt == "jsonl":
+        return read_jsonl(path)
+    if fmt in ("csv", "tsv"):
+        return read_table(path, "," if fmt == "csv" else "\t", options.columns, options.roles)
+    if fmt == "mutual-xlsx":
+        return read_mutual_xlsx(path)
+    if fmt == "parquet":
+        return read_parquet(path)
+    return read_hf(path)
+
+
+def load_records(path: Path, options: ImportOptions) -> list[tuple[int, StoredRecord]]:
+    """Read and validate a whole file, collecting every problem; raise if there was any."""
+    record_type = RECORD_TYPES[options.records]
+    records: list[tuple[int, StoredRecord]] = []
+    errors: list[InputError] = []
+    for line, item in read_items(path, options):
+        if isinstance(item, InputError):
+            errors.append(item)
+        else:
+            if options.records == "dialogues":
+                for field, default in (("language", options.language), ("source", options.source)):
+                    if default is not None:
+                        item.setdefault(field, default)
+            try:
+                records.append((line, validate_record(record_type, item, path, line)))
+            except InputError as bad:
+                errors.append(bad)
+        if len(errors) >= MAX_ERRORS:
+            raise InputErrors(errors, more=True)
+    if errors:
+        raise InputErrors(errors)
+    return records

@@ -1,0 +1,73 @@
+"""JSON Lines: one record per line, the interchange format of every record type."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from pydantic import BaseModel
+
+from dialbench.errors import InputError
+from dialbench.io.text import decode_utf8
+
+MAX_LINE_BYTES = 16 * 1024 * 1024
+Item = tuple[int, dict[str, Any] | InputError]
+
+
+def _skip_rest_of_line(stream: BinaryIO) -> int:
+    skipped = 0
+    while chunk := stream.readline(1024 * 1024):
+        skipped += len(chunk)
+        if chunk.endswith(b"\n"):
+            break
+    return skipped
+
+
+def read_jsonl(path: Path) -> Iterator[Item]:
+    """Yield (line number, JSON object) per non-blank line, or the InputError for that line.
+
+    Lines are read with a size cap, so one enormous line is reported without being held in memory.
+    """
+    seen_any = False
+    with path.open("rb") as stream:
+        line_no = 0
+        while raw := stream.readline(MAX_LINE_BYTES + 1):
+            line_no += 1
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                size = len(raw) + _skip_rest_of_line(stream)
+                message = (
+                    f"line is {size:,} bytes, over the {MAX_LINE_BYTES:,}-byte limit for one record"
+                )
+                yield line_no, InputError(path, message, line=line_no)
+                seen_any = True
+                continue
+            if not raw.strip():
+                continue
+            seen_any = True
+            try:
+                value = json.loads(decode_utf8(raw, path, line_no))
+            except InputError as bad:
+                yield line_no, bad
+                continue
+            except json.JSONDecodeError as bad:
+                message = f"invalid JSON: {bad.msg} (column {bad.colno})"
+                yield line_no, InputError(path, message, line=line_no)
+                continue
+            if not isinstance(value, dict):
+                found = type(value).__name__
+                yield line_no, InputError(path, f"expected a JSON object, got {found}", line=line_no)
+                continue
+            yield line_no, value
+    if not seen_any:
+        raise InputError(path, "the file is empty: no records to import")
+
+
+def write_jsonl(records: Iterable[BaseModel], stream: Any) -> int:
+    """Write one record per line; returns how many."""
+    count = 0
+    for record in records:
+        stream.write(record.model_dump_json() + "\n")
+        count += 1
+    return count

@@ -1,0 +1,39 @@
+"""Turning raw values into records, with pydantic's complaints rewritten as located input errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+from dialbench.errors import InputError
+from dialbench.schema import Record
+
+R = TypeVar("R", bound=Record)
+
+_FRIENDLIER = {
+    ("turns", "too_short"): "a dialogue needs at least one turn",
+    ("text", "string_too_short"): "a turn's text must not be empty",
+    ("labels", "too_short"): "an annotation needs at least one label",
+}
+
+
+def _describe(error: ErrorDetails) -> tuple[str, str]:
+    field = ".".join(str(part) for part in error["loc"]) or "(record)"
+    last = str(error["loc"][-1]) if error["loc"] else ""
+    message = _FRIENDLIER.get((last, error["type"]), error["msg"])
+    if error["type"] in {"literal_error", "extra_forbidden", "enum"}:
+        shown = repr(error.get("input"))
+        message += f" (got {shown if len(shown) <= 60 else shown[:57] + '...'})"
+    return field, message
+
+
+def validate_record(record_type: type[R], value: dict[str, Any], file: str | Path, line: int) -> R:
+    """Validate one value as a record; the first problem becomes an InputError at file:line."""
+    try:
+        return record_type.model_validate(value)
+    except ValidationError as invalid:
+        field, message = _describe(invalid.errors()[0])
+        raise InputError(file, message, line=line, field=field) from None
