@@ -151,7 +151,7 @@ class Dialogue(StoredRecord):
 
 
 class Target(Record):
-    """What a judgment or annotation is about: a dialogue, one turn of it, or a pair of dialogues."""
+    """What a judgment or annotation is about: a dialogue, one of its turns, or two dialogues."""
 
     dialogue_id: str = Field(min_length=1)
     turn_index: int | None = Field(default=None, ge=0)

@@ -91,7 +91,9 @@ TABLES: dict[type[StoredRecord], _Table] = {
         _judgment_columns,
         ("id", "run_id", "protocol", "judge_model", "dialogue_id", "parse_status"),
     ),
-    Annotation: _Table("annotations", _annotation_columns, ("id", "run_id", "annotator_id", "dialogue_id")),
+    Annotation: _Table(
+        "annotations", _annotation_columns, ("id", "run_id", "annotator_id", "dialogue_id")
+    ),
 }
 
 
@@ -106,7 +108,7 @@ class AddResult(Record):
 def _migrations() -> list[tuple[int, str]]:
     """The schema migrations shipped with the package, as (version, SQL) in order."""
     folder = resources.files("dialbench") / "migrations"
-    scripts = sorted(f for f in folder.iterdir() if f.name.endswith(".sql"))
+    scripts = sorted((f for f in folder.iterdir() if f.name.endswith(".sql")), key=lambda f: f.name)
     return [(int(f.name.split("_", 1)[0]), f.read_text(encoding="utf-8")) for f in scripts]
 
 
@@ -222,8 +224,8 @@ class RunStore:
         """Store a batch of records in one transaction.
 
         A record whose id is already stored with the same content (provenance aside) is left as
-        it is, so re-imports and resumed runs are idempotent. Different content under the same id is an error unless
-        `on_conflict` says to keep the stored one or replace it.
+        it is, so re-imports and resumed runs are idempotent. Different content under the same id
+        is an error unless `on_conflict` says to keep the stored one or replace it.
         """
         added = unchanged = replaced = 0
         with self.transaction() as db:
@@ -242,7 +244,12 @@ class RunStore:
                         f"{table.name[:-1]} {record_id} is already stored with different content"
                         " (re-import with --on-conflict keep or replace)"
                     )
-                columns = {"id": record_id, "run_id": run.id, **table.columns(record), "record": new}
+                columns = {
+                    "id": record_id,
+                    "run_id": run.id,
+                    **table.columns(record),
+                    "record": new,
+                }
                 names = ", ".join(columns)
                 marks = ", ".join("?" * len(columns))
                 db.execute(
@@ -260,7 +267,9 @@ class RunStore:
         table = TABLES[record_type]
         unknown = set(where) - set(table.filters)
         if unknown:
-            raise StoreError(f"cannot filter {table.name} by {sorted(unknown)}: use {table.filters}")
+            raise StoreError(
+                f"cannot filter {table.name} by {sorted(unknown)}: use {table.filters}"
+            )
         clauses = " AND ".join(f"{column} = ?" for column in where)
         query = f"SELECT record FROM {table.name}" + (f" WHERE {clauses}" if where else "")
         for (record,) in self._db.execute(query + " ORDER BY rowid", tuple(where.values())):
@@ -277,11 +286,15 @@ class RunStore:
         """Counts grouped by columns, largest first: rows of (*column values, count)."""
         table = TABLES[record_type]
         names = ", ".join(columns)
-        query = f"SELECT {names}, COUNT(*) FROM {table.name} GROUP BY {names} ORDER BY COUNT(*) DESC"
+        query = (
+            f"SELECT {names}, COUNT(*) FROM {table.name} GROUP BY {names} ORDER BY COUNT(*) DESC"
+        )
         return [tuple(row) for row in self._db.execute(query)]
 
     def turn_count(self) -> int:
-        return int(self._db.execute("SELECT COALESCE(SUM(n_turns), 0) FROM dialogues").fetchone()[0])
+        return int(
+            self._db.execute("SELECT COALESCE(SUM(n_turns), 0) FROM dialogues").fetchone()[0]
+        )
 
     def integrity_problems(self) -> list[str]:
         """SQLite's own integrity and foreign-key checks; empty when the file is sound."""

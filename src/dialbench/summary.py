@@ -36,7 +36,9 @@ def _judgment_counts(store: RunStore) -> list[JudgmentCount]:
     for protocol, judge, status, n in store.group_counts(
         Judgment, "protocol", "judge_model", "parse_status"
     ):
-        row = counts.setdefault((protocol, judge), JudgmentCount(protocol=protocol, judge_model=judge))
+        row = counts.setdefault(
+            (protocol, judge), JudgmentCount(protocol=protocol, judge_model=judge)
+        )
         setattr(row, status, n)
     return sorted(counts.values(), key=lambda c: (c.protocol, c.judge_model))
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 
-import click
 import typer
 from pydantic import ValidationError
 
@@ -26,14 +25,7 @@ __all__ = ["app", "data", "main"]
 def main() -> None:
     """Entry point: a user error is one line on stderr and exit code 1, never a traceback."""
     try:
-        app(standalone_mode=False)
-    except click.exceptions.Exit as done:
-        sys.exit(done.exit_code)
-    except click.ClickException as error:
-        error.show()
-        sys.exit(error.exit_code)
-    except click.exceptions.Abort:
-        sys.exit(130)
+        app()
     except DialbenchError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)

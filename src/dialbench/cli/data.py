@@ -76,16 +76,18 @@ LanguageOption = Annotated[
 SourceOption = Annotated[str | None, typer.Option(help="Source of dialogues that do not name one.")]
 ColumnOption = Annotated[
     list[str],
-    typer.Option(
-        help="CSV/TSV: FIELD=COLUMN for fields dialogue_id, role, text, language, model."
-    ),
+    typer.Option(help="CSV/TSV: FIELD=COLUMN for fields dialogue_id, role, text, language, model."),
 ]
-RoleOption = Annotated[list[str], typer.Option(help="CSV/TSV: LABEL=ROLE, e.g. A=user B=assistant.")]
+RoleOption = Annotated[
+    list[str], typer.Option(help="CSV/TSV: LABEL=ROLE, e.g. A=user B=assistant.")
+]
 
 
 @app.command("import")
 def import_command(
-    file: Annotated[Path, typer.Argument(help="JSONL, CSV/TSV, MuTual .xlsx, Parquet or HF folder.")],
+    file: Annotated[
+        Path, typer.Argument(help="JSONL, CSV/TSV, MuTual .xlsx, Parquet or HF folder.")
+    ],
     run: RunOption = DEFAULT_RUN,
     fmt: FormatOption = None,
     records: Records = "dialogues",
@@ -95,7 +97,9 @@ def import_command(
     role: RoleOption = [],  # noqa: B006
     on_conflict: Annotated[
         OnConflict,
-        typer.Option(help="When a stored id has different content: fail, keep the stored, or replace."),
+        typer.Option(
+            help="When a stored id has different content: fail, keep the stored, or replace."
+        ),
     ] = "error",
     as_json: AsJson = False,
 ) -> None:

@@ -32,7 +32,7 @@ MAX_ERRORS = 200
 
 
 class ImportOptions(Record):
-    """How to read a file: its format (else guessed from its name) and defaults for missing fields."""
+    """How to read a file: its format (else guessed from its name), defaults for missing fields."""
 
     format: Format | None = None
     records: RecordKind = "dialogues"
@@ -89,8 +89,8 @@ def load_records(path: Path, options: ImportOptions) -> list[tuple[int, StoredRe
                         item.setdefault(field, default)
             try:
                 records.append((line, validate_record(record_type, item, path, line)))
-            except InputError as bad:
-                errors.append(bad)
+            except InputErrors as bad:
+                errors.extend(bad.errors)
         if len(errors) >= MAX_ERRORS:
             raise InputErrors(errors, more=True)
     if errors:

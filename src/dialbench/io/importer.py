@@ -47,7 +47,7 @@ def import_file(
     options: ImportOptions | None = None,
     on_conflict: OnConflict = "error",
 ) -> ImportReport:
-    """Import one file. A bad file raises before anything is written, naming file, line and field."""
+    """Import one file; a bad file raises before anything is written, naming file and line."""
     path = Path(path)
     options = options or ImportOptions()
     fmt = options.format or detect_format(path)

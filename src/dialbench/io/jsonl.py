@@ -57,7 +57,10 @@ def read_jsonl(path: Path) -> Iterator[Item]:
                 continue
             if not isinstance(value, dict):
                 found = type(value).__name__
-                yield line_no, InputError(path, f"expected a JSON object, got {found}", line=line_no)
+                yield (
+                    line_no,
+                    InputError(path, f"expected a JSON object, got {found}", line=line_no),
+                )
                 continue
             yield line_no, value
     if not seen_any:

@@ -12,8 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import openpyxl
-
 from dialbench.errors import InputError
 from dialbench.io.jsonl import Item
 
@@ -23,6 +21,8 @@ COLUMNS = ("index", "conv-GT")
 
 def read_mutual_xlsx(path: Path) -> Iterator[Item]:
     """Yield one raw dialogue per sheet row; `line` is the spreadsheet row number."""
+    import openpyxl  # imported here: it costs a fifth of a second on every CLI start
+
     try:
         workbook = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except (zipfile.BadZipFile, OSError, KeyError, ValueError) as bad:

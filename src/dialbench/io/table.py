@@ -21,9 +21,7 @@ FIELDS = ("dialogue_id", "role", "text", "language", "model")
 REQUIRED = ("dialogue_id", "role", "text")
 
 
-def _column_of(
-    header: list[str], columns: Mapping[str, str], path: Path
-) -> dict[str, str | None]:
+def _column_of(header: list[str], columns: Mapping[str, str], path: Path) -> dict[str, str | None]:
     unknown = sorted(set(columns) - set(FIELDS))
     if unknown:
         raise InputError(path, f"cannot map {unknown}: the fields are {', '.join(FIELDS)}")
@@ -77,7 +75,7 @@ def read_table(
         turn: dict[str, Any] = {"role": role, "text": cell["text"]}
         if cell.get("model"):
             turn["model"] = cell["model"]
-        first_line, dialogue = dialogues.setdefault(
+        _, dialogue = dialogues.setdefault(
             cell["dialogue_id"], (line, {"id": cell["dialogue_id"], "turns": []})
         )
         if cell.get("language"):

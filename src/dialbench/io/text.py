@@ -8,7 +8,7 @@ from dialbench.errors import InputError
 
 
 def decode_utf8(data: bytes, file: str | Path, first_line: int = 1) -> str:
-    """Decode UTF-8 (dropping a leading byte-order mark); a bad byte is reported by line and column."""
+    """Decode UTF-8 (dropping a byte-order mark); a bad byte is reported by line and column."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as bad:

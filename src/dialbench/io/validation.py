@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from dialbench.errors import InputError
+from dialbench.errors import InputError, InputErrors
 from dialbench.schema import Record
 
 R = TypeVar("R", bound=Record)
@@ -31,9 +31,12 @@ def _describe(error: ErrorDetails) -> tuple[str, str]:
 
 
 def validate_record(record_type: type[R], value: dict[str, Any], file: str | Path, line: int) -> R:
-    """Validate one value as a record; the first problem becomes an InputError at file:line."""
+    """Validate one value as a record; each problem becomes an InputError at file:line."""
     try:
         return record_type.model_validate(value)
     except ValidationError as invalid:
-        field, message = _describe(invalid.errors()[0])
-        raise InputError(file, message, line=line, field=field) from None
+        located = [
+            InputError(file, message, line=line, field=field)
+            for field, message in map(_describe, invalid.errors())
+        ]
+        raise InputErrors(located) from None

@@ -1,0 +1,50 @@
+"""Shared fixtures: the real `dialbench` entry point, and the data shipped in ../shared."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from dialbench import examples
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DIALBENCH = Path(sys.executable).with_name("dialbench")
+
+RunCli = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> RunCli:
+    """Run the installed console script, as a user would, from a scratch working directory."""
+
+    def run(*args: str | Path, ok: bool = True) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [str(DIALBENCH), *map(str, args)],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        if ok and done.returncode != 0:
+            raise AssertionError(f"exit {done.returncode}\n{done.stdout}\n{done.stderr}")
+        return done
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def mutual_xlsx() -> Path:
+    path = SHARED_DATA / "mutual_test_chatseeds.xlsx"
+    if not path.exists():
+        pytest.fail(f"{path} is missing: the tests need ../shared/data beside the checkout")
+    return path
+
+
+@pytest.fixture(scope="session")
+def example_jsonl() -> Path:
+    return examples.bundled()["multilingual_dialogues"]

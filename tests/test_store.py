@@ -1,0 +1,106 @@
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from dialbench.schema import Annotation, Dialogue, Judgment, Target
+from dialbench.store import STORE_FILENAME, RunStore, StoreError, schema_version_known
+
+
+def make_dialogue(text: str, language: str = "en") -> Dialogue:
+    return Dialogue.model_validate(
+        {"language": language, "turns": [{"role": "user", "text": text}]}
+    )
+
+
+def test_open_creates_a_migrated_wal_store(tmp_path: Path) -> None:
+    with RunStore.open(tmp_path / "run") as store:
+        assert store.path == tmp_path / "run" / STORE_FILENAME
+        assert store.schema_version == schema_version_known()
+    db = sqlite3.connect(tmp_path / "run" / STORE_FILENAME)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_open_without_create_needs_an_existing_store(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no dialbench run store"):
+        RunStore.open(tmp_path / "missing", create=False)
+
+
+def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    RunStore.open(tmp_path).close()
+    db = sqlite3.connect(tmp_path / STORE_FILENAME)
+    db.execute(f"PRAGMA user_version = {schema_version_known() + 1}")
+    db.close()
+    with pytest.raises(StoreError, match="newer than this dialbench"):
+        RunStore.open(tmp_path)
+
+
+def test_a_file_that_is_not_sqlite_is_refused(tmp_path: Path) -> None:
+    (tmp_path / STORE_FILENAME).write_text("not a database at all" * 100)
+    with pytest.raises(StoreError, match="not a dialbench store"):
+        RunStore.open(tmp_path)
+
+
+def test_add_is_idempotent_and_conflicts_are_explicit(tmp_path: Path) -> None:
+    with RunStore.open(tmp_path) as store, store.run("test") as run:
+        first = make_dialogue("hello")
+        assert store.add([first], run).added == 1
+        assert store.add([first], run).unchanged == 1
+        changed = first.model_copy(update={"source": "elsewhere"})
+        with pytest.raises(StoreError, match="already stored with different content"):
+            store.add([changed], run)
+        assert store.add([changed], run, on_conflict="keep").unchanged == 1
+        assert store.get(Dialogue, first.id) == first
+        assert store.add([changed], run, on_conflict="replace").replaced == 1
+        assert store.get(Dialogue, first.id) == changed
+
+
+def test_a_failed_batch_writes_nothing(tmp_path: Path) -> None:
+    with RunStore.open(tmp_path) as store, store.run("test") as run:
+        original = make_dialogue("one")
+        store.add([original], run)
+        conflicting = original.model_copy(update={"source": "other"})
+        with pytest.raises(StoreError):
+            store.add([make_dialogue("two"), make_dialogue("three"), conflicting], run)
+        assert store.count(Dialogue) == 1
+
+
+def test_records_filter_on_indexed_columns_only(tmp_path: Path) -> None:
+    with RunStore.open(tmp_path) as store, store.run("test") as run:
+        store.add([make_dialogue("a", "en"), make_dialogue("b", "de")], run)
+        assert [d.language for d in store.records(Dialogue, language="de")] == ["de"]
+        with pytest.raises(StoreError, match="cannot filter"):
+            list(store.records(Dialogue, text="a"))
+
+
+def test_runs_record_their_outcome(tmp_path: Path) -> None:
+    with RunStore.open(tmp_path) as store:
+        with store.run("ok-command", {"k": 1}):
+            pass
+        with pytest.raises(RuntimeError), store.run("bad-command"):
+            raise RuntimeError("boom")
+        runs = {r.command: r for r in store.runs()}
+    assert runs["ok-command"].status == "finished"
+    assert runs["ok-command"].config_hash
+    assert runs["ok-command"].finished_at is not None
+    assert runs["bad-command"].status == "failed"
+
+
+def test_judgments_and_annotations_round_trip(tmp_path: Path) -> None:
+    target = Target(dialogue_id="d-x", turn_index=1)
+    judgment = Judgment(
+        protocol="issues",
+        judge_model="local:qwen2.5-0.5b",
+        target=target,
+        parse_status="ok",
+        result={"overall": 4, "labels": ["repetitive"]},
+        raw_output="{...}",
+    )
+    annotation = Annotation(annotator_id="ann-1", target=target, labels={"overall": 5})
+    with RunStore.open(tmp_path) as store, store.run("test") as run:
+        store.add([judgment, annotation], run)
+        assert list(store.records(Judgment, protocol="issues")) == [judgment]
+        assert list(store.records(Annotation, annotator_id="ann-1")) == [annotation]
+        assert store.integrity_problems() == []
