@@ -1,0 +1,96 @@
+"""`Model`: what every role holds. Four operations, async first, with sync twins for scripts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from dialbench.llm.base import Completion, GenerationParams, JsonSchema, Message, ModelAPI, Request
+from dialbench.llm.specs import ModelConfig
+from dialbench.llm.structured import DEFAULT_MAX_REASKS, StructuredResult, structured_output
+from dialbench.llm.yesno import YesNo, yes_no_from, yes_no_request
+
+if TYPE_CHECKING:
+    from dialbench.llm.runner import Runner
+
+MessagesLike = Sequence[Message | dict[str, str]]
+
+
+def as_messages(messages: MessagesLike) -> tuple[Message, ...]:
+    return tuple(m if isinstance(m, Message) else Message.model_validate(m) for m in messages)
+
+
+class Model:
+    """A model bound to a runner (cache, limits, retries, accounting) and a role."""
+
+    def __init__(self, runner: Runner, api: ModelAPI, config: ModelConfig, role: str) -> None:
+        self.runner = runner
+        self.api = api
+        self.config = config
+        self.role = role
+
+    @property
+    def spec(self) -> str:
+        return self.api.spec
+
+    async def _call(self, request: Request) -> Completion:
+        return await self.runner.call(self.api, self.config, self.role, request)
+
+    async def chat(
+        self, messages: MessagesLike, params: GenerationParams | None = None, *, sample: int = 0
+    ) -> Completion:
+        request = Request(
+            kind="chat",
+            messages=as_messages(messages),
+            params=params or GenerationParams(),
+            sample=sample,
+        )
+        return await self._call(request)
+
+    async def complete(
+        self, prompt: str, params: GenerationParams | None = None, *, sample: int = 0
+    ) -> Completion:
+        """Raw continuation of `prompt`: keeps small models in a role via transcript + stop."""
+        request = Request(
+            kind="complete", prompt=prompt, params=params or GenerationParams(), sample=sample
+        )
+        return await self._call(request)
+
+    async def structured(
+        self,
+        messages: MessagesLike,
+        json_schema: JsonSchema,
+        params: GenerationParams | None = None,
+        *,
+        max_reasks: int = DEFAULT_MAX_REASKS,
+    ) -> StructuredResult:
+        return await structured_output(
+            self._call,
+            as_messages(messages),
+            json_schema,
+            params or GenerationParams(),
+            schema_in_prompt=self.api.structured_mode == "prompt",
+            max_reasks=max_reasks,
+        )
+
+    async def yes_probability(self, messages: MessagesLike) -> YesNo:
+        return yes_no_from(await self._call(yes_no_request(as_messages(messages))))
+
+    def chat_sync(
+        self, messages: MessagesLike, params: GenerationParams | None = None
+    ) -> Completion:
+        return self.runner.run_sync(self.chat(messages, params))
+
+    def complete_sync(self, prompt: str, params: GenerationParams | None = None) -> Completion:
+        return self.runner.run_sync(self.complete(prompt, params))
+
+    def structured_sync(
+        self,
+        messages: MessagesLike,
+        json_schema: JsonSchema,
+        params: GenerationParams | None = None,
+    ) -> StructuredResult:
+        return self.runner.run_sync(self.structured(messages, json_schema, params))
+
+    def yes_probability_sync(self, messages: MessagesLike) -> YesNo:
+        return self.runner.run_sync(self.yes_probability(messages))

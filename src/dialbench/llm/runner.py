@@ -1,0 +1,215 @@
+"""The runner: every model call goes through `Runner.call`.
+
+In order: the cache (a hit makes no call), the endpoint's concurrency slot and rate limits, the
+backend, retries with exponential backoff and jitter (or the server's `Retry-After`), then cost,
+accounting and a queued cache write. A call that still fails raises `CallFailed`, which
+`gather` turns into a per-item result so one bad item never ends a long run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Coroutine, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from aiolimiter import AsyncLimiter
+
+from dialbench.errors import DialbenchError
+from dialbench.llm.accounting import Accounting, UsageLine
+from dialbench.llm.backends import create_api
+from dialbench.llm.base import Completion, ModelAPI, ModelError, Request
+from dialbench.llm.cache import CacheEntry, CallCache, cache_key
+from dialbench.llm.model import Model
+from dialbench.llm.prices import PriceTable
+from dialbench.llm.progress import CallProgress
+from dialbench.llm.specs import ModelConfig
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+BASE_DELAY_S = 0.5
+MAX_DELAY_S = 60.0
+DEFAULT_HTTP_CONCURRENCY = 32
+
+
+class CallFailed(DialbenchError):
+    """A call that failed for good: not retryable, or out of attempts."""
+
+    def __init__(self, spec: str, reason: str, attempts: int) -> None:
+        super().__init__(f"{spec}: {reason} (after {attempts} attempt(s))")
+        self.spec = spec
+        self.reason = reason
+        self.attempts = attempts
+
+
+@dataclass
+class _Endpoint:
+    slots: asyncio.Semaphore
+    requests: AsyncLimiter | None
+    tokens: AsyncLimiter | None
+
+    async def pace(self, request: Request) -> None:
+        if self.requests is not None:
+            await self.requests.acquire()
+        if self.tokens is not None:
+            text = request.prompt + "".join(m.content for m in request.messages)
+            estimate = len(text) / 4 + request.params.max_tokens
+            await self.tokens.acquire(min(estimate, self.tokens.max_rate))
+
+
+class Runner:
+    """Shared by every role of a job. Use as a context manager (sync or async)."""
+
+    def __init__(
+        self,
+        run_dir: str | Path | None = None,
+        *,
+        quiet: bool = False,
+        run_id: str | None = None,
+        prices: PriceTable | None = None,
+        jitter_seed: int | None = None,
+    ) -> None:
+        self.cache = CallCache.open(run_dir) if run_dir is not None else None
+        self.quiet = quiet
+        self.run_id = run_id
+        self.prices = prices or PriceTable.load()
+        self.accounting = Accounting()
+        self._random = random.Random(jitter_seed)
+        self._apis: dict[str, ModelAPI] = {}
+        self._endpoints: dict[tuple[asyncio.AbstractEventLoop, str], _Endpoint] = {}
+
+    def model(self, model: str | ModelConfig, role: str = "default") -> Model:
+        """A model bound to this runner and a role (user, assistant, validator, judge, ...)."""
+        config = model if isinstance(model, ModelConfig) else ModelConfig(spec=model)
+        if config.spec not in self._apis:
+            self._apis[config.spec] = create_api(config)
+        return Model(self, self._apis[config.spec], config, role)
+
+    def _endpoint(self, api: ModelAPI, config: ModelConfig) -> _Endpoint:
+        key = (asyncio.get_running_loop(), api.endpoint)
+        endpoint = self._endpoints.get(key)
+        if endpoint is None:
+            local = config.parsed.backend == "local"
+            limit = config.max_concurrency or (1 if local else DEFAULT_HTTP_CONCURRENCY)
+            endpoint = _Endpoint(
+                slots=asyncio.Semaphore(limit),
+                requests=AsyncLimiter(config.requests_per_minute)
+                if config.requests_per_minute
+                else None,
+                tokens=AsyncLimiter(config.tokens_per_minute) if config.tokens_per_minute else None,
+            )
+            self._endpoints[key] = endpoint
+        return endpoint
+
+    def _delay_s(self, attempt: int, error: ModelError) -> float:
+        if error.retry_after_s is not None:
+            return error.retry_after_s * (1 + 0.1 * self._random.random())
+        return self._random.uniform(0, min(MAX_DELAY_S, BASE_DELAY_S * 2**attempt))
+
+    async def call(
+        self, api: ModelAPI, config: ModelConfig, role: str, request: Request
+    ) -> Completion:
+        """One request, from the cache if it is there, else from the model with retries."""
+        key = cache_key(api.spec, request) if self.cache is not None else ""
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            self.accounting.line(role, api.spec).cached_calls += 1
+            return hit.model_copy(update={"cached": True})
+        endpoint = self._endpoint(api, config)
+        line = self.accounting.line(role, api.spec)
+        for attempt in range(config.max_attempts):
+            async with endpoint.slots:
+                await endpoint.pace(request)
+                try:
+                    completion = await api.generate(request)
+                except ModelError as error:
+                    failure = error
+                else:
+                    return self._accept(api.spec, role, key, request, completion)
+            if not failure.retryable or attempt + 1 == config.max_attempts:
+                line.failed_calls += 1
+                raise CallFailed(api.spec, str(failure), attempt + 1) from failure
+            line.retries += 1
+            delay = self._delay_s(attempt, failure)
+            log.info("%s: %s; retrying in %.2fs", api.spec, failure, delay)
+            await asyncio.sleep(delay)
+        raise AssertionError("unreachable: the loop returns or raises")
+
+    def _accept(
+        self, spec: str, role: str, key: str, request: Request, completion: Completion
+    ) -> Completion:
+        usage = completion.usage.model_copy(
+            update={"cost_usd": self.prices.cost(spec, completion.usage)}
+        )
+        completion = completion.model_copy(update={"usage": usage})
+        self.accounting.add_call(role, spec, usage)
+        if self.cache is not None:
+            self.cache.put(CacheEntry(key=key, spec=spec, request=request, completion=completion))
+        return completion
+
+    async def gather(
+        self, jobs: Sequence[Awaitable[T]], description: str = "model calls"
+    ) -> list[T | CallFailed]:
+        """Run jobs concurrently with a progress bar; a failed item is returned, not raised."""
+        with CallProgress(description, len(jobs), quiet=self.quiet) as progress:
+
+            async def one(job: Awaitable[T]) -> T | CallFailed:
+                try:
+                    return await job
+                except CallFailed as failure:
+                    return failure
+                finally:
+                    progress.advance(self.accounting.total_cost_usd)
+
+            return list(await asyncio.gather(*(one(job) for job in jobs)))
+
+    def usage(self) -> list[UsageLine]:
+        return self.accounting.lines()
+
+    def save_usage(self) -> None:
+        """Record this run's usage lines in the store (needs a run directory and a run id)."""
+        if self.cache is None or self.run_id is None:
+            return
+        for line in self.accounting.lines():
+            self.cache.execute(
+                "INSERT OR REPLACE INTO llm_usage VALUES (?, ?, ?, ?)",
+                (self.run_id, line.role, line.model, line.model_dump_json()),
+            )
+
+    def run_sync(self, job: Coroutine[Any, Any, T]) -> T:
+        """Run a coroutine to completion from synchronous code (scripts, the CLI)."""
+
+        async def and_close() -> T:
+            try:
+                return await job
+            finally:
+                await self.aclose()
+
+        return asyncio.run(and_close())
+
+    async def aclose(self) -> None:
+        """Close the backends' connections on this event loop."""
+        for api in self._apis.values():
+            await api.aclose()
+        loop = asyncio.get_running_loop()
+        self._endpoints = {k: v for k, v in self._endpoints.items() if k[0] is not loop}
+
+    def close(self) -> None:
+        self.save_usage()
+        if self.cache is not None:
+            self.cache.close()
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Runner:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+        self.close()

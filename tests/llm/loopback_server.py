@@ -1,0 +1,141 @@
+"""A loopback OpenAI-compatible server that injects faults, for tests and benchmarks.
+
+Run: python loopback_server.py [--latency SECONDS]; it binds 127.0.0.1 on a free port and prints
+the port. Replies echo the last message. Directives in the first user message (or the prompt)
+script behaviour per conversation, so a re-ask of the same conversation continues the script:
+
+    [[fault:429,500,timeout,truncated,badjson,400]]  the n-th request gets the n-th fault, then ok
+    [[replies:A||B]]                                  the n-th request gets reply n (last repeats)
+
+GET /stats returns {"requests": n}: the number of chat/completions requests received.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import re
+from collections import Counter
+from typing import Any
+
+from aiohttp import web
+
+DIRECTIVE = re.compile(r"\[\[(fault|replies):(.*?)\]\]", re.DOTALL)
+
+
+class LoopbackServer:
+    def __init__(self, latency_s: float) -> None:
+        self.latency_s = latency_s
+        self.requests = 0
+        self.seen: Counter[str] = Counter()
+
+    def app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self.chat)
+        app.router.add_post("/v1/completions", self.complete)
+        app.router.add_get("/stats", self.stats)
+        return app
+
+    async def stats(self, _request: web.Request) -> web.Response:
+        return web.json_response({"requests": self.requests})
+
+    async def chat(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        messages = body["messages"]
+        first = next((m["content"] for m in messages if m["role"] == "user"), "")
+        return await self.answer(request, body, first, messages[-1]["content"], chat=True)
+
+    async def complete(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        return await self.answer(request, body, body["prompt"], body["prompt"], chat=False)
+
+    async def answer(
+        self, request: web.Request, body: dict[str, Any], script: str, last: str, *, chat: bool
+    ) -> web.StreamResponse:
+        self.requests += 1
+        turn = self.seen[script]
+        self.seen[script] += 1
+        directives = dict(DIRECTIVE.findall(script))
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        faults = directives.get("fault", "").split(",") if "fault" in directives else []
+        if turn < len(faults) and (fault := await self.fault(request, faults[turn])) is not None:
+            return fault
+        replies = directives["replies"].split("||") if "replies" in directives else []
+        text = replies[min(turn, len(replies) - 1)] if replies else f"echo: {last}"
+        return web.json_response(self.completion(body, text, chat=chat))
+
+    async def fault(self, request: web.Request, fault: str) -> web.StreamResponse | None:
+        if fault == "ok":
+            return None
+        if fault == "timeout":
+            await asyncio.sleep(30)
+        if fault == "truncated":
+            response = web.StreamResponse(headers={"Content-Length": "1000"})
+            response.content_type = "application/json"
+            await response.prepare(request)
+            await response.write(b'{"id": "cut-off')
+            assert request.transport is not None
+            request.transport.close()
+            return response
+        if fault == "badjson":
+            return web.Response(text='{"id": "x", "choices": [', content_type="application/json")
+        headers = {"Retry-After": "1"} if fault == "429" else {}
+        error = {"error": {"message": f"injected {fault}", "type": "injected", "code": fault}}
+        return web.json_response(error, status=int(fault), headers=headers)
+
+    @staticmethod
+    def completion(body: dict[str, Any], text: str, *, chat: bool) -> dict[str, Any]:
+        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        top = [("yes", math.log(0.8)), ("no", math.log(0.15)), ("maybe", math.log(0.05))]
+        if chat:
+            logprobs = None
+            if body.get("logprobs"):
+                options = [{"token": t, "logprob": lp, "bytes": None} for t, lp in top]
+                logprobs = {
+                    "content": [
+                        {
+                            "token": "yes",
+                            "logprob": top[0][1],
+                            "bytes": None,
+                            "top_logprobs": options,
+                        }
+                    ]
+                }
+            choice: dict[str, Any] = {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": "stop",
+                "logprobs": logprobs,
+            }
+            kind = "chat.completion"
+        else:
+            choice = {"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}
+            kind = "text_completion"
+        return {
+            "id": "loopback",
+            "object": kind,
+            "created": 0,
+            "model": body["model"],
+            "choices": [choice],
+            "usage": usage,
+        }
+
+
+async def serve(latency_s: float) -> None:
+    runner = web.AppRunner(LoopbackServer(latency_s).app(), access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
+    await site.start()
+    server = site._server
+    assert server is not None
+    port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    print(port, flush=True)
+    await asyncio.Event().wait()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--latency", type=float, default=0.0)
+    asyncio.run(serve(parser.parse_args().latency))
