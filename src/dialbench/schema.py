@@ -7,6 +7,7 @@ so that a typo in a hand-written file is an error, not silently dropped data.
 
 from __future__ import annotations
 
+import functools
 import secrets
 from datetime import UTC, datetime
 from typing import Annotated, Literal
@@ -24,6 +25,7 @@ Verdict = Literal["accepted", "rejected"]
 Metadata = dict[str, JsonValue]
 
 
+@functools.lru_cache(maxsize=1024)
 def standard_language_tag(tag: str) -> str:
     """Validate a BCP-47 tag and return its standard form ("ZH-hans" -> "zh-Hans")."""
     if not langcodes.tag_is_valid(tag):

@@ -206,7 +206,15 @@ def show(run: RunDir = DEFAULT_RUN, as_json: AsJson = False) -> None:
 
 
 @app.command("examples")
-def examples_command() -> None:
+def examples_command(
+    name: Annotated[str | None, typer.Argument(help="Print only this example's path.")] = None,
+) -> None:
     """List the example files bundled with dialbench (paths to pass to `import`)."""
-    for name, path in examples.bundled().items():
-        print(f"{name}\t{path}")
+    bundled = examples.bundled()
+    if name is None:
+        for known, path in bundled.items():
+            print(f"{known}\t{path}")
+    elif name in bundled:
+        print(bundled[name])
+    else:
+        raise DialbenchError(f"no bundled example {name!r} (have: {', '.join(bundled)})")
