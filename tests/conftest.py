@@ -15,6 +15,11 @@ SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DIALBENCH = Path(sys.executable).with_name("dialbench")
 
 RunCli = Callable[..., subprocess.CompletedProcess[str]]
+# How the bundled speaker_turns.csv (and the CSVs the tests write) map onto dialbench's fields.
+CSV_MAPPING = (
+    *("--column", "dialogue_id=conv", "--column", "role=speaker", "--column", "text=utterance"),
+    *("--role", "A=user", "--role", "B=assistant"),
+)
 
 
 @pytest.fixture

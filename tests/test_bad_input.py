@@ -9,7 +9,7 @@ import pytest
 
 from dialbench.schema import Dialogue
 from dialbench.store import RunStore
-from tests.conftest import RunCli
+from tests.conftest import CSV_MAPPING, RunCli
 
 GOOD = {"language": "en", "turns": [{"role": "user", "text": "hi"}]}
 
@@ -115,27 +115,8 @@ def test_csv_problems_are_located(cli: RunCli, tmp_path: Path) -> None:
     path.write_text("conv,speaker,utterance\nc1,A,hello\nc1,C,who?\nc1,B\n")
     no_column = fails(cli, "import", path)
     assert "turns.csv:1: no column 'dialogue_id' for field 'dialogue_id'" in no_column
-    mapped = [
-        "--column",
-        "dialogue_id=conv",
-        "--column",
-        "role=speaker",
-        "--column",
-        "text=utterance",
-    ]
     message = fails(
-        cli,
-        "import",
-        path,
-        *mapped,
-        "--role",
-        "A=user",
-        "--role",
-        "B=assistant",
-        "--language",
-        "en",
-        "--run",
-        tmp_path / "run",
+        cli, "import", path, *CSV_MAPPING, "--language", "en", "--run", tmp_path / "run"
     )
     assert "turns.csv:3: field 'speaker': unknown role 'C'" in message
     assert "turns.csv:4: 2 cells, but the header has 3" in message

@@ -17,7 +17,7 @@ from dialbench.io.jsonl import write_jsonl
 from dialbench.schema import Dialogue, StoredRecord
 from dialbench.store import RunStore
 from tests import strategies
-from tests.conftest import RunCli
+from tests.conftest import CSV_MAPPING, RunCli
 
 record_lists = st.one_of(
     st.lists(strategies.dialogues, min_size=1, max_size=4, unique_by=lambda d: d.id),
@@ -118,20 +118,7 @@ def test_mutual_chatseeds_round_trip_through_the_cli(
 def test_csv_with_a_column_mapping(cli: RunCli, tmp_path: Path) -> None:
     from dialbench import examples
 
-    mapping = [
-        "--column",
-        "dialogue_id=conv",
-        "--column",
-        "role=speaker",
-        "--column",
-        "text=utterance",
-        "--column",
-        "language=lang",
-        "--role",
-        "A=user",
-        "--role",
-        "B=assistant",
-    ]
+    mapping = [*CSV_MAPPING, "--column", "language=lang"]
     cli("import", examples.bundled()["speaker_turns"], *mapping, "--run", tmp_path / "a")
     dialogues = {d["id"]: d for d in _export_lines(cli, tmp_path / "a", tmp_path / "a.jsonl")}
     assert set(dialogues) == {"c1", "c2"}
