@@ -8,6 +8,7 @@ import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,13 +20,23 @@ class Loopback:
         self.process = process
         self.port = port
         self.base_url = f"http://127.0.0.1:{port}/v1"
+        self.offset = 0
 
     def spec(self, model: str = "loopback") -> str:
         return f"openai-compat:{self.base_url}#{model}"
 
-    def requests(self) -> int:
+    def stats(self) -> dict[str, Any]:
         with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/stats") as reply:
-            return int(json.load(reply)["requests"])
+            stats: dict[str, Any] = json.load(reply)
+        return stats
+
+    def requests(self) -> int:
+        """Requests received since the test started."""
+        return int(self.stats()["requests"]) - self.offset
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
 
 
 def start_loopback(latency_s: float = 0.0) -> Loopback:
@@ -38,15 +49,23 @@ def start_loopback(latency_s: float = 0.0) -> Loopback:
     return Loopback(process, int(process.stdout.readline()))
 
 
-@pytest.fixture
-def loopback() -> Iterator[Loopback]:
+@pytest.fixture(scope="session")
+def loopback_server() -> Iterator[Loopback]:
     server = start_loopback()
     yield server
-    server.process.terminate()
-    server.process.wait(timeout=10)
+    server.stop()
 
 
-@pytest.fixture(autouse=True)
-def model_cache_dir(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep the assembled models in the user's cache: assembling them again per test is slow."""
-    monkeypatch.delenv("DIALBENCH_PRICES", raising=False)
+@pytest.fixture
+def loopback(loopback_server: Loopback) -> Loopback:
+    """The shared server, its request count starting from zero for this test."""
+    loopback_server.offset = int(loopback_server.stats()["requests"])
+    return loopback_server
+
+
+@pytest.fixture(scope="session")
+def slow_loopback() -> Iterator[Loopback]:
+    """Every reply takes 0.2 s: for concurrency timing."""
+    server = start_loopback(0.2)
+    yield server
+    server.stop()

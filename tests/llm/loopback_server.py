@@ -7,7 +7,7 @@ script behaviour per conversation, so a re-ask of the same conversation continue
     [[fault:429,500,timeout,truncated,badjson,400]]  the n-th request gets the n-th fault, then ok
     [[replies:A||B]]                                  the n-th request gets reply n (last repeats)
 
-GET /stats returns {"requests": n}: the number of chat/completions requests received.
+GET /stats returns {"requests": n, "last_body": {...}}: requests received, the last chat request.
 """
 
 from __future__ import annotations
@@ -22,12 +22,15 @@ from typing import Any
 from aiohttp import web
 
 DIRECTIVE = re.compile(r"\[\[(fault|replies):(.*?)\]\]", re.DOTALL)
+REASONING_MODEL = re.compile(r"^(o\d|gpt-5)")
+REJECTED_BY_REASONING_MODELS = ("temperature", "top_p", "stop", "logprobs", "max_tokens")
 
 
 class LoopbackServer:
     def __init__(self, latency_s: float) -> None:
         self.latency_s = latency_s
         self.requests = 0
+        self.last_body: dict[str, Any] = {}
         self.seen: Counter[str] = Counter()
 
     def app(self) -> web.Application:
@@ -38,10 +41,14 @@ class LoopbackServer:
         return app
 
     async def stats(self, _request: web.Request) -> web.Response:
-        return web.json_response({"requests": self.requests})
+        return web.json_response({"requests": self.requests, "last_body": self.last_body})
 
     async def chat(self, request: web.Request) -> web.StreamResponse:
-        body = await request.json()
+        body = self.last_body = await request.json()
+        if REASONING_MODEL.match(body["model"]):
+            if rejected := [p for p in REJECTED_BY_REASONING_MODELS if p in body]:
+                error = {"message": f"Unsupported parameter: {rejected[0]}", "type": "invalid"}
+                return web.json_response({"error": error}, status=400)
         messages = body["messages"]
         first = next((m["content"] for m in messages if m["role"] == "user"), "")
         return await self.answer(request, body, first, messages[-1]["content"], chat=True)

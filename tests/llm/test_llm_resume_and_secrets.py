@@ -1,0 +1,99 @@
+"""A killed job resumes without repeating a stored call; API keys never reach disk or logs."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from conftest import Loopback
+
+from dialbench.llm.runner import Runner
+from dialbench.llm.specs import ModelConfig
+
+JOB = textwrap.dedent(
+    """
+    import asyncio, sys
+    from dialbench.llm.runner import Runner
+    from dialbench.llm.specs import ModelConfig
+
+    run_dir, spec, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    with Runner(run_dir, quiet=True) as runner:
+        model = runner.model(ModelConfig(spec=spec, max_concurrency=4))
+
+        async def job():
+            await runner.gather([model.chat([{"role": "user", "content": f"item {i}"}])
+                                 for i in range(n)])
+
+        runner.run_sync(job())
+    """
+)
+
+
+def cached_rows(run_dir: Path) -> int:
+    with sqlite3.connect(run_dir / "dialbench.sqlite") as db:
+        return int(db.execute("SELECT COUNT(*) FROM llm_cache").fetchone()[0])
+
+
+def test_killed_job_resumes_without_repeating_stored_calls(
+    slow_loopback: Loopback, tmp_path: Path
+) -> None:
+    n = 60  # 15 waves of 4 calls of 0.2 s: about 3 s in all
+    command = [sys.executable, "-c", JOB, str(tmp_path), slow_loopback.spec(), str(n)]
+    start = int(slow_loopback.stats()["requests"])
+    job = subprocess.Popen(command)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        if (tmp_path / "dialbench.sqlite").exists() and cached_rows(tmp_path) >= 12:
+            break
+    job.send_signal(signal.SIGKILL)
+    job.wait()
+    stored = cached_rows(tmp_path)
+    assert 12 <= stored < n
+    first_run_calls = int(slow_loopback.stats()["requests"]) - start
+    # Calls in flight at the kill (at most 4) and any answered in the last instant are lost.
+    assert stored <= first_run_calls <= stored + 8
+
+    subprocess.run(command, check=True)
+    second_run_calls = int(slow_loopback.stats()["requests"]) - start - first_run_calls
+    assert second_run_calls == n - stored
+    assert cached_rows(tmp_path) == n
+
+
+SECRET = "sk-test-0123456789-do-not-leak"
+
+
+def test_api_key_never_reaches_store_or_logs(
+    loopback: Loopback,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    monkeypatch.setenv("LOOPBACK_KEY", SECRET)
+    caplog.set_level(logging.DEBUG)
+    config = ModelConfig(spec=loopback.spec(), api_key_env="LOOPBACK_KEY", max_attempts=2)
+    with Runner(tmp_path, quiet=True, run_id="run-1") as runner:
+        model = runner.model(config, role="judge")
+
+        async def job() -> None:
+            prompts = ["fine", "[[fault:500]] retried", "[[fault:401]] refused"]
+            await runner.gather([model.chat([{"role": "user", "content": p}]) for p in prompts])
+            await model.yes_probability([{"role": "user", "content": "ok?"}])
+
+        runner.run_sync(job())
+        usage = runner.usage()
+    assert loopback.requests() == 5
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.is_file())
+    assert b"fine" in stored  # the store was written...
+    assert SECRET.encode() not in stored  # ...and holds no key
+    assert SECRET not in caplog.text
+    assert "retrying" in caplog.text
+    assert all(SECRET not in line.model_dump_json() for line in usage)
+    assert SECRET not in repr(model.spec) + repr(config)
