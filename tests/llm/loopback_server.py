@@ -45,10 +45,10 @@ class LoopbackServer:
 
     async def chat(self, request: web.Request) -> web.StreamResponse:
         body = self.last_body = await request.json()
-        if REASONING_MODEL.match(body["model"]):
-            if rejected := [p for p in REJECTED_BY_REASONING_MODELS if p in body]:
-                error = {"message": f"Unsupported parameter: {rejected[0]}", "type": "invalid"}
-                return web.json_response({"error": error}, status=400)
+        rejected = [p for p in REJECTED_BY_REASONING_MODELS if p in body]
+        if REASONING_MODEL.match(body["model"]) and rejected:
+            error = {"message": f"Unsupported parameter: {rejected[0]}", "type": "invalid"}
+            return web.json_response({"error": error}, status=400)
         messages = body["messages"]
         first = next((m["content"] for m in messages if m["role"] == "user"), "")
         return await self.answer(request, body, first, messages[-1]["content"], chat=True)

@@ -125,7 +125,8 @@ def test_structured_reasks_then_succeeds(loopback: Loopback) -> None:
     assert result.value == {"score": 2}
     assert len(result.raw_outputs) == 3
     sent = loopback.stats()["last_body"]
-    assert "could not be used: at score: 7 is not one of [1, 2, 3]" in sent["messages"][-1]["content"]
+    reask = sent["messages"][-1]["content"]
+    assert "could not be used: at score: 7 is not one of [1, 2, 3]" in reask
     assert sent["response_format"]["type"] == "json_object"
 
 
@@ -195,14 +196,16 @@ def test_openai_without_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) 
         Runner(quiet=True).model("openai:gpt-4.1")
 
 
-def test_progress_bar_unless_quiet(loopback: Loopback, capsys: pytest.CaptureFixture[str]) -> None:
-    for quiet in (True, False):
-        runner = Runner(quiet=quiet)
-        model = runner.model(loopback.spec())
+@pytest.mark.parametrize("quiet", [True, False])
+def test_progress_bar_unless_quiet(
+    loopback: Loopback, capsys: pytest.CaptureFixture[str], quiet: bool
+) -> None:
+    runner = Runner(quiet=quiet)
+    model = runner.model(loopback.spec())
 
-        async def batch(m: object = model) -> None:
-            await runner.gather([model.chat(ask(f"p{i}")) for i in range(3)], "judging")
+    async def batch() -> None:
+        await runner.gather([model.chat(ask(f"p{i}")) for i in range(3)], "judging")
 
-        runner.run_sync(batch())
-        err = capsys.readouterr().err
-        assert ("judging" in err and "3/3" in err) is not quiet
+    runner.run_sync(batch())
+    err = capsys.readouterr().err
+    assert ("judging" in err and "3/3" in err) is not quiet
