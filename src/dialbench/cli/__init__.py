@@ -17,9 +17,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-from dialbench.cli import data  # noqa: E402  (registers its commands on `app`)
+from dialbench.cli import data, models  # noqa: E402  (registers their commands on `app`)
 
-__all__ = ["app", "data", "main"]
+__all__ = ["app", "data", "main", "models"]
 
 
 def main() -> None:

@@ -1,0 +1,74 @@
+"""`dialbench models` and `dialbench chat`: what models there are, and whether one answers."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from dialbench.cli import app
+from dialbench.llm.base import GenerationParams, Message
+from dialbench.llm.packaged import PACKAGED_MODELS, cache_dir, status
+from dialbench.llm.runner import Runner
+from dialbench.llm.specs import ModelConfig
+
+console = Console()
+
+
+@app.command()
+def models(
+    verify: Annotated[
+        bool, typer.Option("--verify", help="Re-hash assembled files instead of trusting stamps.")
+    ] = False,
+) -> None:
+    """List the packaged local models: installed or not, size, sha256 status."""
+    table = Table(title=f"Packaged local models, assembled in {cache_dir()}")
+    for column in ("spec", "size", "installed", "sha256"):
+        table.add_column(column, no_wrap=True)
+    for model in PACKAGED_MODELS.values():
+        table.add_row(
+            f"local:{model.name}",
+            f"{model.size / 1e6:,.0f} MB",
+            "yes" if model.installed() else "no",
+            status(model, rehash=verify),
+        )
+    console.print(table)
+    for model in PACKAGED_MODELS.values():
+        note = f" ({model.note})" if model.note else ""
+        install = escape(f"pip install 'dialbench[{model.pip_extra}]'")
+        console.print(f"local:{model.name}: {model.title}{note}; {install}", highlight=False)
+    console.print(
+        "Also: local:/path/to/any.gguf, openai:<model> (key from OPENAI_API_KEY), "
+        "openai-compat:<base URL>#<model>. Check one with: dialbench chat SPEC 'hello'",
+        highlight=False,
+    )
+
+
+@app.command()
+def chat(
+    model: Annotated[str, typer.Argument(help="Model spec, e.g. local:qwen2.5-0.5b.")],
+    text: Annotated[str, typer.Argument(help="The message to send.")],
+    system: Annotated[str | None, typer.Option(help="A system message to send first.")] = None,
+    max_tokens: Annotated[int, typer.Option(min=1)] = 256,
+    temperature: Annotated[float, typer.Option(min=0.0)] = 0.0,
+    api_key_env: Annotated[
+        str | None, typer.Option(help="Environment variable holding the API key.")
+    ] = None,
+    timeout: Annotated[float, typer.Option(min=0.1, help="Seconds per attempt.")] = 120.0,
+) -> None:
+    """Send one message and print the reply, token usage and latency."""
+    config = ModelConfig(spec=model, api_key_env=api_key_env, timeout_s=timeout)
+    runner = Runner(quiet=True)
+    messages = [Message(role="system", content=system)] if system else []
+    messages.append(Message(role="user", content=text))
+    params = GenerationParams(max_tokens=max_tokens, temperature=temperature)
+    reply = runner.model(config).chat_sync(messages, params)
+    console.print(reply.text, markup=False, highlight=False)
+    cost = f", ${reply.usage.cost_usd:.6f}" if reply.usage.cost_usd is not None else ""
+    console.print(
+        f"[dim]{reply.usage.prompt_tokens} prompt + {reply.usage.completion_tokens} completion "
+        f"tokens{cost}, {reply.latency_s:.2f} s, finish: {reply.finish_reason}[/dim]"
+    )
