@@ -39,7 +39,7 @@ attempts = st.builds(
 turns = st.builds(
     Turn,
     role=st.sampled_from(["user", "assistant"]),
-    text=text,
+    text=st.text(max_size=40),
     model=models,
     attempts=st.lists(attempts, max_size=2),
     metadata=metadata,

@@ -107,8 +107,10 @@ class GenerationAttempt(Record):
 
 
 class Turn(Record):
+    """One utterance. Empty text is allowed: a chatbot that answers nothing is data to judge."""
+
     role: Role
-    text: NonEmptyText
+    text: str
     model: str | None = Field(default=None, description="model spec that wrote it; None = human")
     attempts: list[GenerationAttempt] = Field(default_factory=list)
     metadata: Metadata = Field(default_factory=dict)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -227,40 +228,36 @@ class RunStore:
         it is, so re-imports and resumed runs are idempotent. Different content under the same id
         is an error unless `on_conflict` says to keep the stored one or replace it.
         """
-        added = unchanged = replaced = 0
+        by_table: dict[_Table, list[StoredRecord]] = {}
+        for record in records:
+            by_table.setdefault(TABLES[type(record)], []).append(record)
+        counts = Counter[str]()
         with self.transaction() as db:
-            for record in records:
-                table = TABLES[type(record)]
-                record_id = record.id
-                new = _json(record)
-                row = db.execute(
-                    f"SELECT record FROM {table.name} WHERE id = ?", (record_id,)
-                ).fetchone()
-                if row is not None and (on_conflict == "keep" or _same_content(row[0], record)):
-                    unchanged += 1
-                    continue
-                if row is not None and on_conflict == "error":
-                    raise StoreError(
-                        f"{table.name[:-1]} {record_id} is already stored with different content"
-                        " (re-import with --on-conflict keep or replace)"
+            for table, group in by_table.items():
+                stored = _stored_json(db, table.name, [r.id for r in group])
+                rows = []
+                for record in group:
+                    old = stored.get(record.id)
+                    if old is not None and (on_conflict == "keep" or _same_content(old, record)):
+                        counts["unchanged"] += 1
+                        continue
+                    if old is not None and on_conflict == "error":
+                        raise StoreError(
+                            f"{table.name[:-1]} {record.id} is already stored with different "
+                            "content (re-import with --on-conflict keep or replace)"
+                        )
+                    counts["added" if old is None else "replaced"] += 1
+                    stored[record.id] = new = _json(record)
+                    rows.append(
+                        {"id": record.id, "run_id": run.id, **table.columns(record), "record": new}
                     )
-                columns = {
-                    "id": record_id,
-                    "run_id": run.id,
-                    **table.columns(record),
-                    "record": new,
-                }
-                names = ", ".join(columns)
-                marks = ", ".join("?" * len(columns))
-                db.execute(
-                    f"INSERT OR REPLACE INTO {table.name} ({names}) VALUES ({marks})",
-                    tuple(columns.values()),
-                )
-                if row is None:
-                    added += 1
-                else:
-                    replaced += 1
-        return AddResult(added=added, unchanged=unchanged, replaced=replaced)
+                if rows:
+                    names = ", ".join(rows[0])
+                    marks = ", ".join(f":{name}" for name in rows[0])
+                    db.executemany(
+                        f"INSERT OR REPLACE INTO {table.name} ({names}) VALUES ({marks})", rows
+                    )
+        return AddResult(**counts)
 
     def records(self, record_type: type[R], **where: Any) -> Iterator[R]:
         """Stored records of a type in insertion order, filtered by equality on indexed columns."""
@@ -306,6 +303,17 @@ class RunStore:
 
 def _json(record: BaseModel) -> str:
     return canonical_json(record.model_dump(mode="json"))
+
+
+def _stored_json(db: sqlite3.Connection, table: str, ids: list[str]) -> dict[str, str]:
+    """The stored JSON of those ids that are present, looked up in chunks SQLite accepts."""
+    found: dict[str, str] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ", ".join("?" * len(chunk))
+        query = f"SELECT id, record FROM {table} WHERE id IN ({marks})"
+        found.update(db.execute(query, chunk).fetchall())
+    return found
 
 
 def _same_content(stored: str, record: StoredRecord) -> bool:

@@ -154,13 +154,21 @@ def export(
     console.print(f"wrote {count} {records} to {path}")
 
 
+SHOWN_ROWS = 12
+
+
 def _counts_table(title: str, counts: dict[str, int], total: int) -> Table:
+    """Largest counts first; past SHOWN_ROWS the rest are folded into one line."""
     table = Table(title=title, title_justify="left")
     table.add_column(title.split(" by ")[-1])
     table.add_column("count", justify="right")
     table.add_column("share", justify="right")
-    for key, n in counts.items():
+    rows = list(counts.items())
+    for key, n in rows[:SHOWN_ROWS]:
         table.add_row(key, str(n), f"{n / total:.1%}" if total else "-")
+    if len(rows) > SHOWN_ROWS:
+        rest = sum(n for _, n in rows[SHOWN_ROWS:])
+        table.add_row(f"({len(rows) - SHOWN_ROWS} more)", str(rest), f"{rest / total:.1%}")
     return table
 
 

@@ -10,13 +10,14 @@ from pydantic import Field
 
 from dialbench.errors import InputError, InputErrors
 from dialbench.io.columnar import read_hf, read_parquet
+from dialbench.io.dbdc import read_dbdc_annotations, read_dbdc_dialogues
 from dialbench.io.jsonl import Item, read_jsonl
 from dialbench.io.mutual import read_mutual_xlsx
 from dialbench.io.table import read_table
 from dialbench.io.validation import validate_record
 from dialbench.schema import RECORD_TYPES, LanguageCode, Record, StoredRecord
 
-Format = Literal["jsonl", "csv", "tsv", "mutual-xlsx", "parquet", "hf"]
+Format = Literal["jsonl", "csv", "tsv", "mutual-xlsx", "dbdc3", "parquet", "hf"]
 RecordKind = Literal["dialogues", "judgments", "annotations"]
 BY_SUFFIX: dict[str, Format] = {
     ".jsonl": "jsonl",
@@ -27,6 +28,7 @@ BY_SUFFIX: dict[str, Format] = {
     ".tab": "tsv",
     ".xlsx": "mutual-xlsx",
     ".parquet": "parquet",
+    ".zip": "dbdc3",
 }
 MAX_ERRORS = 200
 
@@ -48,7 +50,9 @@ def detect_format(path: Path) -> Format:
     if path.is_dir():
         if (path / "dataset_info.json").exists():
             return "hf"
-        raise InputError(path, "is a folder, but not a saved Hugging Face dataset")
+        if any(path.rglob("*.log.json")):
+            return "dbdc3"
+        raise InputError(path, "is a folder, but neither a saved HF dataset nor DBDC3 data")
     if not path.exists():
         raise InputError(path, "no such file")
     found = BY_SUFFIX.get(path.suffix.lower())
@@ -69,15 +73,21 @@ def read_items(path: Path, options: ImportOptions) -> Iterator[Item]:
         return read_table(path, "," if fmt == "csv" else "\t", options.columns, options.roles)
     if fmt == "mutual-xlsx":
         return read_mutual_xlsx(path)
+    if fmt == "dbdc3":
+        if options.records == "judgments":
+            raise InputError(path, "DBDC3 data holds dialogues and annotations, not judgments")
+        if options.records == "annotations":
+            return read_dbdc_annotations(path)
+        return read_dbdc_dialogues(path)
     if fmt == "parquet":
         return read_parquet(path)
     return read_hf(path)
 
 
-def load_records(path: Path, options: ImportOptions) -> list[tuple[int, StoredRecord]]:
+def load_records(path: Path, options: ImportOptions) -> list[tuple[int | None, StoredRecord]]:
     """Read and validate a whole file, collecting every problem; raise if there was any."""
     record_type = RECORD_TYPES[options.records]
-    records: list[tuple[int, StoredRecord]] = []
+    records: list[tuple[int | None, StoredRecord]] = []
     errors: list[InputError] = []
     for line, item in read_items(path, options):
         if isinstance(item, InputError):

@@ -31,7 +31,7 @@ def _file_sha256(path: Path) -> str | None:
     return digest.hexdigest()
 
 
-def _traced(record: StoredRecord, run: Run, path: Path, line: int) -> StoredRecord:
+def _traced(record: StoredRecord, run: Run, path: Path, line: int | None) -> StoredRecord:
     """Give a record without provenance the import that brought it in: file, line and run."""
     if getattr(record, "provenance", "absent") is not None:
         return record

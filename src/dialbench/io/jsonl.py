@@ -13,7 +13,8 @@ from dialbench.errors import InputError
 from dialbench.io.text import decode_utf8
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
-Item = tuple[int, dict[str, Any] | InputError]
+# A raw record (or the problem with it) and where it was: a line or row number, when there is one.
+Item = tuple[int | None, dict[str, Any] | InputError]
 
 
 def _skip_rest_of_line(stream: BinaryIO) -> int:

@@ -15,7 +15,6 @@ R = TypeVar("R", bound=Record)
 
 _FRIENDLIER = {
     ("turns", "too_short"): "a dialogue needs at least one turn",
-    ("text", "string_too_short"): "a turn's text must not be empty",
     ("labels", "too_short"): "an annotation needs at least one label",
 }
 
@@ -30,7 +29,9 @@ def _describe(error: ErrorDetails) -> tuple[str, str]:
     return field, message
 
 
-def validate_record(record_type: type[R], value: dict[str, Any], file: str | Path, line: int) -> R:
+def validate_record(
+    record_type: type[R], value: dict[str, Any], file: str | Path, line: int | None
+) -> R:
     """Validate one value as a record; each problem becomes an InputError at file:line."""
     try:
         return record_type.model_validate(value)
