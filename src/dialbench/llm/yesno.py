@@ -17,6 +17,9 @@ from dialbench.llm.base import Completion, GenerationParams, Message, Request, T
 from dialbench.schema import ParseStatus, Record, Usage
 
 TOP_LOGPROBS = 20
+# First tokens that start a yes or a no, in the languages dialbench prompts are written in.
+YES_WORDS = frozenset({"yes", "是", "是的", "对", "ja", "oui", "sí", "si", "sim", "はい"})
+NO_WORDS = frozenset({"no", "不", "不是", "否", "nein", "non", "não", "nao", "いいえ"})
 YES_NO_PARAMS = GenerationParams(max_tokens=1, temperature=0.0)
 
 
@@ -39,7 +42,7 @@ def _answer(token: str) -> str:
 
 
 def yes_no_from(completion: Completion) -> YesNo:
-    """Renormalise the probability mass of "yes" against "no" among the first-token options."""
+    """Renormalise the probability mass of yes against no among the first-token options."""
     top = completion.top_logprobs
     if not top:
         return YesNo(
@@ -47,12 +50,14 @@ def yes_no_from(completion: Completion) -> YesNo:
             error="the backend returned no log-probabilities",
             usage=completion.usage,
         )
-    mass = {"yes": 0.0, "no": 0.0}
+    yes = no = 0.0
     for option in top:
         answer = _answer(option.token)
-        if answer in mass:
-            mass[answer] += math.exp(option.logprob)
-    total = mass["yes"] + mass["no"]
+        if answer in YES_WORDS:
+            yes += math.exp(option.logprob)
+        elif answer in NO_WORDS:
+            no += math.exp(option.logprob)
+    total = yes + no
     if total == 0.0:
         return YesNo(
             status="unscored",
@@ -60,4 +65,4 @@ def yes_no_from(completion: Completion) -> YesNo:
             top_tokens=top,
             usage=completion.usage,
         )
-    return YesNo(p_yes=mass["yes"] / total, status="ok", top_tokens=top, usage=completion.usage)
+    return YesNo(p_yes=yes / total, status="ok", top_tokens=top, usage=completion.usage)

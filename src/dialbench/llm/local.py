@@ -1,0 +1,173 @@
+"""The embedded default: GGUF models run in-process by llama.cpp (`llama-cpp-python`).
+
+A model file is loaded once per process and shared by every role that names it. llama.cpp is
+synchronous and one context serves one call at a time, so calls run in a worker thread under
+the model's lock and the event loop stays free for HTTP backends running alongside.
+Log-probabilities need llama.cpp to keep the logits of every position (`logits_all`), which
+slows prompt processing, so a second context with it is opened only when a call asks for them;
+both contexts map the same weights.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from llama_cpp import Llama
+
+from dialbench.llm.base import Completion, ModelError, Request, StructuredMode, TokenLogprob
+from dialbench.llm.packaged import PACKAGED_MODELS, ensure_assembled
+from dialbench.llm.specs import ModelConfig, ModelSpecError
+from dialbench.schema import Usage
+
+
+@dataclass(frozen=True)
+class _ContextKey:
+    path: Path
+    n_ctx: int
+    chat_format: str | None
+    logits_all: bool
+
+
+@dataclass
+class _Context:
+    llama: Llama
+    lock: threading.Lock
+
+
+_contexts: dict[_ContextKey, _Context] = {}
+_contexts_lock = threading.Lock()
+
+
+def _context(key: _ContextKey) -> _Context:
+    """The process-wide llama.cpp context for a model file and settings, loaded on first use."""
+    with _contexts_lock:
+        if key not in _contexts:
+            threads = os.cpu_count() or 1
+            llama = Llama(
+                model_path=str(key.path),
+                n_ctx=key.n_ctx,
+                n_threads=threads,
+                n_threads_batch=threads,
+                chat_format=key.chat_format,
+                logits_all=key.logits_all,
+                verbose=False,
+            )
+            _contexts[key] = _Context(llama, threading.Lock())
+        return _contexts[key]
+
+
+def resolve_model_file(name: str) -> tuple[Path, str | None]:
+    """The GGUF file for a packaged model name or a path, and its explicit chat format if any."""
+    if name in PACKAGED_MODELS:
+        packaged = PACKAGED_MODELS[name]
+        return ensure_assembled(packaged), packaged.chat_format
+    path = Path(name).expanduser()
+    if path.suffix == ".gguf" or "/" in name:
+        if not path.is_file():
+            raise ModelSpecError(f"local model file {path} does not exist")
+        return path.resolve(), None
+    known = ", ".join(PACKAGED_MODELS)
+    raise ModelSpecError(
+        f"unknown local model {name!r}: use a packaged model ({known}) or a path to a .gguf file"
+    )
+
+
+class LocalAPI:
+    structured_mode: StructuredMode = "json_object"
+
+    def __init__(self, config: ModelConfig) -> None:
+        self.config = config
+        name = config.parsed.model
+        self.path, packaged_format = resolve_model_file(name)
+        self.chat_format = config.chat_format or packaged_format
+        self._spec = f"local:{name}" if name in PACKAGED_MODELS else f"local:{self.path}"
+
+    @property
+    def spec(self) -> str:
+        return self._spec
+
+    @property
+    def endpoint(self) -> str:
+        return self._spec
+
+    def context(self, *, logits_all: bool = False) -> _Context:
+        return _context(_ContextKey(self.path, self.config.n_ctx, self.chat_format, logits_all))
+
+    async def generate(self, request: Request) -> Completion:
+        return await asyncio.to_thread(self._generate, request)
+
+    async def aclose(self) -> None:
+        """Loaded models stay for the life of the process: loading is the expensive part."""
+
+    def _generate(self, request: Request) -> Completion:
+        context = self.context(logits_all=request.top_logprobs is not None)
+        params = request.params
+        sampling: dict[str, Any] = {
+            "max_tokens": params.max_tokens,
+            "temperature": params.temperature,
+            "stop": list(params.stop),
+            "seed": params.seed,
+        }
+        if params.top_p is not None:
+            sampling["top_p"] = params.top_p
+        with context.lock:
+            started = time.perf_counter()
+            try:
+                if request.kind == "chat":
+                    response = self._chat(context.llama, request, sampling)
+                else:
+                    response = context.llama.create_completion(
+                        prompt=request.prompt, logprobs=request.top_logprobs, **sampling
+                    )
+            except (ValueError, RuntimeError) as error:
+                raise ModelError(f"llama.cpp: {error}") from error
+            latency = time.perf_counter() - started
+        return _completion(response, latency, chat=request.kind == "chat")
+
+    def _chat(self, llama: Llama, request: Request, sampling: dict[str, Any]) -> Any:
+        if self.chat_format is None and "tokenizer.chat_template" not in llama.metadata:
+            raise ModelError(
+                f"{self.path.name} has no chat template: set chat_format in the model config "
+                "(e.g. chatml, gemma, llama-3), or use raw completion"
+            )
+        if request.json_schema is not None:
+            sampling["response_format"] = {"type": "json_object", "schema": request.json_schema}
+        if request.top_logprobs is not None:
+            sampling |= {"logprobs": True, "top_logprobs": request.top_logprobs}
+        return llama.create_chat_completion(
+            messages=[m.model_dump() for m in request.messages],  # type: ignore[misc]
+            **sampling,
+        )
+
+
+def _completion(native: Any, latency_s: float, *, chat: bool) -> Completion:
+    response = json.loads(json.dumps(native, default=float))  # logprobs come as numpy floats
+    choice = response["choices"][0]
+    logprobs = choice.get("logprobs") or {}
+    if chat:
+        text = choice["message"]["content"] or ""
+        first = (logprobs.get("content") or [{}])[0].get("top_logprobs", [])
+        top = [TokenLogprob(token=t["token"], logprob=t["logprob"]) for t in first]
+    else:
+        text = choice["text"]
+        first_dict = (logprobs.get("top_logprobs") or [{}])[0] or {}
+        top = [TokenLogprob(token=t, logprob=lp) for t, lp in first_dict.items()]
+    usage = response["usage"]
+    return Completion(
+        text=text,
+        finish_reason=choice.get("finish_reason"),
+        usage=Usage(
+            prompt_tokens=usage["prompt_tokens"], completion_tokens=usage["completion_tokens"]
+        ),
+        latency_s=latency_s,
+        model=response.get("model", ""),
+        top_logprobs=top,
+        raw=response,
+    )
