@@ -21,10 +21,10 @@ from typing import Any
 
 from llama_cpp import Llama
 
-from dialbench.llm.base import Completion, ModelError, Request, StructuredMode, TokenLogprob
+from dialbench.llm.base import Completion, ModelError, Request, StructuredMode
+from dialbench.llm.openai_format import completion_from_response
 from dialbench.llm.packaged import PACKAGED_MODELS, ensure_assembled
 from dialbench.llm.specs import ModelConfig, ModelSpecError
-from dialbench.schema import Usage
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,9 @@ class LocalAPI:
             except (ValueError, RuntimeError) as error:
                 raise ModelError(f"llama.cpp: {error}") from error
             latency = time.perf_counter() - started
-        return _completion(response, latency, chat=request.kind == "chat")
+        # llama.cpp returns log-probabilities as numpy floats: make the response plain JSON.
+        plain = json.loads(json.dumps(response, default=float))
+        return completion_from_response(plain, latency, chat=request.kind == "chat")
 
     def _chat(self, llama: Llama, request: Request, sampling: dict[str, Any]) -> Any:
         if self.chat_format is None and "tokenizer.chat_template" not in llama.metadata:
@@ -145,29 +147,3 @@ class LocalAPI:
             messages=[m.model_dump() for m in request.messages],  # type: ignore[misc]
             **sampling,
         )
-
-
-def _completion(native: Any, latency_s: float, *, chat: bool) -> Completion:
-    response = json.loads(json.dumps(native, default=float))  # logprobs come as numpy floats
-    choice = response["choices"][0]
-    logprobs = choice.get("logprobs") or {}
-    if chat:
-        text = choice["message"]["content"] or ""
-        first = (logprobs.get("content") or [{}])[0].get("top_logprobs", [])
-        top = [TokenLogprob(token=t["token"], logprob=t["logprob"]) for t in first]
-    else:
-        text = choice["text"]
-        first_dict = (logprobs.get("top_logprobs") or [{}])[0] or {}
-        top = [TokenLogprob(token=t, logprob=lp) for t, lp in first_dict.items()]
-    usage = response["usage"]
-    return Completion(
-        text=text,
-        finish_reason=choice.get("finish_reason"),
-        usage=Usage(
-            prompt_tokens=usage["prompt_tokens"], completion_tokens=usage["completion_tokens"]
-        ),
-        latency_s=latency_s,
-        model=response.get("model", ""),
-        top_logprobs=top,
-        raw=response,
-    )
