@@ -288,6 +288,10 @@ class RunStore:
         )
         return [tuple(row) for row in self._db.execute(query)]
 
+    def dialogue_languages(self) -> dict[str, str]:
+        """Dialogue id -> language, for placing judgments and annotations by language."""
+        return dict(self._db.execute("SELECT id, language FROM dialogues").fetchall())
+
     def turn_count(self) -> int:
         return int(
             self._db.execute("SELECT COALESCE(SUM(n_turns), 0) FROM dialogues").fetchone()[0]

@@ -8,13 +8,13 @@ from typing import Literal
 
 from pydantic import Field
 
-from dialbench.errors import InputError, InputErrors
+from dialbench.errors import InputError
 from dialbench.io.columnar import read_hf, read_parquet
 from dialbench.io.dbdc import read_dbdc_annotations, read_dbdc_dialogues
 from dialbench.io.jsonl import Item, read_jsonl
 from dialbench.io.mutual import read_mutual_xlsx
 from dialbench.io.table import read_table
-from dialbench.io.validation import validate_record
+from dialbench.io.validation import validate_items
 from dialbench.schema import RECORD_TYPES, LanguageCode, Record, StoredRecord
 
 Format = Literal["jsonl", "csv", "tsv", "mutual-xlsx", "dbdc3", "parquet", "hf"]
@@ -30,7 +30,6 @@ BY_SUFFIX: dict[str, Format] = {
     ".parquet": "parquet",
     ".zip": "dbdc3",
 }
-MAX_ERRORS = 200
 
 
 class ImportOptions(Record):
@@ -86,23 +85,16 @@ def read_items(path: Path, options: ImportOptions) -> Iterator[Item]:
 
 def load_records(path: Path, options: ImportOptions) -> list[tuple[int | None, StoredRecord]]:
     """Read and validate a whole file, collecting every problem; raise if there was any."""
-    record_type = RECORD_TYPES[options.records]
-    records: list[tuple[int | None, StoredRecord]] = []
-    errors: list[InputError] = []
-    for line, item in read_items(path, options):
-        if isinstance(item, InputError):
-            errors.append(item)
-        else:
-            if options.records == "dialogues":
-                for field, default in (("language", options.language), ("source", options.source)):
-                    if default is not None:
-                        item.setdefault(field, default)
-            try:
-                records.append((line, validate_record(record_type, item, path, line)))
-            except InputErrors as bad:
-                errors.extend(bad.errors)
-        if len(errors) >= MAX_ERRORS:
-            raise InputErrors(errors, more=True)
-    if errors:
-        raise InputErrors(errors)
-    return records
+    items = read_items(path, options)
+    if options.records == "dialogues":
+        items = (_with_defaults(item, options) for item in items)
+    return validate_items(path, items, RECORD_TYPES[options.records])
+
+
+def _with_defaults(item: Item, options: ImportOptions) -> Item:
+    line, raw = item
+    if not isinstance(raw, InputError):
+        for field, default in (("language", options.language), ("source", options.source)):
+            if default is not None:
+                raw.setdefault(field, default)
+    return line, raw

@@ -42,27 +42,44 @@ def _column_of(header: list[str], columns: Mapping[str, str], path: Path) -> dic
     return found
 
 
-def read_table(
-    path: Path, delimiter: str, columns: Mapping[str, str], roles: Mapping[str, str]
-) -> Iterator[Item]:
-    """Yield one raw dialogue per dialogue id (at the line of its first row), in file order."""
+def read_rows(path: Path, delimiter: str) -> tuple[list[str], Iterator[Item]]:
+    """The header, and each non-blank row as {column: stripped cell} with its line number."""
     text = decode_utf8(path.read_bytes(), path)
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     header = next(reader, None)
     if header is None:
         raise InputError(path, "the file is empty: no records to import")
+
+    def rows() -> Iterator[Item]:
+        seen = False
+        for row in reader:
+            line = reader.line_num
+            if not any(cell.strip() for cell in row):
+                continue
+            seen = True
+            if len(row) != len(header):
+                message = f"{len(row)} cells, but the header has {len(header)}"
+                yield line, InputError(path, message, line=line)
+            else:
+                yield line, {name: cell.strip() for name, cell in zip(header, row, strict=True)}
+        if not seen:
+            raise InputError(path, "no rows below the header: no records to import")
+
+    return header, rows()
+
+
+def read_table(
+    path: Path, delimiter: str, columns: Mapping[str, str], roles: Mapping[str, str]
+) -> Iterator[Item]:
+    """Yield one raw dialogue per dialogue id (at the line of its first row), in file order."""
+    header, rows = read_rows(path, delimiter)
     column = _column_of(header, columns, path)
-    index = {name: header.index(name) for name in header}
-    dialogues: dict[str, tuple[int, dict[str, Any]]] = {}
-    for row in reader:
-        line = reader.line_num
-        if not any(cell.strip() for cell in row):
+    dialogues: dict[str, tuple[int | None, dict[str, Any]]] = {}
+    for line, row in rows:
+        if isinstance(row, InputError):
+            yield line, row
             continue
-        if len(row) != len(header):
-            message = f"{len(row)} cells, but the header has {len(header)}"
-            yield line, InputError(path, message, line=line)
-            continue
-        cell = {f: row[index[c]].strip() for f, c in column.items() if c is not None}
+        cell = {f: row[c] for f, c in column.items() if c is not None}
         role = roles.get(cell["role"], cell["role"])
         if role not in ROLES:
             message = f"unknown role {cell['role']!r}: expected user or assistant"
@@ -81,6 +98,4 @@ def read_table(
         if cell.get("language"):
             dialogue.setdefault("language", cell["language"])
         dialogue["turns"].append(turn)
-    if not dialogues:
-        raise InputError(path, "no rows below the header: no records to import")
     yield from dialogues.values()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -9,6 +10,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from dialbench.errors import InputError, InputErrors
+from dialbench.io.jsonl import Item
 from dialbench.schema import Record
 
 R = TypeVar("R", bound=Record)
@@ -41,3 +43,24 @@ def validate_record(
             for field, message in map(_describe, invalid.errors())
         ]
         raise InputErrors(located) from None
+
+
+def validate_items(
+    file: str | Path, items: Iterable[Item], record_type: type[R], max_errors: int = 200
+) -> list[tuple[int | None, R]]:
+    """Validate every raw item of a file, collecting all problems; raise if there was any."""
+    records: list[tuple[int | None, R]] = []
+    errors: list[InputError] = []
+    for line, item in items:
+        if isinstance(item, InputError):
+            errors.append(item)
+        else:
+            try:
+                records.append((line, validate_record(record_type, item, file, line)))
+            except InputErrors as bad:
+                errors.extend(bad.errors)
+        if len(errors) >= max_errors:
+            raise InputErrors(errors, more=True)
+    if errors:
+        raise InputErrors(errors)
+    return records

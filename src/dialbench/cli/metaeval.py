@@ -1,0 +1,136 @@
+"""`dialbench metaeval`: how close judges and metrics are to human annotators."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from dialbench.cli import app
+from dialbench.errors import DialbenchError
+from dialbench.metaeval.evaluate import MetaEvalOptions, MetaEvalReport, meta_evaluate
+from dialbench.metaeval.files import read_ratings
+from dialbench.metaeval.ratings import Rating, from_store
+from dialbench.metaeval.report import write_report
+from dialbench.metaeval.scales import parse_scale
+from dialbench.schema import Judgment
+from dialbench.store import STORE_FILENAME, RunStore
+
+console = Console()
+
+
+def _figure(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _print_summary(report: MetaEvalReport) -> None:
+    agreement = Table(title="Human agreement", title_justify="left")
+    for column in ("dimension", "language", "scale", "alpha", "items", "annotators", "note"):
+        agreement.add_column(column)
+    for row in report.agreement:
+        agreement.add_row(
+            row.dimension,
+            row.language,
+            row.alpha_level,
+            _figure(row.alpha),
+            str(row.n_items),
+            str(row.n_annotators),
+            row.note or "",
+        )
+    console.print(agreement)
+    if report.detection:
+        detected = Table(title="Issue detection (F1+ / F1-)", title_justify="left")
+        for column in ("dimension", "language", "rater", "F1+", "F1-", "accuracy", "items"):
+            detected.add_column(column)
+        for d in report.detection:
+            detected.add_row(
+                d.dimension,
+                d.language,
+                d.rater,
+                _figure(d.f1_positive),
+                _figure(d.f1_negative),
+                _figure(d.accuracy),
+                str(d.n_items),
+            )
+        console.print(detected)
+    spearman = [c for c in report.correlation if c.method == "spearman"]
+    if spearman:
+        correlated = Table(title="Spearman with the mean human score", title_justify="left")
+        for column in ("dimension", "language", "rater", "r", "95% CI", "p", "items"):
+            correlated.add_column(column)
+        for c in spearman:
+            interval = (
+                f"[{_figure(c.ci_low)}, {_figure(c.ci_high)}]" if c.ci_low is not None else "-"
+            )
+            correlated.add_row(
+                c.dimension,
+                c.language,
+                c.rater,
+                _figure(c.r),
+                interval,
+                _figure(c.p_value),
+                str(c.n_items),
+            )
+        console.print(correlated)
+    for note in report.notes:
+        console.print(f"note: {note}")
+
+
+@app.command()
+def metaeval(
+    run: Annotated[
+        Path | None, typer.Argument(help="Run directory: its annotations and judgments are used.")
+    ] = None,
+    against: Annotated[
+        list[Path],
+        typer.Option(help="Human ratings: long-format CSV/TSV/JSONL, or ABC-Eval behaviour JSON."),
+    ] = [],  # noqa: B006  (typer reads defaults, never mutates them)
+    predictions: Annotated[
+        list[Path], typer.Option(help="Judge or metric ratings in the long format.")
+    ] = [],  # noqa: B006
+    protocol: Annotated[str | None, typer.Option(help="Judgments of this protocol only.")] = None,
+    scale: Annotated[
+        list[str],
+        typer.Option(help="DIMENSION=binary|nominal|ordinal|interval, or =ordinal:LOW,...,HIGH."),
+    ] = [],  # noqa: B006
+    language: Annotated[
+        str | None, typer.Option(help="Language of items that no rating names one for.")
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Default: RUN/metaeval, else ./metaeval.")
+    ] = None,
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples for CIs.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    max_pairwise: Annotated[
+        int, typer.Option(help="Skip pairwise figures (kappa, ceiling) above this many annotators.")
+    ] = 10,
+) -> None:
+    """Agreement, correlations, issue detection, McNemar and diagnostics vs. human annotators."""
+    ratings: list[Rating] = []
+    judgments: list[Judgment] = []
+    if run is not None:
+        if not (run / STORE_FILENAME).exists():
+            raise DialbenchError(f"{run}: no dialbench run store here (no {STORE_FILENAME})")
+        with RunStore.open(run, create=False) as store:
+            ratings, judgments = from_store(store, protocol)
+    for path in against:
+        ratings += read_ratings(path, "human")
+    for path in predictions:
+        ratings += read_ratings(path, "judge")
+    if not ratings:
+        raise DialbenchError("nothing to meta-evaluate: give a RUN with annotations, or --against")
+    options = MetaEvalOptions(
+        scales=dict(parse_scale(s) for s in scale),
+        bootstrap_resamples=bootstrap,
+        seed=seed,
+        max_pairwise_annotators=max_pairwise,
+        default_language=language,
+    )
+    report = meta_evaluate(ratings, judgments, options)
+    folder = output or (run / "metaeval" if run is not None else Path("metaeval"))
+    written = write_report(report, folder)
+    _print_summary(report)
+    console.print(f"wrote {len(written)} files to {folder} (report.md, CSV tables, PNG plots)")

@@ -1,0 +1,91 @@
+"""Every meta-evaluation figure for a set of ratings, dimension by dimension and language by
+language; which statistics apply follows from each dimension's scale."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+
+import pandas as pd
+from pydantic import Field
+
+from dialbench.errors import DialbenchError
+from dialbench.metaeval.agreement import AgreementRow, agreement
+from dialbench.metaeval.classification import ClassificationRow, classification
+from dialbench.metaeval.correlation import CorrelationRow, correlations
+from dialbench.metaeval.detection import DetectionRow, detection
+from dialbench.metaeval.diagnostics import (
+    ConsistencyRow,
+    DistributionRow,
+    UnscoredRow,
+    distributions,
+    position_consistency,
+    unscored_rates,
+)
+from dialbench.metaeval.panels import build_panels
+from dialbench.metaeval.ratings import Rating, to_frame
+from dialbench.metaeval.scales import ScaleSpec
+from dialbench.metaeval.significance import McNemarRow, mcnemar_rows
+from dialbench.schema import Judgment, Record
+
+
+class MetaEvalOptions(Record):
+    scales: dict[str, ScaleSpec] = Field(default_factory=dict, description="overrides inference")
+    bootstrap_resamples: int = Field(default=1000, ge=100)
+    seed: int = 0
+    default_language: str | None = Field(
+        default=None, description="for items no rating places in a language"
+    )
+    max_pairwise_annotators: int = Field(
+        default=10, ge=2, description="above this, pairwise figures (kappa, ceiling) are skipped"
+    )
+
+
+class MetaEvalReport(Record):
+    agreement: list[AgreementRow] = Field(default_factory=list)
+    detection: list[DetectionRow] = Field(default_factory=list)
+    classification: list[ClassificationRow] = Field(default_factory=list)
+    correlation: list[CorrelationRow] = Field(default_factory=list)
+    mcnemar: list[McNemarRow] = Field(default_factory=list)
+    unscored: list[UnscoredRow] = Field(default_factory=list)
+    distribution: list[DistributionRow] = Field(default_factory=list)
+    consistency: list[ConsistencyRow] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+def meta_evaluate(
+    ratings: Sequence[Rating],
+    judgments: Sequence[Judgment] = (),
+    options: MetaEvalOptions | None = None,
+) -> MetaEvalReport:
+    options = options or MetaEvalOptions()
+    frame = to_frame(ratings, options.default_language)
+    if not (frame["kind"] == "human").any():
+        raise DialbenchError("no human ratings: give annotations (in the run or with --against)")
+    report = MetaEvalReport()
+    with warnings.catch_warnings():
+        # Undefined statistics (constant input, one class) are reported as None with a note;
+        # the libraries' own warnings about them would only repeat that.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        _fill(report, frame, options)
+    report.unscored = unscored_rates(frame)
+    report.consistency = position_consistency(judgments)
+    return report
+
+
+def _fill(report: MetaEvalReport, frame: pd.DataFrame, options: MetaEvalOptions) -> None:
+    limit = options.max_pairwise_annotators
+    for panel in build_panels(frame, options.scales, report.notes):
+        report.agreement.append(agreement(panel, limit))
+        report.distribution.extend(distributions(panel))
+        scale = panel.spec.scale
+        if scale == "binary":
+            report.detection.extend(detection(panel, limit))
+            report.mcnemar.extend(mcnemar_rows(panel, limit))
+        if scale in ("nominal", "ordinal"):
+            report.classification.extend(classification(panel, limit))
+        if scale in ("ordinal", "interval"):
+            report.correlation.extend(
+                correlations(panel, options.bootstrap_resamples, options.seed, limit)
+            )

@@ -1,0 +1,144 @@
+"""Ratings from files: a generic long format, and the ABC-Eval turn-level behaviour format.
+
+Long format (CSV, TSV or JSONL), one row per value:
+`item_id, annotator_or_judge, dimension, value, language` (language optional).
+Behaviour format (JSON, as published with GPT-ABCEval): `{dialogue_id: [turn, ...]}` where each
+turn has `"behaviors": {name: {"human": [a, b], "gpt": x, ...}}`; `human` lists the annotators'
+values, every other key is a judge.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, JsonValue
+
+from dialbench.errors import InputError, InputErrors
+from dialbench.io.jsonl import Item, read_jsonl
+from dialbench.io.table import read_rows
+from dialbench.io.text import decode_utf8
+from dialbench.io.validation import validate_items
+from dialbench.metaeval.ratings import UNKNOWN_LANGUAGE, RaterKind, Rating, scalar
+from dialbench.schema import LanguageCode, Record
+
+TRUE, FALSE = {"true", "yes", "y"}, {"false", "no", "n"}
+
+
+class LongRow(Record):
+    item_id: str = Field(min_length=1)
+    annotator_or_judge: str = Field(min_length=1)
+    dimension: str = Field(min_length=1)
+    value: JsonValue = None
+    language: LanguageCode | None = None
+
+
+def cell_value(text: str) -> float | str | None:
+    """A CSV cell as a rating: empty = no value, yes/no and true/false as 1/0, numbers as floats."""
+    lowered = text.strip().lower()
+    if not lowered:
+        return None
+    if lowered in TRUE or lowered in FALSE:
+        return float(lowered in TRUE)
+    try:
+        return float(lowered)
+    except ValueError:
+        return text.strip()
+
+
+def _long_items(path: Path) -> Iterator[Item]:
+    suffix = path.suffix.lower()
+    if suffix in (".csv", ".tsv"):
+        _, rows = read_rows(path, "," if suffix == ".csv" else "\t")
+        for line, row in rows:
+            if isinstance(row, dict):
+                row = {k: v for k, v in row.items() if v != "" or k == "value"}
+            yield line, row
+    elif suffix in (".jsonl", ".ndjson"):
+        yield from read_jsonl(path)
+    else:
+        raise InputError(path, f"unknown file type {suffix!r} for ratings (csv, tsv or jsonl)")
+
+
+def read_long(path: Path, kind: RaterKind) -> list[Rating]:
+    """Ratings from a long-format file; every problem is reported with its line."""
+    rows = validate_items(path, _long_items(path), LongRow)
+    return [
+        Rating(
+            item_id=row.item_id,
+            rater=row.annotator_or_judge,
+            kind=kind,
+            dimension=row.dimension,
+            value=cell_value(row.value) if isinstance(row.value, str) else scalar(row.value),
+            language=row.language or UNKNOWN_LANGUAGE,
+        )
+        for _, row in rows
+    ]
+
+
+def _behaviour_ratings(where: str, item_id: str, behaviours: Any) -> Iterator[Rating | InputError]:
+    if not isinstance(behaviours, dict):
+        yield InputError(where, "expected an object of behaviours", field="behaviors")
+        return
+    for name, values in behaviours.items():
+        if not isinstance(values, dict) or not isinstance(values.get("human", []), list):
+            message = 'expected {"human": [values], "<judge>": value}'
+            yield InputError(where, message, field=f"behaviors.{name}")
+            continue
+        for rater, value in values.items():
+            raters = (
+                [(f"human-{i + 1}", "human", v) for i, v in enumerate(value)]
+                if rater == "human"
+                else [(rater, "judge", value)]
+            )
+            for rater_name, kind, raw in raters:
+                yield Rating(
+                    item_id=item_id,
+                    rater=rater_name,
+                    kind=kind,
+                    dimension=name,
+                    value=scalar(raw),
+                )
+
+
+def read_behaviours(path: Path) -> list[Rating]:
+    """Ratings from the ABC-Eval behaviour JSON; problems name the dialogue and turn."""
+    try:
+        data = json.loads(decode_utf8(path.read_bytes(), path))
+    except json.JSONDecodeError as bad:
+        raise InputError(
+            path, f"invalid JSON: {bad.msg} (column {bad.colno})", line=bad.lineno
+        ) from None
+    if not isinstance(data, dict):
+        raise InputError(path, "expected an object of {dialogue_id: [turns]}")
+    ratings: list[Rating] = []
+    errors: list[InputError] = []
+    for dialogue_id, turns in data.items():
+        if not isinstance(turns, list):
+            errors.append(InputError(path, "expected a list of turns", field=dialogue_id))
+            continue
+        for index, turn in enumerate(turns):
+            where = f"{path} (dialogue {dialogue_id}, turn {index})"
+            behaviours = turn.get("behaviors") if isinstance(turn, dict) else None
+            item_id = f"{dialogue_id}#{index}"
+            for result in _behaviour_ratings(where, item_id, behaviours):
+                if isinstance(result, InputError):
+                    errors.append(result)
+                else:
+                    ratings.append(result)
+    if errors:
+        raise InputErrors(errors)
+    if not ratings:
+        raise InputError(path, "no behaviour ratings found")
+    return ratings
+
+
+def read_ratings(path: Path, kind: RaterKind) -> list[Rating]:
+    """Either format, told apart by the file's type: .json is the behaviour format."""
+    if not path.exists():
+        raise InputError(path, "no such file")
+    if path.suffix.lower() == ".json":
+        return read_behaviours(path)
+    return read_long(path, kind)

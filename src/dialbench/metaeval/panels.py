@@ -1,0 +1,103 @@
+"""One dimension in one language group, arranged as items x raters: what every statistic reads."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from dialbench.metaeval.ratings import UNSCORED
+from dialbench.metaeval.scales import ScaleSpec, encode, infer_scale
+
+ALL_LANGUAGES = "all"
+
+
+@dataclass(frozen=True)
+class Panel:
+    dimension: str
+    language: str
+    spec: ScaleSpec
+    labels: list[str]
+    humans: pd.DataFrame
+    judges: pd.DataFrame
+
+    @property
+    def annotators(self) -> list[str]:
+        return list(self.humans.columns)
+
+    def label_of(self, code: float) -> str:
+        """How a code reads to a person: its label, or the number itself."""
+        return self.labels[int(code)] if self.labels else f"{code:g}"
+
+
+def _matrix(rows: pd.DataFrame, scale: str) -> pd.DataFrame:
+    """Items x raters. Repeated samples of one rater are averaged (binary: majority, ties = 1;
+    nominal: the most frequent code, ties to the lowest)."""
+    if rows.empty:
+        return pd.DataFrame()
+    keys = ["item_id", "rater"]
+    if scale == "nominal":
+        counts = rows.groupby([*keys, "code"]).size().reset_index(name="n")
+        ranked = counts.sort_values(["n", "code"], ascending=[False, True])
+        values = ranked.drop_duplicates(keys).set_index(keys)["code"]
+    else:
+        values = rows.groupby(keys)["code"].mean()
+        if scale == "binary":
+            values = (values >= 0.5).astype(float)
+    return values.unstack("rater").sort_index()
+
+
+def build_panels(
+    frame: pd.DataFrame, scales: dict[str, ScaleSpec], notes: list[str]
+) -> Iterator[Panel]:
+    """Panels for every dimension with human ratings, over all languages and then each one."""
+    scored = frame[(frame["dimension"] != UNSCORED) & frame["value"].notna()]
+    for dimension, rows in scored.groupby("dimension", sort=True):
+        name = str(dimension)
+        spec = scales.get(name) or infer_scale(rows["value"])
+        if spec is None:
+            notes.append(f"{name}: free text with many distinct values, no statistic applies")
+            continue
+        if not (rows["kind"] == "human").any():
+            notes.append(f"{name}: judges only, no human ratings to compare with")
+            continue
+        codes, labels = encode(rows["value"], spec, name)
+        rows = rows.assign(code=codes)
+        languages = sorted(rows["language"].unique())
+        for language in [ALL_LANGUAGES, *languages]:
+            part = rows if language == ALL_LANGUAGES else rows[rows["language"] == language]
+            humans = _matrix(part[part["kind"] == "human"], spec.scale)
+            judges = _matrix(part[part["kind"] == "judge"], spec.scale)
+            items = humans.index.union(judges.index)
+            yield Panel(
+                dimension=name,
+                language=language,
+                spec=spec,
+                labels=labels,
+                humans=humans.reindex(items),
+                judges=judges.reindex(items),
+            )
+
+
+def shared(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The two raters' values on the items both rated."""
+    both = a.notna() & b.notna()
+    return a[both].to_numpy(), b[both].to_numpy()
+
+
+def defined(value: float) -> float | None:
+    """A statistic, or None where it is undefined: NaN never leaves this package."""
+    return None if value is None or not np.isfinite(value) else float(value)
+
+
+def average(results: list[dict[str, float]]) -> tuple[dict[str, float | None], list[str]]:
+    """Per-metric mean over several references, ignoring undefined ones; also which metrics were
+    undefined against every reference."""
+    keys = list(results[0]) if results else []
+    means: dict[str, float | None] = {}
+    for key in keys:
+        finite = [r[key] for r in results if np.isfinite(r[key])]
+        means[key] = float(np.mean(finite)) if finite else None
+    return means, [key for key in keys if means[key] is None]

@@ -1,0 +1,151 @@
+"""Writing a meta-evaluation out: one CSV per table, a markdown report, JSON, and PNG plots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+
+from dialbench.metaeval.evaluate import MetaEvalReport
+from dialbench.metaeval.references import HUMAN_CEILING
+
+TITLES = {
+    "agreement": "Agreement between human annotators",
+    "detection": "Issue detection against each annotator (averaged)",
+    "mcnemar": "McNemar: judge vs. annotator, scored against a second annotator",
+    "classification": "Multi-class labels against each annotator (averaged)",
+    "correlation": "Correlation with the mean human score",
+    "unscored": "Unscored outputs per judge",
+    "distribution": "Value distributions: humans pooled vs. each judge",
+    "consistency": "Position consistency of pairwise judges",
+}
+
+
+def tables(report: MetaEvalReport) -> dict[str, pd.DataFrame]:
+    return {
+        name: pd.DataFrame([row.model_dump() for row in getattr(report, name)])
+        for name in TITLES
+        if getattr(report, name)
+    }
+
+
+def _bar_groups(ax: Axes, frame: pd.DataFrame, x: str, value: str, raters: list[str]) -> None:
+    """Grouped bars of `value` per `x`, one bar per judge labelled with its item count; an
+    undefined figure is written as n/a, never drawn as zero; the human ceiling as black marks."""
+    positions = {key: i for i, key in enumerate(dict.fromkeys(frame[x]))}
+    judges = [r for r in raters if r != HUMAN_CEILING]
+    width = 0.8 / max(len(judges), 1)
+    for k, judge in enumerate(judges):
+        part = frame[frame["rater"] == judge]
+        offsets = [positions[v] - 0.4 + width * (k + 0.5) for v in part[x]]
+        heights = part[value].astype(float)
+        bars = ax.bar(offsets, heights.fillna(0), width, label=judge)
+        for bar, height, n in zip(bars, heights, part["n_items"], strict=True):
+            text = f"n={n}" if np.isfinite(height) else f"n/a\nn={n}"
+            top = height if np.isfinite(height) else 0.0
+            ax.annotate(
+                text,
+                (bar.get_x() + bar.get_width() / 2, max(top, 0.0)),
+                ha="center",
+                va="bottom",
+                fontsize=7,
+            )
+    ceiling = frame[frame["rater"] == HUMAN_CEILING]
+    if not ceiling.empty:
+        ax.scatter(
+            [positions[v] for v in ceiling[x]],
+            ceiling[value].astype(float),
+            marker="D",
+            color="black",
+            zorder=3,
+            label=HUMAN_CEILING,
+        )
+    ax.set_xticks(range(len(positions)), list(positions), rotation=30, ha="right")
+    lowest = float(np.nanmin(frame[value].astype(float).to_numpy(), initial=0.0))
+    ax.set_ylim(lowest - 0.05, 1.12)
+    ax.grid(axis="y", alpha=0.3)
+
+
+def plot_detection(detection: pd.DataFrame, folder: Path) -> list[Path]:
+    """Per language: F1+ and F1- per label, a bar per judge, the human ceiling marked."""
+    paths = []
+    for language, part in detection.groupby("language", sort=True):
+        raters = list(dict.fromkeys(part["rater"]))
+        if all(r == HUMAN_CEILING for r in raters):
+            continue
+        figure, axes = plt.subplots(
+            2, 1, figsize=(max(6, 1.2 * part["dimension"].nunique()), 7), sharex=True
+        )
+        for ax, column, title in zip(
+            axes,
+            ("f1_positive", "f1_negative"),
+            ("F1+ (issue present)", "F1- (no issue)"),
+            strict=True,
+        ):
+            _bar_groups(ax, part, "dimension", column, raters)
+            ax.set_ylabel(title)
+        axes[0].legend(fontsize=8, loc="best")
+        figure.suptitle(f"Issue detection vs. human annotators — {language}")
+        figure.tight_layout()
+        path = folder / f"detection_{language}.png"
+        figure.savefig(path, dpi=120)
+        plt.close(figure)
+        paths.append(path)
+    return paths
+
+
+def plot_correlation(correlation: pd.DataFrame, folder: Path) -> list[Path]:
+    """Per scored dimension: Spearman per language, a bar per judge, the human ceiling marked."""
+    paths = []
+    spearman = correlation[correlation["method"] == "spearman"]
+    for dimension, part in spearman.groupby("dimension", sort=True):
+        raters = list(dict.fromkeys(part["rater"]))
+        if all(r == HUMAN_CEILING for r in raters):
+            continue
+        figure, ax = plt.subplots(figsize=(max(6, 1.2 * part["language"].nunique()), 4))
+        _bar_groups(ax, part, "language", "r", raters)
+        ax.set_ylabel("Spearman with mean human score")
+        ax.legend(fontsize=8, loc="best")
+        ax.set_title(f"{dimension}: correlation with humans per language")
+        figure.tight_layout()
+        path = folder / f"correlation_{dimension}.png"
+        figure.savefig(path, dpi=120)
+        plt.close(figure)
+        paths.append(path)
+    return paths
+
+
+def _markdown(frame: pd.DataFrame) -> str:
+    """A markdown table; an undefined figure reads as a dash, never as nan."""
+    cells = frame.astype(object).where(frame.notna(), None)
+    return str(cells.to_markdown(index=False, floatfmt=".3f", missingval="–"))
+
+
+def write_report(report: MetaEvalReport, folder: Path) -> list[Path]:
+    """Write every table (CSV), report.md with all tables and plots, and report.json."""
+    folder.mkdir(parents=True, exist_ok=True)
+    frames = tables(report)
+    written = []
+    for name, frame in frames.items():
+        frame.to_csv(folder / f"{name}.csv", index=False)
+        written.append(folder / f"{name}.csv")
+    plots = []
+    if "detection" in frames:
+        plots += plot_detection(frames["detection"], folder)
+    if "correlation" in frames:
+        plots += plot_correlation(frames["correlation"], folder)
+    lines = ["# Meta-evaluation", ""]
+    lines += [f"- {note}" for note in report.notes] + ([""] if report.notes else [])
+    for name, frame in frames.items():
+        lines += [f"## {TITLES[name]}", "", _markdown(frame), ""]
+        lines += [f"![{p.stem}]({p.name})" for p in plots if p.stem.startswith(name)] + [""]
+    (folder / "report.md").write_text("\n".join(lines), encoding="utf-8")
+    (folder / "report.json").write_text(report.model_dump_json(indent=1), encoding="utf-8")
+    return [*written, *plots, folder / "report.md", folder / "report.json"]
