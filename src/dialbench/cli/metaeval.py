@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -11,13 +11,12 @@ from rich.table import Table
 
 from dialbench.cli import app
 from dialbench.errors import DialbenchError
-from dialbench.metaeval.evaluate import MetaEvalOptions, MetaEvalReport, meta_evaluate
-from dialbench.metaeval.files import read_ratings
-from dialbench.metaeval.ratings import Rating, from_store
-from dialbench.metaeval.report import write_report
-from dialbench.metaeval.scales import parse_scale
 from dialbench.schema import Judgment
 from dialbench.store import STORE_FILENAME, RunStore
+
+if TYPE_CHECKING:
+    from dialbench.metaeval.evaluate import MetaEvalReport
+    from dialbench.metaeval.ratings import Rating
 
 console = Console()
 
@@ -109,6 +108,14 @@ def metaeval(
     ] = 10,
 ) -> None:
     """Agreement, correlations, issue detection, McNemar and diagnostics vs. human annotators."""
+    # The statistics stack (pandas, scipy, scikit-learn, matplotlib) takes a second and a half
+    # to import: only this command pays for it.
+    from dialbench.metaeval.evaluate import MetaEvalOptions, meta_evaluate
+    from dialbench.metaeval.files import read_ratings
+    from dialbench.metaeval.ratings import from_store
+    from dialbench.metaeval.report import write_report
+    from dialbench.metaeval.scales import parse_scale
+
     ratings: list[Rating] = []
     judgments: list[Judgment] = []
     if run is not None:
