@@ -1,7 +1,9 @@
 """Local model: generated tokens/s through dialbench vs. llama-cpp-python called directly.
 
 Same packaged model file, prompt and settings (greedy, fixed seed, n_threads = cores); the
-dialbench call has no cache so every round generates. Rounds alternate; medians are reported.
+dialbench call has no cache so every round generates. Rounds alternate. llama.cpp's threads
+wait for each other, so another busy process on a 2-core machine slows a round several-fold:
+the best round of each side (closest to an idle machine) is the figure, medians are shown too.
 Usage: .venv/bin/python benchmarks/local_tokens.py [ROUNDS] [MAX_TOKENS]
 """
 
@@ -22,7 +24,7 @@ PROMPT = "USER: Tell me a long story about a lighthouse keeper and a storm.\nCHA
 
 
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
     max_tokens = int(sys.argv[2]) if len(sys.argv) > 2 else 128
     path = ensure_assembled(PACKAGED_MODELS["qwen2.5-0.5b"])
     threads = os.cpu_count() or 1
@@ -47,10 +49,12 @@ def main() -> None:
     for _ in range(rounds):
         direct_rates.append(run_direct())
         dialbench_rates.append(run_dialbench())
-    d, b = statistics.median(direct_rates), statistics.median(dialbench_rates)
-    print(f"llama-cpp-python direct: {d:.1f} tokens/s (median of {rounds})")
-    print(f"through dialbench:       {b:.1f} tokens/s (median of {rounds})")
-    print(f"ratio: {b / d:.3f}")
+    for name, rates in (
+        ("llama-cpp-python direct", direct_rates),
+        ("through dialbench", dialbench_rates),
+    ):
+        print(f"{name:>24}: best {max(rates):.1f}, median {statistics.median(rates):.1f} tokens/s")
+    print(f"ratio of best rounds: {max(dialbench_rates) / max(direct_rates):.3f}")
 
 
 if __name__ == "__main__":

@@ -97,6 +97,14 @@ def test_rerun_from_cache_loads_no_model_call(tmp_path: Path) -> None:
     assert run() == (text, 0, 1)
 
 
+def test_any_gguf_path_is_a_local_model(local: Model) -> None:
+    path = ensure_assembled(PACKAGED_MODELS["qwen2.5-0.5b"])
+    by_path = Runner(quiet=True).model(f"local:{path}")
+    assert by_path.spec == f"local:{path}"
+    reply = by_path.complete_sync(TRANSCRIPT, SPEAKER_STOPS)
+    assert reply.text == local.complete_sync(TRANSCRIPT, SPEAKER_STOPS).text
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -90,6 +90,10 @@ def test_api_key_never_reaches_store_or_logs(
         runner.run_sync(job())
         usage = runner.usage()
     assert loopback.requests() == 5
+    with sqlite3.connect(tmp_path / "dialbench.sqlite") as db:
+        saved = db.execute("SELECT run_id, role, model, record FROM llm_usage").fetchall()
+    assert [row[:3] for row in saved] == [("run-1", "judge", model.spec)]
+    assert '"failed_calls":1' in saved[0][3]
     stored = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.is_file())
     assert b"fine" in stored  # the store was written...
     assert SECRET.encode() not in stored  # ...and holds no key
