@@ -53,6 +53,9 @@ def test_krippendorff_alpha_and_cohen_kappa() -> None:
     assert row.alpha == pytest.approx(8 / 15)
     assert row.mean_pairwise_kappa == pytest.approx(0.5)
     assert (row.n_items, row.n_annotators, row.alpha_level) == (4, 2, "nominal")
+    pair = only(report.kappa_pairs, language="all")
+    assert (pair.annotator_a, pair.annotator_b, pair.n_items) == ("A", "B", 4)
+    assert pair.kappa == pytest.approx(0.5)
 
 
 def test_issue_detection_against_each_annotator_and_the_human_ceiling() -> None:

@@ -47,25 +47,58 @@ def krippendorff_alpha(panel: Panel) -> tuple[float | None, str | None]:
     return value, None if value is not None else "alpha is undefined (no variation to explain)"
 
 
-def pairwise_kappa(panel: Panel, max_annotators: int) -> tuple[float | None, int, str | None]:
-    annotators = panel.annotators
-    if len(annotators) > max_annotators:
-        return None, 0, f"{len(annotators)} annotators: pairwise kappa skipped (see alpha)"
-    kappas = []
-    for a, b in combinations(annotators, 2):
+class KappaRow(Record):
+    """Cohen's kappa (unweighted) of one annotator pair on the items both rated."""
+
+    dimension: str
+    language: str
+    annotator_a: str
+    annotator_b: str
+    n_items: int
+    kappa: float | None
+    note: str | None = None
+
+
+def pairwise_kappa(panel: Panel, max_annotators: int) -> list[KappaRow]:
+    """Every annotator pair sharing at least two items; none past `max_annotators`."""
+    if len(panel.annotators) > max_annotators:
+        return []
+    rows = []
+    for a, b in combinations(panel.annotators, 2):
         x, y = shared(panel.humans[a], panel.humans[b])
         if len(x) >= 2:
-            kappas.append(cohen_kappa_score(x, y))
-    finite = [k for k in kappas if np.isfinite(k)]
+            kappa = defined(cohen_kappa_score(x, y))
+            note = None if kappa is not None else "undefined: both gave one and the same label"
+            rows.append(
+                KappaRow(
+                    dimension=panel.dimension,
+                    language=panel.language,
+                    annotator_a=a,
+                    annotator_b=b,
+                    n_items=len(x),
+                    kappa=kappa,
+                    note=note,
+                )
+            )
+    return rows
+
+
+def _mean_kappa(
+    panel: Panel, pairs: list[KappaRow], max_annotators: int
+) -> tuple[float | None, int, str | None]:
+    if len(panel.annotators) > max_annotators:
+        return None, 0, f"{len(panel.annotators)} annotators: pairwise kappa skipped (see alpha)"
+    finite = [p.kappa for p in pairs if p.kappa is not None]
     if not finite:
-        return None, len(kappas), "no annotator pair has a defined kappa"
+        return None, 0, "no annotator pair has a defined kappa"
     return float(np.mean(finite)), len(finite), None
 
 
-def agreement(panel: Panel, max_annotators: int) -> AgreementRow:
+def agreement(panel: Panel, pairs: list[KappaRow], max_annotators: int) -> AgreementRow:
+    """Alpha over all annotators; kappa as the mean of the defined pairwise values in `pairs`."""
     alpha, alpha_note = krippendorff_alpha(panel)
-    kappa, pairs, kappa_note = (
-        pairwise_kappa(panel, max_annotators) if len(panel.annotators) >= 2 else (None, 0, None)
+    kappa, n_pairs, kappa_note = (
+        _mean_kappa(panel, pairs, max_annotators) if len(panel.annotators) >= 2 else (None, 0, None)
     )
     notes = [n for n in (alpha_note, kappa_note) if n]
     if len(panel.annotators) < 2:
@@ -79,6 +112,6 @@ def agreement(panel: Panel, max_annotators: int) -> AgreementRow:
         n_annotators=len(panel.annotators),
         alpha=alpha,
         mean_pairwise_kappa=kappa,
-        n_pairs=pairs,
+        n_pairs=n_pairs,
         note="; ".join(notes) or None,
     )

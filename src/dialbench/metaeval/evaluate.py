@@ -10,7 +10,7 @@ import pandas as pd
 from pydantic import Field
 
 from dialbench.errors import DialbenchError
-from dialbench.metaeval.agreement import AgreementRow, agreement
+from dialbench.metaeval.agreement import AgreementRow, KappaRow, agreement, pairwise_kappa
 from dialbench.metaeval.classification import ClassificationRow, classification
 from dialbench.metaeval.correlation import CorrelationRow, correlations
 from dialbench.metaeval.detection import DetectionRow, detection
@@ -43,6 +43,7 @@ class MetaEvalOptions(Record):
 
 class MetaEvalReport(Record):
     agreement: list[AgreementRow] = Field(default_factory=list)
+    kappa_pairs: list[KappaRow] = Field(default_factory=list)
     detection: list[DetectionRow] = Field(default_factory=list)
     classification: list[ClassificationRow] = Field(default_factory=list)
     correlation: list[CorrelationRow] = Field(default_factory=list)
@@ -77,7 +78,9 @@ def meta_evaluate(
 def _fill(report: MetaEvalReport, frame: pd.DataFrame, options: MetaEvalOptions) -> None:
     limit = options.max_pairwise_annotators
     for panel in build_panels(frame, options.scales, report.notes):
-        report.agreement.append(agreement(panel, limit))
+        pairs = pairwise_kappa(panel, limit)
+        report.kappa_pairs.extend(pairs)
+        report.agreement.append(agreement(panel, pairs, limit))
         report.distribution.extend(distributions(panel))
         scale = panel.spec.scale
         if scale == "binary":

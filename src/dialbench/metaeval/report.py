@@ -18,6 +18,7 @@ from dialbench.metaeval.references import HUMAN_CEILING
 
 TITLES = {
     "agreement": "Agreement between human annotators",
+    "kappa_pairs": "Cohen's kappa of each annotator pair",
     "detection": "Issue detection against each annotator (averaged)",
     "mcnemar": "McNemar: judge vs. annotator, scored against a second annotator",
     "classification": "Multi-class labels against each annotator (averaged)",
