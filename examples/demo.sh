@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dialbench=.venv/bin/dialbench
 run=runs/demo
-rm -rf "$run"
+rm -rf "$run" runs/demo-dbdc
 
 echo "== import the bundled multilingual dialogues (validated, one transaction)"
 $dialbench import "$($dialbench examples multilingual_dialogues)" --run "$run"
@@ -22,3 +22,9 @@ echo "== export for analysis and publication"
 $dialbench export "$run" --format jsonl
 $dialbench export "$run" --format parquet
 $dialbench export "$run" --format hf
+
+echo "== meta-evaluation on real human labels: DBDC3 breakdown annotations (30 per turn, en + ja)"
+dbdc="$($dialbench examples dbdc3_sample)"
+$dialbench import "$dbdc" --run runs/demo-dbdc
+$dialbench import "$dbdc" --records annotations --run runs/demo-dbdc
+$dialbench metaeval runs/demo-dbdc --scale breakdown=ordinal:O,T,X

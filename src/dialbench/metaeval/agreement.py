@@ -87,7 +87,7 @@ def _mean_kappa(
     panel: Panel, pairs: list[KappaRow], max_annotators: int
 ) -> tuple[float | None, int, str | None]:
     if len(panel.annotators) > max_annotators:
-        return None, 0, f"{len(panel.annotators)} annotators: pairwise kappa skipped (see alpha)"
+        return None, 0, f"pairwise kappa skipped: {len(panel.annotators)} annotators"
     finite = [p.kappa for p in pairs if p.kappa is not None]
     if not finite:
         return None, 0, "no annotator pair has a defined kappa"
