@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dialbench.metaeval.evaluate import MetaEvalOptions, MetaEvalReport, meta_evaluate
-from dialbench.metaeval.ratings import Rating
+from dialbench.metaeval.ratings import Rating, flatten
 from dialbench.metaeval.scales import ScaleSpec
 from dialbench.schema import Judgment, Target
 
@@ -206,3 +206,13 @@ def test_unscored_rate_and_position_consistency() -> None:
     assert (unscored.outputs, unscored.unscored, unscored.rate) == (4, 1, 0.25)
     consistency = only(report.consistency, judge="j")
     assert (consistency.pairs, consistency.consistent, consistency.rate) == (2, 1, 0.5)
+
+
+def test_nested_labels_flatten_and_explanations_are_not_dimensions() -> None:
+    labels = {
+        "issues": {"repetitive": True, "unsafe": False},
+        "comments": {"repetitive": "again"},
+        "overall": 4,
+        "reason": "fine",
+    }
+    assert dict(flatten(labels)) == {"issues.repetitive": 1.0, "issues.unsafe": 0.0, "overall": 4.0}

@@ -19,6 +19,7 @@ from dialbench.store import RunStore
 RaterKind = Literal["human", "judge"]
 UNKNOWN_LANGUAGE = "und"
 UNSCORED = "*"
+TEXT_KEYS = frozenset({"comment", "comments", "reason", "rationale", "explanation", "feedback"})
 COLUMNS = ["item_id", "rater", "kind", "dimension", "value", "language"]
 
 
@@ -51,8 +52,13 @@ def scalar(value: JsonValue) -> float | str | None:
 
 
 def flatten(labels: Mapping[str, JsonValue], prefix: str = "") -> Iterator[tuple[str, float | str]]:
-    """Nested label dicts as dotted dimensions: {"issues": {"empathy": true}} -> issues.empathy."""
+    """Nested label dicts as dotted dimensions: {"issues": {"empathy": true}} -> issues.empathy.
+
+    Free-text explanations (keys in TEXT_KEYS, at any depth) are not dimensions and are skipped.
+    """
     for key, value in labels.items():
+        if key in TEXT_KEYS:
+            continue
         if isinstance(value, dict):
             yield from flatten(value, f"{prefix}{key}.")
         elif (converted := scalar(value)) is not None:
