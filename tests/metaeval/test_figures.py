@@ -103,8 +103,10 @@ def test_correlations_with_p_values_and_intervals() -> None:
     assert by_method["pearson"].r == pytest.approx(0.8)
     assert by_method["kendall"].r == pytest.approx(0.6)
     for row in by_method.values():
-        assert row.p_value is not None and 0 < row.p_value < 1
-        assert row.ci_low is not None and row.ci_high is not None
+        assert row.p_value is not None
+        assert 0 < row.p_value < 1
+        assert row.ci_low is not None
+        assert row.ci_high is not None
         assert row.ci_low <= row.r <= row.ci_high  # type: ignore[operator]
     assert only(report.agreement, language="all").note == "one annotator only: agreement needs two"
 
@@ -168,7 +170,8 @@ def test_ordered_labels_and_sample_averaging() -> None:
         language="all",
     )
     assert (nominal.alpha_level, ordinal.alpha_level) == ("nominal", "ordinal")
-    assert ordinal.alpha is not None and nominal.alpha is not None
+    assert ordinal.alpha is not None
+    assert nominal.alpha is not None
     assert ordinal.alpha > nominal.alpha  # T vs X is a near miss on an ordinal scale
     two_samples = (
         ratings("unsafe", {"A": A, "B": B})

@@ -92,7 +92,8 @@ def test_a_run_with_annotations_and_judgments(
     assert dimensions == {"issues.lacks_empathy", "issues.repetitive", "overall"}
     assert {row["language"] for row in report["agreement"]} >= {"all", "en", "zh", "de", "fr", "es"}
     unscored = [u for u in report["unscored"] if u["language"] == "de"]
-    assert unscored and unscored[0]["unscored"] == 1
+    assert unscored
+    assert unscored[0]["unscored"] == 1
     repetitive = [
         d
         for d in report["detection"]
