@@ -288,6 +288,10 @@ class RunStore:
         )
         return [tuple(row) for row in self._db.execute(query)]
 
+    def llm_usage_records(self) -> list[str]:
+        """The LLM layer's per-run usage lines (JSON), as `Runner.save_usage` stored them."""
+        return [record for (record,) in self._db.execute("SELECT record FROM llm_usage")]
+
     def dialogue_languages(self) -> dict[str, str]:
         """Dialogue id -> language, for placing judgments and annotations by language."""
         return dict(self._db.execute("SELECT id, language FROM dialogues").fetchall())

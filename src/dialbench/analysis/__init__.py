@@ -1,0 +1,1 @@
+"""Analyses of what a run holds."""

@@ -1,0 +1,51 @@
+"""Counting text the way each language needs: words for most, characters for Chinese and
+Japanese; tokens for lexical diversity from jieba for Chinese."""
+
+from __future__ import annotations
+
+import logging
+import unicodedata
+
+import jieba
+from lexical_diversity import lex_div
+
+CHARACTER_LANGUAGES = frozenset({"zh", "ja"})
+jieba.setLogLevel(logging.WARNING)
+
+
+def base_language(tag: str) -> str:
+    """`zh-Hant` -> `zh`: the rules here depend on the language, not the script or region."""
+    return tag.split("-", 1)[0].lower()
+
+
+def length_unit(language: str) -> str:
+    return "characters" if base_language(language) in CHARACTER_LANGUAGES else "words"
+
+
+def _is_word_character(char: str) -> bool:
+    return not char.isspace() and not unicodedata.category(char).startswith("P")
+
+
+def utterance_length(text: str, language: str) -> int:
+    """Characters (no spaces or punctuation) for Chinese and Japanese, words for the rest."""
+    if base_language(language) in CHARACTER_LANGUAGES:
+        return sum(map(_is_word_character, text))
+    return len(lex_div.tokenize(text))
+
+
+def tokens(text: str, language: str) -> list[str]:
+    """Word tokens for lexical diversity: jieba for Chinese; characters for Japanese (no
+    tokenizer without a 250 MB dictionary); lower-cased words elsewhere."""
+    base = base_language(language)
+    if base == "zh":
+        return [t for t in jieba.lcut(text) if any(map(_is_word_character, t))]
+    if base == "ja":
+        return [c for c in text if _is_word_character(c)]
+    return [t.lower() for t in lex_div.tokenize(text)]
+
+
+def mtld(words: list[str]) -> float | None:
+    """MTLD (McCarthy and Jarvis 2010) over a token stream; None when there are no tokens."""
+    if not words:
+        return None
+    return float(lex_div.mtld(words))

@@ -1,0 +1,133 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from dialbench.analysis.dataset_stats import dataset_statistics
+from dialbench.analysis.text import mtld, tokens, utterance_length
+from dialbench.llm.runner import Runner
+from dialbench.schema import Dialogue, Usage
+from dialbench.store import RunStore
+from tests.conftest import RunCli
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "length"),
+    [
+        ("Hello there, how are you?", "en", 5),
+        ("Wie spät ist es in Tokio?", "de", 6),
+        ("我下周要去成都。", "zh", 7),  # characters, punctuation not counted
+        ("我下周要去成都。", "zh-Hans", 7),
+        ("最近、朝起きる", "ja", 6),
+        ("¿Qué puedo cocinar?", "es", 3),
+    ],
+)
+def test_lengths_are_words_or_characters(text: str, language: str, length: int) -> None:
+    assert utterance_length(text, language) == length
+
+
+def test_chinese_tokens_come_from_jieba() -> None:
+    assert tokens("我下周要去成都出差。", "zh") == ["我", "下周", "要", "去", "成都", "出差"]
+    assert tokens("Bonjour, Paris!", "fr") == ["bonjour", "paris"]
+
+
+def test_mtld_ranks_repetition_below_variety() -> None:
+    varied = [
+        "the",
+        "quick",
+        "brown",
+        "fox",
+        "jumps",
+        "over",
+        "a",
+        "lazy",
+        "dog",
+        "while",
+        "seven",
+        "happy",
+        "children",
+        "sing",
+    ]
+    assert mtld([]) is None
+    assert mtld(["ok"] * 40) < mtld(varied * 3)  # type: ignore[operator]
+
+
+def dialogue(language: str, turns: list[tuple[str, str, list[str]]], end: str) -> Dialogue:
+    return Dialogue.model_validate(
+        {
+            "language": language,
+            "end_reason": end,
+            "turns": [
+                {
+                    "role": role,
+                    "text": text,
+                    "attempts": [{"text": text, "verdict": v, "feedback": None} for v in verdicts],
+                }
+                for role, text, verdicts in turns
+            ],
+        }
+    )
+
+
+def test_statistics_of_a_simulated_run(tmp_path: Path, cli: RunCli) -> None:
+    """Turn 0: attempts rejected+accepted and accepted -> 2 turns, 3 attempts, 1 first try, 2/3.
+    Turn 2: one accepted attempt. Usage of two runs adds up per role and model."""
+    first = dialogue(
+        "en",
+        [
+            ("user", "I lost my keys today.", ["rejected", "accepted"]),
+            ("assistant", "Oh no, where did you last see them?", []),
+            ("user", "At the gym, I think.", ["accepted"]),
+        ],
+        "natural_end",
+    )
+    second = dialogue(
+        "zh",
+        [
+            ("user", "我丢了钥匙。", ["accepted"]),
+            ("assistant", "别着急，你最后在哪里见到它们？", []),
+        ],
+        "turn_cap",
+    )
+    with RunStore.open(tmp_path) as store, store.run("test") as run:
+        store.add([first, second], run)
+    for run_id in ("r1", "r2"):
+        with Runner(tmp_path, run_id=run_id, quiet=True) as runner:
+            runner.accounting.add_call(
+                "user", "local:qwen2.5-0.5b", Usage(prompt_tokens=10, completion_tokens=5)
+            )
+            runner.accounting.add_call(
+                "judge",
+                "openai:gpt-4.1",
+                Usage(prompt_tokens=100, completion_tokens=20, cost_usd=0.01),
+            )
+    with RunStore.open(tmp_path) as store:
+        stats = dataset_statistics(store)
+    languages = {row.language: row for row in stats.languages}
+    assert set(languages) == {"all", "en", "zh"}
+    assert languages["all"].dialogues == 2
+    assert languages["all"].turns_per_dialogue == 2.5
+    assert languages["en"].user_utterance_length == 5  # 5 words each
+    assert languages["en"].assistant_utterance_length == 8
+    assert languages["zh"].length_unit == "characters"
+    assert languages["zh"].user_utterance_length == 5  # 我丢了钥匙
+    assert languages["zh"].end_reasons == {"turn_cap": 1}
+    en_turns = {a.turn_index: a for a in stats.acceptance if a.language == "en"}
+    assert (en_turns[0].turns, en_turns[0].attempts, en_turns[0].accepted_first_try) == (1, 2, 0)
+    assert en_turns[0].acceptance_rate == 0.5
+    assert en_turns[2].acceptance_rate == 1.0
+    usage = {(u.role, u.model): u for u in stats.usage}
+    judge = usage[("judge", "openai:gpt-4.1")]
+    assert (judge.calls, judge.usage.prompt_tokens) == (2, 200)
+    assert judge.usage.cost_usd == pytest.approx(0.02)
+    assert usage[("user", "local:qwen2.5-0.5b")].usage.cost_usd is None
+    shown = json.loads(cli("stats", tmp_path, "--json").stdout)
+    assert shown == json.loads(stats.model_dump_json())
+    assert "Validator acceptance on user turns" in cli("stats", tmp_path).stdout
+
+
+def test_an_empty_run_has_empty_statistics(tmp_path: Path, cli: RunCli) -> None:
+    RunStore.open(tmp_path).close()
+    assert "no dialogues" in cli("stats", tmp_path).stdout
