@@ -27,6 +27,11 @@ def create_api(config: ModelConfig) -> ModelAPI:
         from dialbench.llm.local import LocalAPI
 
         return LocalAPI(config)
+    if backend == "litellm":
+        require("litellm", "litellm")
+        from dialbench.llm.litellm_api import LiteLLMAPI
+
+        return LiteLLMAPI(config)
     from dialbench.llm.openai_compat import OpenAICompatAPI
 
     return OpenAICompatAPI(config)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import os
-import re
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -21,11 +20,14 @@ from openai import AsyncOpenAI, DefaultAioHttpClient
 
 from dialbench.errors import DialbenchError
 from dialbench.llm.base import Completion, ModelError, Request, StructuredMode
-from dialbench.llm.openai_format import completion_from_response
+from dialbench.llm.openai_format import (
+    completion_from_response,
+    is_reasoning_model,
+    request_arguments,
+)
 from dialbench.llm.specs import ModelConfig
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
-REASONING_MODEL = re.compile(r"^(o\d|gpt-5)")
 RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 
 
@@ -33,11 +35,19 @@ class MissingAPIKeyError(DialbenchError):
     """The environment variable that should hold an API key is not set."""
 
 
-def _without_credentials(url: str) -> str:
+def without_credentials(url: str) -> str:
     parts = urlsplit(url)
     host = parts.hostname or ""
     netloc = f"{host}:{parts.port}" if parts.port else host
     return urlunsplit(parts._replace(netloc=netloc))
+
+
+def read_api_key(variable: str) -> str:
+    """The key in `variable`; the key itself is never logged, stored or put in a spec."""
+    key = os.environ.get(variable)
+    if not key:
+        raise MissingAPIKeyError(f"environment variable {variable} (the API key) is not set")
+    return key
 
 
 def retry_after_seconds(headers: Any) -> float | None:
@@ -61,7 +71,7 @@ def retry_after_seconds(headers: Any) -> float | None:
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
-def _model_error(error: openai.APIError) -> ModelError:
+def model_error(error: openai.APIError) -> ModelError:
     if isinstance(error, openai.APIStatusError):
         return ModelError(
             f"HTTP {error.status_code}: {error.message}",
@@ -81,31 +91,20 @@ class OpenAICompatAPI:
         self.model = parsed.model
         self.base_url = parsed.base_url or OPENAI_BASE_URL
         key_env = config.api_key_env or ("OPENAI_API_KEY" if parsed.backend == "openai" else None)
-        self._api_key = self._read_key(key_env)
+        self._api_key = read_api_key(key_env) if key_env else "no-key"
         self.structured_mode: StructuredMode = config.structured_output or (
             "json_schema" if parsed.backend == "openai" else "json_object"
         )
         self.reasoning = (
-            config.reasoning
-            if config.reasoning is not None
-            else bool(REASONING_MODEL.match(self.model))
+            config.reasoning if config.reasoning is not None else is_reasoning_model(self.model)
         )
         self._clients: dict[asyncio.AbstractEventLoop, AsyncOpenAI] = {}
-        self._endpoint = _without_credentials(self.base_url)
+        self._endpoint = without_credentials(self.base_url)
         self._spec = (
             config.spec
             if parsed.backend == "openai"
             else f"openai-compat:{self._endpoint}#{self.model}"
         )
-
-    @staticmethod
-    def _read_key(variable: str | None) -> str:
-        if variable is None:
-            return "no-key"
-        key = os.environ.get(variable)
-        if not key:
-            raise MissingAPIKeyError(f"environment variable {variable} (the API key) is not set")
-        return key
 
     @property
     def spec(self) -> str:
@@ -135,30 +134,6 @@ class OpenAICompatAPI:
         if client is not None:
             await client.close()
 
-    def _sampling(self, request: Request) -> dict[str, Any]:
-        """Request arguments, without the ones reasoning models reject."""
-        params = request.params
-        if self.reasoning:
-            effort = params.reasoning_effort or self.config.reasoning_effort
-            return {"max_completion_tokens": params.max_tokens} | (
-                {"reasoning_effort": effort} if effort else {}
-            )
-        args: dict[str, Any] = {"max_tokens": params.max_tokens, "temperature": params.temperature}
-        if params.top_p is not None:
-            args["top_p"] = params.top_p
-        if params.stop:
-            args["stop"] = list(params.stop)
-        if params.seed is not None:
-            args["seed"] = params.seed
-        return args
-
-    def _response_format(self, schema: dict[str, Any]) -> dict[str, Any] | None:
-        if self.structured_mode == "json_schema":
-            return {"type": "json_schema", "json_schema": {"name": "response", "schema": schema}}
-        if self.structured_mode == "json_object":
-            return {"type": "json_object", "schema": schema}
-        return None
-
     async def generate(self, request: Request) -> Completion:
         started = time.perf_counter()
         try:
@@ -167,27 +142,29 @@ class OpenAICompatAPI:
             else:
                 completion = await self._complete(request)
         except openai.APIError as error:
-            raise _model_error(error) from error
+            raise model_error(error) from error
         except ValueError as error:  # a 200 response whose body is not valid JSON
             raise ModelError(f"malformed response body: {error}", retryable=True) from error
         return completion.model_copy(update={"latency_s": time.perf_counter() - started})
 
     async def _chat(self, request: Request) -> Completion:
-        body = self._sampling(request)
-        if request.json_schema is not None and (
-            response_format := self._response_format(request.json_schema)
-        ):
-            body["response_format"] = response_format
-        if request.top_logprobs and not self.reasoning:
-            body |= {"logprobs": True, "top_logprobs": request.top_logprobs}
-        body |= {"model": self.model, "messages": [m.model_dump() for m in request.messages]}
+        body = self._arguments(request) | {
+            "model": self.model,
+            "messages": [m.model_dump() for m in request.messages],
+        }
         return await self._post("/chat/completions", body, chat=True)
 
     async def _complete(self, request: Request) -> Completion:
-        body = self._sampling(request) | {"model": self.model, "prompt": request.prompt}
-        if request.top_logprobs:
-            body["logprobs"] = request.top_logprobs
+        body = self._arguments(request) | {"model": self.model, "prompt": request.prompt}
         return await self._post("/completions", body, chat=False)
+
+    def _arguments(self, request: Request) -> dict[str, Any]:
+        return request_arguments(
+            request,
+            reasoning=self.reasoning,
+            reasoning_effort=self.config.reasoning_effort,
+            structured_mode=self.structured_mode,
+        )
 
     async def _post(self, path: str, body: dict[str, Any], *, chat: bool) -> Completion:
         """POST a plain JSON body through the SDK (auth, transport, errors) and read the reply.

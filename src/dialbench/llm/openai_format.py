@@ -1,11 +1,73 @@
-"""Reading OpenAI-format responses (chat and text completions), which llama.cpp also returns."""
+"""The OpenAI request and response format, spoken by OpenAI-compatible servers, LiteLLM and
+llama.cpp alike: one place that writes request arguments and reads completions.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from dialbench.llm.base import Completion, ModelError, TokenLogprob
+from dialbench.llm.base import (
+    Completion,
+    JsonSchema,
+    ModelError,
+    ReasoningEffort,
+    Request,
+    StructuredMode,
+    TokenLogprob,
+)
 from dialbench.schema import Usage
+
+REASONING_MODEL = re.compile(r"^(?:[\w.-]+/)?(o\d|gpt-5)")
+
+
+def is_reasoning_model(name: str) -> bool:
+    """o-series and gpt-5 models (optionally behind a provider/ prefix) take other parameters."""
+    return bool(REASONING_MODEL.match(name))
+
+
+def response_format(mode: StructuredMode, schema: JsonSchema) -> dict[str, Any] | None:
+    if mode == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": "response", "schema": schema}}
+    if mode == "json_object":  # llama.cpp server: a grammar from the schema
+        return {"type": "json_object", "schema": schema}
+    return None
+
+
+def request_arguments(
+    request: Request,
+    *,
+    reasoning: bool,
+    reasoning_effort: ReasoningEffort | None,
+    structured_mode: StructuredMode,
+) -> dict[str, Any]:
+    """Everything but model and messages/prompt, without what reasoning models reject
+    (temperature, top_p, stop, seed, logprobs, max_tokens)."""
+    params = request.params
+    if reasoning:
+        effort = params.reasoning_effort or reasoning_effort
+        arguments: dict[str, Any] = {"max_completion_tokens": params.max_tokens}
+        if effort:
+            arguments["reasoning_effort"] = effort
+    else:
+        arguments = {"max_tokens": params.max_tokens, "temperature": params.temperature}
+        if params.top_p is not None:
+            arguments["top_p"] = params.top_p
+        if params.stop:
+            arguments["stop"] = list(params.stop)
+        if params.seed is not None:
+            arguments["seed"] = params.seed
+    if request.kind == "complete":
+        if request.top_logprobs:
+            arguments["logprobs"] = request.top_logprobs
+        return arguments
+    if request.json_schema is not None and (
+        fmt := response_format(structured_mode, request.json_schema)
+    ):
+        arguments["response_format"] = fmt
+    if request.top_logprobs and not reasoning:
+        arguments |= {"logprobs": True, "top_logprobs": request.top_logprobs}
+    return arguments
 
 
 def completion_from_response(response: Any, latency_s: float, *, chat: bool) -> Completion:

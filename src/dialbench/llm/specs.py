@@ -4,6 +4,7 @@
     local:/path/to/any.gguf                  any GGUF file
     openai:gpt-4.1                           OpenAI, key from OPENAI_API_KEY
     openai-compat:http://host:8000/v1#name   any OpenAI-compatible server (vLLM, Ollama, ...)
+    litellm:anthropic/claude-sonnet-4        through LiteLLM (pip install 'dialbench[litellm]')
 
 Everything else about a model (key variable, limits, timeouts) is a `ModelConfig` field, so the
 spec stays short and never carries a secret.
@@ -19,7 +20,7 @@ from dialbench.errors import DialbenchError
 from dialbench.llm.base import ReasoningEffort, StructuredMode
 from dialbench.schema import Record
 
-Backend = Literal["local", "openai", "openai-compat"]
+Backend = Literal["local", "openai", "openai-compat", "litellm"]
 DEFAULT_LOCAL_MODEL = "local:qwen2.5-0.5b"
 
 
@@ -41,6 +42,10 @@ class ModelConfig(Record):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     spec: str
+    base_url: str | None = Field(
+        default=None,
+        description="API base URL for litellm models (openai-compat puts it in the spec)",
+    )
     api_key_env: str | None = Field(
         default=None, description="name of the environment variable holding the API key"
     )
@@ -78,7 +83,7 @@ def parse_spec(spec: str) -> ParsedSpec:
             f"model spec {spec!r} has no backend; write e.g. local:qwen2.5-0.5b, openai:gpt-4.1 "
             "or openai-compat:http://127.0.0.1:8000/v1#my-model"
         )
-    if backend in ("local", "openai"):
+    if backend in ("local", "openai", "litellm"):
         return ParsedSpec(backend=backend, model=rest)
     if backend == "openai-compat":
         base_url, hash_sign, model = rest.partition("#")

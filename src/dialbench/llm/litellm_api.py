@@ -1,0 +1,74 @@
+"""Models reached through LiteLLM (Anthropic, Gemini, Bedrock, ...): an optional extra.
+
+LiteLLM speaks the OpenAI format and raises the `openai` SDK's exception types, so requests,
+responses and retry decisions are the same as for the OpenAI-compatible backend. Its own retries
+are off; `drop_params` lets it drop what a provider does not take.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import litellm
+import openai
+
+from dialbench.llm.base import Completion, Request, StructuredMode
+from dialbench.llm.openai_compat import model_error, read_api_key, without_credentials
+from dialbench.llm.openai_format import (
+    completion_from_response,
+    is_reasoning_model,
+    request_arguments,
+)
+from dialbench.llm.specs import ModelConfig
+
+
+class LiteLLMAPI:
+    def __init__(self, config: ModelConfig) -> None:
+        self.config = config
+        self.model = config.parsed.model
+        self.structured_mode: StructuredMode = config.structured_output or "json_schema"
+        self.reasoning = (
+            config.reasoning if config.reasoning is not None else is_reasoning_model(self.model)
+        )
+        self._connection: dict[str, Any] = {"timeout": self.config.timeout_s, "num_retries": 0}
+        if config.base_url:
+            self._connection["api_base"] = config.base_url
+        if config.api_key_env:
+            self._connection["api_key"] = read_api_key(config.api_key_env)
+        base = without_credentials(config.base_url) if config.base_url else None
+        self._spec = f"litellm:{self.model}" + (f"@{base}" if base else "")
+        self._endpoint = base or self.model.split("/", 1)[0]
+
+    @property
+    def spec(self) -> str:
+        return self._spec
+
+    @property
+    def endpoint(self) -> str:
+        return self._endpoint
+
+    async def aclose(self) -> None:
+        """LiteLLM owns its HTTP sessions."""
+
+    async def generate(self, request: Request) -> Completion:
+        arguments = request_arguments(
+            request,
+            reasoning=self.reasoning,
+            reasoning_effort=self.config.reasoning_effort,
+            structured_mode=self.structured_mode,
+        )
+        arguments |= self._connection | {"model": self.model, "drop_params": True}
+        started = time.perf_counter()
+        try:
+            if request.kind == "chat":
+                messages = [m.model_dump() for m in request.messages]
+                response = await litellm.acompletion(messages=messages, **arguments)
+            else:
+                response = await litellm.atext_completion(prompt=request.prompt, **arguments)
+        except openai.APIError as error:  # LiteLLM's exceptions subclass the SDK's
+            raise model_error(error) from error
+        latency = time.perf_counter() - started
+        return completion_from_response(
+            response.model_dump(mode="json"), latency, chat=request.kind == "chat"
+        )

@@ -1,0 +1,43 @@
+"""The optional LiteLLM backend against the loopback server (runs where dialbench[litellm] is)."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import Loopback
+
+from dialbench.llm.runner import CallFailed, Runner
+from dialbench.llm.specs import ModelConfig
+
+pytest.importorskip("litellm")
+
+
+def config(loopback: Loopback, **fields: object) -> ModelConfig:
+    return ModelConfig.model_validate(
+        {
+            "spec": "litellm:openai/loopback",
+            "base_url": loopback.base_url,
+            "api_key_env": "LOOPBACK_KEY",
+            **fields,
+        }
+    )
+
+
+def test_litellm_chat_complete_and_retries(
+    loopback: Loopback, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LOOPBACK_KEY", "sk-loopback")
+    runner = Runner(quiet=True, jitter_seed=0)
+    model = runner.model(config(loopback, max_attempts=3))
+    assert model.spec == f"litellm:openai/loopback@{loopback.base_url}"
+    reply = model.chat_sync([{"role": "user", "content": "[[fault:500]] hello"}])
+    assert reply.text == "echo: [[fault:500]] hello"
+    assert reply.usage.completion_tokens == 5
+    assert loopback.requests() == 2
+
+    async def refused() -> object:
+        [result] = await runner.gather([model.chat([{"role": "user", "content": "[[fault:400]]"}])])
+        return result
+
+    failure = runner.run_sync(refused())
+    assert isinstance(failure, CallFailed)
+    assert failure.attempts == 1
