@@ -1,0 +1,27 @@
+"""The chatbot under test: one shared system prompt (MEDAL Table 7) and the dialogue history.
+
+It never sees the seed context, as with a real chatbot, and its turns are not validated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dialbench.llm.base import GenerationParams
+from dialbench.llm.model import Model
+from dialbench.prompts import load_prompt
+from dialbench.schema import Turn
+
+PROMPTS = ("simulate_chatbot",)
+
+
+class Chatbot:
+    def __init__(self, model: Model, params: GenerationParams) -> None:
+        self.model = model
+        self.params = params
+
+    async def reply(self, turns: Sequence[Turn]) -> str:
+        messages = [{"role": "system", "content": load_prompt("simulate_chatbot").text}]
+        messages += [{"role": t.role, "content": t.text} for t in turns]
+        completion = await self.model.chat(messages, self.params)
+        return completion.text.strip()

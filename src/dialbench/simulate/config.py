@@ -1,0 +1,181 @@
+"""The simulation config: a YAML file validated into records, errors located by line and field.
+
+    languages: [en, zh, {language: pt, culture: Portugal}]
+    seeds: {contexts: 20, seed: 0, scenes: scenes.jsonl, personas: personas.jsonl}
+    user: {models: [local:qwen2.5-0.5b], form: auto}
+    validator: {model: local:qwen2.5-0.5b}
+    chatbots: {models: [local:qwen2.5-0.5b, openai:gpt-4.1-mini]}
+    max_utterances: 10
+
+Defaults follow MEDAL (App. C.2): first user turn at temperature 1.5, later turns and the chatbot
+at 0.9 / top_p 0.95 / 512 tokens, the validator at 0.1 / 64 tokens, 10 then 5 attempts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from dialbench.errors import DialbenchError, InputError
+from dialbench.hashing import content_hash
+from dialbench.io.validation import _describe
+from dialbench.llm.base import GenerationParams
+from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig
+from dialbench.schema import Record
+from dialbench.seeds import LanguageTarget
+
+UserForm = Literal["auto", "chat", "transcript"]
+ModelEntry = ModelConfig
+
+
+def _as_model_config(value: Any) -> Any:
+    return {"spec": value} if isinstance(value, str) else value
+
+
+def _as_language_target(value: Any) -> Any:
+    return {"language": value} if isinstance(value, str) else value
+
+
+class SeedsConfig(Record):
+    """Where scenes and personas come from (default: the starter set) and how many to sample."""
+
+    scenes: Path | None = Field(default=None, description="JSONL/CSV/TXT; relative to the config")
+    personas: Path | None = None
+    contexts: int = Field(default=10, ge=1, description="contexts per language")
+    seed: int = 0
+
+
+class UserConfig(Record):
+    models: list[ModelEntry] = Field(
+        default_factory=lambda: [ModelConfig(spec=DEFAULT_LOCAL_MODEL)]
+    )
+    form: UserForm = Field(
+        default="auto",
+        description="chat messages, or transcript completion that keeps small models in role; "
+        "auto = transcript for local models, chat otherwise",
+    )
+    first_turn: GenerationParams = GenerationParams(temperature=1.5, max_tokens=128)
+    turns: GenerationParams = GenerationParams(temperature=0.9, top_p=0.95, max_tokens=512)
+
+    _models = field_validator("models", mode="before")(
+        lambda v: [_as_model_config(m) for m in v] if isinstance(v, list) else v
+    )
+
+
+class ValidatorConfig(Record):
+    model: ModelEntry | None = Field(
+        default_factory=lambda: ModelConfig(spec=DEFAULT_LOCAL_MODEL),
+        description="null turns validation off: every user turn is kept without a verdict",
+    )
+    params: GenerationParams = GenerationParams(temperature=0.1, max_tokens=64)
+    first_turn_attempts: int = Field(default=10, ge=1)
+    turn_attempts: int = Field(default=5, ge=1)
+
+    _model = field_validator("model", mode="before")(_as_model_config)
+
+
+class ChatbotsConfig(Record):
+    models: list[ModelEntry] = Field(min_length=1)
+    params: GenerationParams = GenerationParams(temperature=0.9, top_p=0.95, max_tokens=512)
+
+    _models = field_validator("models", mode="before")(
+        lambda v: [_as_model_config(m) for m in v] if isinstance(v, list) else v
+    )
+
+
+class FilterConfig(Record):
+    """MEDAL §3.2: drop dialogues whose user side is in the wrong language or plays the bot."""
+
+    language_id: bool = Field(default=True, description="check user turns with lingua")
+    llm: ModelEntry | None = Field(
+        default=None, description="also ask this model about language and swapped roles"
+    )
+    exclude: bool = Field(
+        default=True, description="store flagged dialogues as source medal-excluded"
+    )
+
+    _llm = field_validator("llm", mode="before")(_as_model_config)
+
+
+class SimulationConfig(Record):
+    languages: list[LanguageTarget] = Field(min_length=1)
+    seeds: SeedsConfig = SeedsConfig()
+    user: UserConfig = UserConfig()
+    validator: ValidatorConfig = ValidatorConfig()
+    chatbots: ChatbotsConfig
+    max_utterances: int = Field(default=10, ge=1, description="user and chatbot turns together")
+    concurrency: int = Field(default=64, ge=1, description="dialogues in flight at once")
+    filter: FilterConfig = FilterConfig()
+
+    _languages = field_validator("languages", mode="before")(
+        lambda v: [_as_language_target(x) for x in v] if isinstance(v, list) else v
+    )
+
+    @model_validator(mode="after")
+    def _distinct(self) -> SimulationConfig:
+        for what, specs in (
+            ("languages", [t.language for t in self.languages]),
+            ("user.models", [m.spec for m in self.user.models]),
+            ("chatbots.models", [m.spec for m in self.chatbots.models]),
+        ):
+            if len(set(specs)) != len(specs):
+                raise ValueError(f"{what} lists the same entry twice")
+        return self
+
+    def config_hash(self) -> str:
+        return content_hash(self.model_dump(mode="json"))
+
+
+def _line_of(node: yaml.Node, loc: tuple[int | str, ...]) -> int:
+    """The line (1-based) of the YAML node at a pydantic error location, or its nearest parent."""
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            child = next((v for k, v in node.value if k.value == part), None)
+        elif (
+            isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value)
+        ):
+            child = node.value[part]
+        else:
+            child = None
+        if child is None:
+            break
+        node = child
+    return node.start_mark.line + 1
+
+
+def load_config(path: str | Path) -> SimulationConfig:
+    """Read and validate a config; relative seed files are resolved against its folder."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "no such config file")
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = yaml.safe_load(text)
+        root = yaml.compose(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(error, "problem", None) or str(error)
+        raise InputError(path, f"not valid YAML ({problem})", line=line) from None
+    if not isinstance(data, dict) or root is None:
+        raise InputError(path, "a simulation config is a YAML mapping (languages:, chatbots:, ...)")
+    try:
+        config = SimulationConfig.model_validate(data)
+    except ValidationError as invalid:
+        errors = []
+        for problem in invalid.errors():
+            field, message = _describe(problem)
+            errors.append(
+                InputError(path, message, line=_line_of(root, problem["loc"]), field=field)
+            )
+        raise DialbenchError("\n".join(map(str, errors))) from None
+    seeds = config.seeds
+    resolved = {
+        name: path.parent / value
+        for name, value in (("scenes", seeds.scenes), ("personas", seeds.personas))
+        if value is not None and not value.is_absolute()
+    }
+    return config.model_copy(update={"seeds": seeds.model_copy(update=resolved)})

@@ -1,0 +1,64 @@
+"""Dialogue text as the agents see it, and the user's end-of-dialogue marker.
+
+The marker is matched loosely (case, spaces or hyphens for underscores, brackets, quotes) because
+models rarely reproduce it exactly; it ends the dialogue and is never kept in a turn's text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from dialbench.schema import SeedContext, Turn
+from dialbench.simulate.language import language_name
+
+END_MARKER = "END_OF_DIALOGUE"
+USER_TAG, CHATBOT_TAG = "USER", "CHATBOT"
+TRANSCRIPT_STOPS = (f"\n{CHATBOT_TAG}:", f"\n{USER_TAG}:", f"{CHATBOT_TAG}:")
+NO_MESSAGES_YET = "(no messages yet: write the first one)"
+
+_END = re.compile(
+    r"[\[<(*\"'`]*\s*\bend[\s_-]*of[\s_-]*(?:the[\s_-]*)?dialog(?:ue)?\s*[\]>)*\"'`]*", re.I
+)
+_LABEL = re.compile(
+    r"^\s*(?:\*\*)?(?:user|human|用户|usuario|usuário|utilisateur|nutzer)(?:\*\*)?\s*[:：]\s*", re.I
+)
+_QUOTES = "\"'“”„«»「」『』"
+
+
+def split_end_marker(text: str) -> tuple[str, bool]:
+    """(text without the marker, whether the marker was there)."""
+    cleaned, found = _END.subn(" ", text)
+    cleaned = re.sub(r"\s+([.!?。！？])", r"\1", " ".join(cleaned.split()))
+    return ("" if found and not cleaned.strip(" .") else cleaned), found > 0
+
+
+def clean_user_text(raw: str) -> str:
+    """A generated user message without a speaker label, wrapping quotes or a continuation."""
+    text = raw.split(f"{CHATBOT_TAG}:")[0].strip()
+    text = _LABEL.sub("", text).strip()
+    if len(text) >= 2 and text[0] in _QUOTES and text[-1] in _QUOTES:
+        text = text[1:-1].strip()
+    return text
+
+
+def render_transcript(turns: Sequence[Turn], last_user: str | None = None) -> str:
+    """`USER: ...` / `CHATBOT: ...` lines, optionally with a candidate user message appended."""
+    lines = [f"{USER_TAG if t.role == 'user' else CHATBOT_TAG}: {t.text}" for t in turns]
+    if last_user is not None:
+        lines.append(f"{USER_TAG}: {last_user}")
+    return "\n".join(lines) if lines else NO_MESSAGES_YET
+
+
+def context_values(context: SeedContext) -> dict[str, str]:
+    """The seed context as prompt fields; a missing gender means the scene or persona sets it."""
+    language = context.language or "en"
+    return {
+        "scene": context.scene or "(none)",
+        "persona": context.persona or "(none)",
+        "affective_state": context.affective_state or "(none)",
+        "gender": context.gender or "as the scene or persona implies",
+        "language_name": language_name(language),
+        "culture": context.culture or f"a country where {language_name(language)} is spoken",
+        "end_marker": END_MARKER,
+    }

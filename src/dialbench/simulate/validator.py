@@ -1,0 +1,59 @@
+"""The online validator (LLM-as-judge) on every user turn, MEDAL Table 8.
+
+It answers "Yes." or "No. <reason>". An answer that starts with neither is a rejection whose
+feedback quotes the answer, so the record shows exactly why the turn was not accepted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from dialbench.llm.base import GenerationParams
+from dialbench.llm.model import Model
+from dialbench.prompts import load_prompt
+from dialbench.schema import GenerationAttempt, SeedContext, Turn
+from dialbench.simulate.transcript import context_values, render_transcript
+
+PROMPTS = ("simulate_validator", "simulate_validator_turn")
+_YES = re.compile(r"^[\W_]*(?:yes|是|对|ja|oui|sí|si|sim)\b[\W_]*", re.I)
+_NO = re.compile(r"^[\W_]*(?:no|不是|不|否|nein|non|não|nao)\b[\W_]*", re.I)
+
+
+def parse_verdict(answer: str) -> tuple[bool, str | None]:
+    """(accepted, feedback) from a "Yes." / "No. reason" answer."""
+    if _YES.match(answer):
+        return True, None
+    if found := _NO.match(answer):
+        return False, answer[found.end() :].strip() or "rejected without a reason"
+    return False, f"the validator answered neither Yes nor No: {answer.strip()[:200]!r}"
+
+
+class Validator:
+    def __init__(self, model: Model, params: GenerationParams) -> None:
+        self.model = model
+        self.params = params
+
+    async def judge(
+        self, context: SeedContext, turns: Sequence[Turn], message: str
+    ) -> GenerationAttempt:
+        """The candidate `message` (end marker included) as an attempt with verdict and feedback."""
+        values = context_values(context)
+        transcript = render_transcript(turns, last_user=message)
+        messages = [
+            {"role": "system", "content": load_prompt("simulate_validator").format(**values)},
+            {
+                "role": "user",
+                "content": load_prompt("simulate_validator_turn").format(
+                    **values, transcript=transcript
+                ),
+            },
+        ]
+        completion = await self.model.chat(messages, self.params)
+        accepted, feedback = parse_verdict(completion.text)
+        return GenerationAttempt(
+            text=message,
+            verdict="accepted" if accepted else "rejected",
+            feedback=feedback,
+            validator_model=self.model.spec,
+        )
