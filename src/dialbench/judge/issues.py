@@ -1,0 +1,94 @@
+"""MEDAL's multidimensional chatbot evaluation: binary issues with comments, and overall 1-5.
+
+The labels and their definitions come from `issue_labels.yaml`, the file human annotators read.
+Comments are kept only for issues marked present: the comment explains a label, it is not one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pydantic import JsonValue
+
+from dialbench.judge.labels import IssueLabel, load_issue_labels
+from dialbench.judge.protocol import JudgeProtocol, Question, Result, Task, enum_of, hashes
+from dialbench.judge.transcript import transcript
+from dialbench.llm.base import JsonSchema, Message
+from dialbench.prompts import load_prompt
+from dialbench.schema import Dialogue, Record, Target
+
+COMMENT_MAX_CHARS = 300
+
+
+class IssuesAnswer(Record):
+    issues: dict[str, bool]
+    comments: dict[str, str]
+    overall: int
+
+
+class IssuesProtocol(JudgeProtocol):
+    name = "issues"
+    description = "MEDAL: 8 binary issues of the chatbot's turns (+ comments) and overall 1-5"
+    default_max_tokens = 512
+
+    @property
+    def labels(self) -> list[IssueLabel]:
+        return load_issue_labels().selected(include_optional=self.settings.other_issue)
+
+    def schema(self) -> JsonSchema:
+        keys = [label.key for label in self.labels]
+        comment = {"type": "string", "maxLength": COMMENT_MAX_CHARS}
+        return {
+            "type": "object",
+            "properties": {
+                "issues": {
+                    "type": "object",
+                    "properties": {key: {"type": "boolean"} for key in keys},
+                    "required": keys,
+                    "additionalProperties": False,
+                },
+                "comments": {
+                    "type": "object",
+                    "properties": dict.fromkeys(keys, comment),
+                    "additionalProperties": False,
+                },
+                "overall": enum_of(load_issue_labels().overall.scale),
+            },
+            "required": ["issues", "comments", "overall"],
+            "additionalProperties": False,
+        }
+
+    def tasks(self, dialogue: Dialogue) -> list[Task]:
+        instructions, shown = load_prompt("judge_issues"), load_prompt("judge_dialogue")
+        overall = load_issue_labels().overall
+        system = instructions.format(
+            labels="\n".join(f"- {label.key}: {label.definition}" for label in self.labels),
+            overall=overall.definition,
+            issue_keys=", ".join(f'"{label.key}": true|false' for label in self.labels),
+            scale="|".join(str(score) for score in overall.scale),
+        )
+        user = shown.format(language=dialogue.language, transcript=transcript(dialogue.turns))
+        question = Question(
+            name=self.name,
+            messages=(Message(role="system", content=system), Message(role="user", content=user)),
+            json_schema=self.schema(),
+            params=self.params,
+        )
+        prompt_hashes = hashes(instructions, shown) | {"issue_labels": load_issue_labels().sha256}
+        return [
+            Task(
+                target=Target(dialogue_id=dialogue.id),
+                questions=[question],
+                prompt_hashes=prompt_hashes,
+            )
+        ]
+
+    def result(self, answers: Mapping[str, JsonValue]) -> Result:
+        answer = IssuesAnswer.model_validate(answers[self.name])
+        comments: dict[str, JsonValue] = {
+            key: text.strip()
+            for key, text in answer.comments.items()
+            if answer.issues.get(key) and text.strip()
+        }
+        issues: dict[str, JsonValue] = dict(answer.issues)
+        return {"issues": issues, "comments": comments, "overall": answer.overall}

@@ -1,0 +1,45 @@
+"""The issue label definitions, read from the data file that judges and annotators share."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+
+import yaml
+from pydantic import Field
+
+from dialbench.hashing import sha256_text
+from dialbench.schema import Record
+
+LABELS_FILE = "issue_labels.yaml"
+
+
+class IssueLabel(Record):
+    key: str = Field(pattern=r"^[a-z_]+$")
+    title: str
+    definition: str
+    optional: bool = False
+
+
+class OverallScale(Record):
+    key: str
+    title: str
+    definition: str
+    scale: list[int] = Field(min_length=2)
+
+
+class IssueLabels(Record):
+    """Every label with its definition, and the sha256 of the file for provenance."""
+
+    issues: list[IssueLabel] = Field(min_length=1)
+    overall: OverallScale
+    sha256: str = ""
+
+    def selected(self, *, include_optional: bool) -> list[IssueLabel]:
+        return [label for label in self.issues if include_optional or not label.optional]
+
+
+@cache
+def load_issue_labels() -> IssueLabels:
+    text = (resources.files("dialbench.judge") / LABELS_FILE).read_text(encoding="utf-8")
+    return IssueLabels.model_validate({**yaml.safe_load(text), "sha256": sha256_text(text)})

@@ -1,0 +1,22 @@
+"""How judges are asked: sampling, reasoning, repeated samples, and protocol options."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from dialbench.llm.base import ReasoningEffort
+from dialbench.llm.structured import DEFAULT_MAX_REASKS
+from dialbench.schema import Record
+
+
+class JudgeSettings(Record):
+    """Temperature 0 by default (backends drop it where a model refuses it, as reasoning models
+    do). Several samples only differ when the temperature is above 0."""
+
+    temperature: float = Field(default=0.0, ge=0.0)
+    reasoning_effort: ReasoningEffort | None = None
+    samples: int = Field(default=1, ge=1, le=20, description="independent judgments per item")
+    max_tokens: int | None = Field(default=None, ge=1, description="default: the protocol's")
+    max_reasks: int = Field(default=DEFAULT_MAX_REASKS, ge=0)
+    few_shot: bool = Field(default=False, description="holistic: DiQAD's three examples")
+    other_issue: bool = Field(default=False, description="issues: also ask for 'other'")
