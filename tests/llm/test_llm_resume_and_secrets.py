@@ -37,8 +37,15 @@ JOB = textwrap.dedent(
 
 
 def cached_rows(run_dir: Path) -> int:
-    with sqlite3.connect(run_dir / "dialbench.sqlite") as db:
-        return int(db.execute("SELECT COUNT(*) FROM llm_cache").fetchone()[0])
+    """Calls stored so far; 0 while the job has not yet created its store."""
+    path = run_dir / "dialbench.sqlite"
+    if not path.exists():
+        return 0
+    with sqlite3.connect(path) as db:
+        try:
+            return int(db.execute("SELECT COUNT(*) FROM llm_cache").fetchone()[0])
+        except sqlite3.OperationalError:  # created, not yet migrated
+            return 0
 
 
 def test_killed_job_resumes_without_repeating_stored_calls(
@@ -51,7 +58,7 @@ def test_killed_job_resumes_without_repeating_stored_calls(
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         time.sleep(0.1)
-        if (tmp_path / "dialbench.sqlite").exists() and cached_rows(tmp_path) >= 12:
+        if cached_rows(tmp_path) >= 12:
             break
     job.send_signal(signal.SIGKILL)
     job.wait()

@@ -78,15 +78,19 @@ class Runner:
         self.prices = prices or PriceTable.load()
         self.accounting = Accounting()
         self._random = random.Random(jitter_seed)
-        self._apis: dict[str, ModelAPI] = {}
+        self._apis: dict[ModelConfig, ModelAPI] = {}
         self._endpoints: dict[tuple[asyncio.AbstractEventLoop, str], _Endpoint] = {}
 
     def model(self, model: str | ModelConfig, role: str = "default") -> Model:
-        """A model bound to this runner and a role (user, assistant, validator, judge, ...)."""
+        """A model bound to this runner and a role (user, assistant, validator, judge, ...).
+
+        A packaged local model is assembled and verified here the first time (seconds); it is
+        loaded on its first call.
+        """
         config = model if isinstance(model, ModelConfig) else ModelConfig(spec=model)
-        if config.spec not in self._apis:
-            self._apis[config.spec] = create_api(config)
-        return Model(self, self._apis[config.spec], config, role)
+        if config not in self._apis:
+            self._apis[config] = create_api(config)
+        return Model(self, self._apis[config], config, role)
 
     def _endpoint(self, api: ModelAPI, config: ModelConfig) -> _Endpoint:
         key = (asyncio.get_running_loop(), api.endpoint)
@@ -105,9 +109,10 @@ class Runner:
         return endpoint
 
     def _delay_s(self, attempt: int, error: ModelError) -> float:
+        """The server's Retry-After (plus up to 10 %), else full-jitter exponential backoff."""
         if error.retry_after_s is not None:
             return error.retry_after_s * (1 + 0.1 * self._random.random())
-        return self._random.uniform(0, min(MAX_DELAY_S, BASE_DELAY_S * 2**attempt))
+        return self._random.uniform(0, min(MAX_DELAY_S, BASE_DELAY_S * 2 ** (attempt - 1)))
 
     async def call(
         self, api: ModelAPI, config: ModelConfig, role: str, request: Request
@@ -119,7 +124,9 @@ class Runner:
             return hit.model_copy(update={"cached": True})
         endpoint = self._endpoint(api, config)
         line = self.accounting.line(role, api.spec)
-        for attempt in range(config.max_attempts):
+        attempt = 0
+        while True:
+            attempt += 1
             async with endpoint.slots:
                 await endpoint.pace(request)
                 try:
@@ -128,14 +135,13 @@ class Runner:
                     failure = error
                 else:
                     return self._accept(api.spec, role, key, request, completion)
-            if not failure.retryable or attempt + 1 == config.max_attempts:
+            if not failure.retryable or attempt == config.max_attempts:
                 line.failed_calls += 1
-                raise CallFailed(api.spec, str(failure), attempt + 1) from failure
+                raise CallFailed(api.spec, str(failure), attempt) from failure
             line.retries += 1
             delay = self._delay_s(attempt, failure)
             log.info("%s: %s; retrying in %.2fs", api.spec, failure, delay)
             await asyncio.sleep(delay)
-        raise AssertionError("unreachable: the loop returns or raises")
 
     def _accept(
         self, spec: str, role: str, key: str, request: Request, completion: Completion
