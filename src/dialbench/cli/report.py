@@ -1,0 +1,35 @@
+"""`dialbench report`: the chatbot-evaluation report of a run, as HTML, markdown, CSV and PNG."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from dialbench.cli import app
+from dialbench.cli.data import DEFAULT_RUN, RunDir
+from dialbench.store import RunStore
+
+console = Console()
+
+
+@app.command()
+def report(
+    run: RunDir = DEFAULT_RUN,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Folder; default RUN/report.")
+    ] = None,
+) -> None:
+    """Write the report: issue heatmaps, distributions per language, judges' unscored rates and
+    cost, dataset statistics; every rate with its count."""
+    from dialbench.report.writer import write_report  # pandas and matplotlib only when it runs
+
+    with RunStore.open(run, create=False) as store:
+        written = write_report(store, output or Path(run) / "report")
+    for note in written.notes:
+        console.print(f"note: {note}", highlight=False)
+    titles = ", ".join(section.title for section in written.sections)
+    console.print(f"sections: {titles}", highlight=False)
+    console.print(f"wrote {written.html} and {written.markdown}", highlight=False)

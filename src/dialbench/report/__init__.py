@@ -1,0 +1,1 @@
+"""The chatbot-evaluation report: tables, plots and one static HTML page from a run store."""
