@@ -1,0 +1,117 @@
+"""The report's figures on a store with known judgments: every rate, count and distribution."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from report_data import judgments, make_store
+
+from dialbench.errors import DialbenchError
+from dialbench.report import tables
+from dialbench.report.frames import judgment_frame
+from dialbench.report.writer import write_report
+from dialbench.schema import Dialogue, Turn
+from dialbench.store import RunStore
+from dialbench.summary import HUMAN
+
+
+@pytest.fixture(scope="module")
+def frame(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
+    with RunStore.open(make_store(tmp_path_factory.mktemp("run"))) as store:
+        return judgment_frame(store)
+
+
+def row(table: pd.DataFrame, **where: str) -> pd.Series:
+    mask = pd.Series(True, index=table.index)
+    for column, value in where.items():
+        mask &= table[column] == value
+    [index] = table.index[mask]
+    return table.loc[index]
+
+
+def test_issue_rates_per_judge_chatbot_and_language(frame: pd.DataFrame) -> None:
+    rates = tables.issue_rates(frame)
+    german_b = row(rates, judge="judge-x", chatbot="bot-b", language="de")
+    assert (german_b["items"], german_b["issues.repetitive"], german_b["overall"]) == (4, 1.0, 2.0)
+    english_a = row(rates, judge="judge-x", chatbot="bot-a", language="en")
+    assert (english_a["issues.irrelevant"], english_a["overall"]) == (0.25, 4.25)
+    # judge-y left one dialogue per cell unscored: rates are over the 3 it scored.
+    assert row(rates, judge="judge-y", chatbot="bot-a", language="en")["items"] == 3
+    everywhere = row(rates, judge="judge-x", chatbot="bot-b", language="all")
+    assert (everywhere["items"], everywhere["issues.repetitive"]) == (12, pytest.approx(1 / 3))
+    assert list(rates["language"][:4]) == ["de", "en", "zh", "all"]
+
+
+def test_issue_proportions_per_language_with_counts(frame: pd.DataFrame) -> None:
+    proportions = tables.issue_proportions(frame)
+    german = row(proportions, judge="judge-x", language="de", issue="repetitive")
+    assert (german["dialogues"], german["flagged"], german["rate"]) == (8, 4, 0.5)
+    wide = tables.issue_proportions_wide(proportions)
+    assert row(wide, judge="judge-x", language="de")["repetitive"] == "50% (4/8)"
+    assert list(wide.columns[2:]) == [
+        "uninterpretable",
+        "unsafe",
+        "lacks_empathy",
+        "lacks_commonsense",
+        "repetitive",
+        "incoherent",
+        "irrelevant",
+        "non_factual",
+    ]
+
+
+def test_overall_and_holistic_distributions(frame: pd.DataFrame) -> None:
+    overall = row(tables.overall_distribution(frame), judge="judge-x", language="de")
+    assert (overall["judgments"], overall["n_2"], overall["n_5"], overall["n_1"]) == (8, 5, 3, 0)
+    holistic = tables.holistic_distribution(frame)
+    b = row(holistic, judge="judge-x", chatbot="bot-b", language="en")
+    assert (b["judgments"], b["n_0"], b["n_1"], b["n_2"], b["share_1"]) == (8, 4, 4, 0, 0.5)
+
+
+def test_submetric_means_count_chatbot_turns(frame: pd.DataFrame) -> None:
+    means = row(tables.submetric_means(frame), judge="judge-y", chatbot="bot-a", language="zh")
+    assert (means["turns"], means["understandability"], means["sensibleness"]) == (4, 4.0, 3.0)
+
+
+def test_sample_spread_of_repeated_judgments(frame: pd.DataFrame) -> None:
+    spread = row(tables.sample_spread(frame), judge="judge-x", dimension="quality")
+    assert spread["items"] == 24
+    assert spread["all_samples_agree"] == 0.5  # bot-a always 2; bot-b 0 then 1
+    assert spread["mean_sd"] == pytest.approx(0.5 * (2**0.5 / 2))
+
+
+def test_unscored_tokens_and_cost_per_judge(frame: pd.DataFrame) -> None:
+    usage = tables.usage_by_judge(frame)
+    issues_y = row(usage, protocol="issues", judge="judge-y", language="all")
+    assert (issues_y["judgments"], issues_y["unscored"], issues_y["unscored_rate"]) == (24, 6, 0.25)
+    assert issues_y["prompt_tokens"] == 2400
+    assert issues_y["cost_usd"] == pytest.approx(0.024)
+    holistic = row(usage, protocol="holistic", judge="judge-x", language="en")
+    assert pd.isna(holistic["cost_usd"])  # unpriced: empty, not zero
+
+
+def test_a_run_with_dialogues_but_no_judgments_reports_the_dataset(tmp_path: Path) -> None:
+    with RunStore.open(tmp_path) as store, store.run("test") as run:
+        store.add([Dialogue(language="fr", turns=[Turn(role="user", text="bonjour")])], run)
+        written = write_report(store, tmp_path / "report")
+    assert [s.key for s in written.sections] == ["dataset"]
+    assert "No judgments yet" in written.notes[0]
+    assert "fr" in (tmp_path / "report" / "tables" / "dataset_languages.csv").read_text()
+
+
+def test_an_empty_run_is_a_clear_error(tmp_path: Path) -> None:
+    with RunStore.open(tmp_path) as store, pytest.raises(DialbenchError, match="nothing to report"):
+        write_report(store, tmp_path / "report")
+
+
+def test_dialogues_without_a_chatbot_model_are_human_or_unknown(tmp_path: Path) -> None:
+    make_store(tmp_path)
+    with RunStore.open(tmp_path) as store, store.run("more") as run:
+        human = Dialogue(
+            language="es", turns=[Turn(role="user", text="hola"), Turn(role="assistant", text="?")]
+        )
+        store.add([human], run)
+        store.add([j for j in judgments([human]) if j.judge_model == "judge-x"][:1], run)
+        assert HUMAN in set(judgment_frame(store)["chatbot"])
