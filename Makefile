@@ -19,12 +19,17 @@ $(VENV)/.demo-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e ".[demo]"
 	touch $@
 
+# The report test opens the HTML report in headless Chromium: Debian's package, installed once.
+$(VENV)/.browser-installed: | $(BIN)/python
+	test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
+	touch $@
+
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy src
 
-test: lint
+test: lint $(VENV)/.browser-installed
 	$(BIN)/pytest
 
 demo: $(VENV)/.demo-installed
