@@ -52,6 +52,23 @@ def test_429_waits_for_retry_after(loopback: Loopback) -> None:
     assert loopback.requests() == 2
 
 
+def test_retry_after_holds_off_the_whole_endpoint(loopback: Loopback) -> None:
+    runner = Runner(quiet=True)
+    model = runner.model(loopback.spec())
+
+    async def later_call() -> float:
+        await asyncio.sleep(0.3)  # sent after the 429 arrived
+        await model.chat(ask("an unrelated call"))
+        return time.perf_counter() - started
+
+    async def batch() -> float:
+        _, later = await asyncio.gather(model.chat(ask("[[fault:429]] hold off")), later_call())
+        return later
+
+    started = time.perf_counter()
+    assert runner.run_sync(batch()) >= 1.0
+
+
 def test_a_failed_item_does_not_fail_the_batch(loopback: Loopback) -> None:
     runner = Runner(quiet=True, jitter_seed=0)
     model = runner.model(ModelConfig(spec=loopback.spec(), max_attempts=2))

@@ -50,8 +50,16 @@ class _Endpoint:
     slots: asyncio.Semaphore
     requests: AsyncLimiter | None
     tokens: AsyncLimiter | None
+    resume_at: float = 0.0  # loop time before which nothing is sent (a server's Retry-After)
+
+    def hold_off(self, seconds: float) -> None:
+        loop_time = asyncio.get_running_loop().time()
+        self.resume_at = max(self.resume_at, loop_time + seconds)
 
     async def pace(self, request: Request) -> None:
+        """Wait out a Retry-After the endpoint gave any call, then the rate limits."""
+        if (wait := self.resume_at - asyncio.get_running_loop().time()) > 0:
+            await asyncio.sleep(wait)
         if self.requests is not None:
             await self.requests.acquire()
         if self.tokens is not None:
@@ -140,6 +148,8 @@ class Runner:
                 raise CallFailed(api.spec, str(failure), attempt) from failure
             line.retries += 1
             delay = self._delay_s(attempt, failure)
+            if failure.retry_after_s is not None:
+                endpoint.hold_off(delay)
             log.info("%s: %s; retrying in %.2fs", api.spec, failure, delay)
             await asyncio.sleep(delay)
 
