@@ -14,8 +14,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import math
 import re
+import subprocess
+import sys
+import urllib.request
 from collections import Counter
 from typing import Any
 
@@ -140,6 +144,43 @@ async def serve(latency_s: float) -> None:
     port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     print(port, flush=True)
     await asyncio.Event().wait()
+
+
+class Loopback:
+    """A running loopback server, seen from a test or a benchmark."""
+
+    def __init__(self, process: subprocess.Popen[str], port: int) -> None:
+        self.process = process
+        self.port = port
+        self.base_url = f"http://127.0.0.1:{port}/v1"
+        self.offset = 0
+
+    def spec(self, model: str = "loopback") -> str:
+        return f"openai-compat:{self.base_url}#{model}"
+
+    def stats(self) -> dict[str, Any]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/stats") as reply:
+            stats: dict[str, Any] = json.load(reply)
+        return stats
+
+    def requests(self) -> int:
+        """Requests received since the test started."""
+        return int(self.stats()["requests"]) - self.offset
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+def start_loopback(latency_s: float = 0.0) -> Loopback:
+    """Run the server in its own process (so it has its own core) and wait for its port."""
+    process = subprocess.Popen(
+        [sys.executable, __file__, "--latency", str(latency_s)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    return Loopback(process, int(process.stdout.readline()))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import Loopback
+from loopback_server import Loopback
 
 from dialbench.llm.base import GenerationParams
 from dialbench.llm.openai_compat import MissingAPIKeyError

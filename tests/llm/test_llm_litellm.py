@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import Loopback
+from loopback_server import Loopback
 
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import ModelConfig

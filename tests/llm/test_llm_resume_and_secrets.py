@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import Loopback
+from loopback_server import Loopback
 
 from dialbench.llm.runner import Runner
 from dialbench.llm.specs import ModelConfig
