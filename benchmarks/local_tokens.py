@@ -3,7 +3,9 @@
 Same packaged model file, prompt and settings (greedy, fixed seed, n_threads = cores); the
 dialbench call has no cache so every round generates. Rounds alternate. llama.cpp's threads
 wait for each other, so another busy process on a 2-core machine slows a round several-fold:
-the best round of each side (closest to an idle machine) is the figure, medians are shown too.
+the best round of each side (closest to an idle machine) is the figure, medians are shown too,
+and so is the share of each dialbench call spent inside llama-cpp-python, which no other process
+can skew.
 Usage: .venv/bin/python benchmarks/local_tokens.py [ROUNDS] [MAX_TOKENS]
 """
 
@@ -39,13 +41,18 @@ def main() -> None:
         out = direct.create_completion(PROMPT, max_tokens=max_tokens, temperature=0.0, seed=0)
         return out["usage"]["completion_tokens"] / (time.perf_counter() - started)  # type: ignore[index]
 
+    inside_llama: list[float] = []  # share of each dialbench call spent inside llama.cpp
+
     def run_dialbench() -> float:
         started = time.perf_counter()
         reply = model.complete_sync(PROMPT, params)
-        return reply.usage.completion_tokens / (time.perf_counter() - started)
+        wall = time.perf_counter() - started
+        inside_llama.append(reply.latency_s / wall)
+        return reply.usage.completion_tokens / wall
 
     run_direct(), run_dialbench()  # warm both contexts
     direct_rates, dialbench_rates = [], []
+    inside_llama.clear()
     for _ in range(rounds):
         direct_rates.append(run_direct())
         dialbench_rates.append(run_dialbench())
@@ -55,6 +62,8 @@ def main() -> None:
     ):
         print(f"{name:>24}: best {max(rates):.1f}, median {statistics.median(rates):.1f} tokens/s")
     print(f"ratio of best rounds: {max(dialbench_rates) / max(direct_rates):.3f}")
+    # Immune to other processes: the part of a dialbench call spent in llama-cpp-python itself.
+    print(f"time inside llama-cpp-python per dialbench call: min {min(inside_llama):.4f}")
 
 
 if __name__ == "__main__":
