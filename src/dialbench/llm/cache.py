@@ -84,6 +84,8 @@ class CallCache:
 
     def flush(self) -> None:
         """Block until every entry put so far is committed."""
+        if not self._writer.is_alive():  # closed: everything was written on the way out
+            return
         marker = _Flush()
         self._queue.put(marker)
         marker.done.wait()
