@@ -27,7 +27,8 @@ from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig
 from dialbench.schema import Record
 from dialbench.seeds import LanguageTarget
 
-UserForm = Literal["auto", "chat", "transcript"]
+Form = Literal["chat", "transcript"]
+FormChoice = Literal["auto", "chat", "transcript"]
 ModelEntry = ModelConfig
 
 
@@ -52,7 +53,7 @@ class UserConfig(Record):
     models: list[ModelEntry] = Field(
         default_factory=lambda: [ModelConfig(spec=DEFAULT_LOCAL_MODEL)]
     )
-    form: UserForm = Field(
+    form: FormChoice = Field(
         default="auto",
         description="chat messages, or transcript completion that keeps small models in role; "
         "auto = transcript for local models, chat otherwise",
@@ -69,6 +70,9 @@ class ValidatorConfig(Record):
     model: ModelEntry | None = Field(
         default_factory=lambda: ModelConfig(spec=DEFAULT_LOCAL_MODEL),
         description="null turns validation off: every user turn is kept without a verdict",
+    )
+    form: FormChoice = Field(
+        default="auto", description="chat, or a few-shot verdict list for small local models"
     )
     params: GenerationParams = GenerationParams(temperature=0.1, max_tokens=64)
     first_turn_attempts: int = Field(default=10, ge=1)
@@ -89,7 +93,9 @@ class ChatbotsConfig(Record):
 class FilterConfig(Record):
     """MEDAL §3.2: drop dialogues whose user side is in the wrong language or plays the bot."""
 
-    language_id: bool = Field(default=True, description="check user turns with lingua")
+    rules: bool = Field(
+        default=True, description="lingua language identification and assistant-only phrases"
+    )
     llm: ModelEntry | None = Field(
         default=None, description="also ask this model about language and swapped roles"
     )
@@ -127,6 +133,13 @@ class SimulationConfig(Record):
 
     def config_hash(self) -> str:
         return content_hash(self.model_dump(mode="json"))
+
+
+def resolve_form(choice: FormChoice, model: ModelConfig) -> Form:
+    """`auto` means transcript form for local models and chat form for everything else."""
+    if choice != "auto":
+        return choice
+    return "transcript" if model.parsed.backend == "local" else "chat"
 
 
 def _line_of(node: yaml.Node, loc: tuple[int | str, ...]) -> int:

@@ -59,8 +59,8 @@ async def write_user_turn(
 ) -> UserTurn:
     attempts: list[GenerationAttempt] = []
     retry: Retry | None = None
-    for _ in range(max_attempts):
-        message = await user.write(context, turns, retry)
+    for attempt_index in range(max_attempts):
+        message = await user.write(context, turns, retry, attempt_index)
         text, ends = split_end_marker(message)
         if not text and not (ends and turns):
             attempt = GenerationAttempt(text=message, verdict="rejected", feedback=EMPTY_FEEDBACK)

@@ -14,8 +14,9 @@ from dialbench.simulate.language import language_name
 
 END_MARKER = "END_OF_DIALOGUE"
 USER_TAG, CHATBOT_TAG = "USER", "CHATBOT"
-TRANSCRIPT_STOPS = (f"\n{CHATBOT_TAG}:", f"\n{USER_TAG}:", f"{CHATBOT_TAG}:")
-NO_MESSAGES_YET = "(no messages yet: write the first one)"
+# A transcript holds one message a line: the user's message ends at the first line break.
+TRANSCRIPT_STOPS = ("\n", f"{CHATBOT_TAG}:", f"{USER_TAG}:")
+NO_MESSAGES_YET = "(no messages yet)"
 
 _END = re.compile(
     r"[\[<(*\"'`]*\s*\bend[\s_-]*of[\s_-]*(?:the[\s_-]*)?dialog(?:ue)?\s*[\]>)*\"'`]*", re.I
@@ -42,11 +43,15 @@ def clean_user_text(raw: str) -> str:
     return text
 
 
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
 def render_transcript(turns: Sequence[Turn], last_user: str | None = None) -> str:
     """`USER: ...` / `CHATBOT: ...` lines, optionally with a candidate user message appended."""
-    lines = [f"{USER_TAG if t.role == 'user' else CHATBOT_TAG}: {t.text}" for t in turns]
+    lines = [f"{USER_TAG if t.role == 'user' else CHATBOT_TAG}: {_one_line(t.text)}" for t in turns]
     if last_user is not None:
-        lines.append(f"{USER_TAG}: {last_user}")
+        lines.append(f"{USER_TAG}: {_one_line(last_user)}")
     return "\n".join(lines) if lines else NO_MESSAGES_YET
 
 

@@ -1,19 +1,19 @@
 """The user agent: writes the human side, in chat form or as a transcript completion.
 
-Capable API models stay in role with a system prompt (MEDAL Table 6). Small local models slip
-into the assistant voice there, so `transcript` form has them continue `USER:` lines instead, with
-stops on the next speaker tag (see DESIGN.md).
+Capable API models stay in role with a system prompt (MEDAL Tables 5-6). Small local models slip
+into the assistant voice or narrate there, so `transcript` form has them continue a few-shot
+`USER:` transcript instead, stopping at the end of the line (see DESIGN.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 from dialbench.llm.base import GenerationParams
 from dialbench.llm.model import Model
 from dialbench.prompts import load_prompt
 from dialbench.schema import Record, SeedContext, Turn
+from dialbench.simulate.config import Form
 from dialbench.simulate.transcript import (
     TRANSCRIPT_STOPS,
     clean_user_text,
@@ -21,13 +21,14 @@ from dialbench.simulate.transcript import (
     render_transcript,
 )
 
-Form = Literal["chat", "transcript"]
 PROMPTS = (
     "simulate_first_turn",
     "simulate_user",
     "simulate_user_turn",
     "simulate_retry",
-    "simulate_transcript",
+    "simulate_user_transcript_first",
+    "simulate_user_transcript",
+    "simulate_retry_transcript",
 )
 
 
@@ -48,30 +49,58 @@ class UserAgent:
         self.turn_params = turns
 
     async def write(
-        self, context: SeedContext, turns: Sequence[Turn], retry: Retry | None = None
+        self,
+        context: SeedContext,
+        turns: Sequence[Turn],
+        retry: Retry | None = None,
+        attempt: int = 0,
     ) -> str:
-        """The next user message (the first when `turns` is empty), label and quotes removed."""
-        values = context_values(context)
-        system = load_prompt("simulate_user" if turns else "simulate_first_turn").format(**values)
-        retry_text = load_prompt("simulate_retry").format(**retry.model_dump()) if retry else ""
+        """The next user message (the first when `turns` is empty), label and quotes removed.
+
+        Each attempt samples with its own seed, so a retry is a fresh draw, not a replay.
+        """
         params = self.turn_params if turns else self.first_turn_params
+        params = params.model_copy(update={"seed": (params.seed or 0) + attempt})
         if self.form == "chat":
-            request = load_prompt("simulate_user_turn").format(transcript=render_transcript(turns))
-            user_message = f"{retry_text}\n{request}" if retry else request
-            messages = [
-                {"role": "system", "content": system},
-                {"role": "user", "content": user_message},
-            ]
-            completion = await self.model.chat(messages, params)
+            text = await self._chat(context, turns, retry, params)
         else:
-            transcript = render_transcript(turns) + "\n" if turns else ""
-            prompt = load_prompt("simulate_transcript").format(
-                instructions=system,
-                retry=f"{retry_text}\n" if retry else "",
-                transcript=transcript,
-            )
-            stops = params.stop + TRANSCRIPT_STOPS
-            completion = await self.model.complete(
-                prompt, params.model_copy(update={"stop": stops})
-            )
-        return clean_user_text(completion.text)
+            text = await self._transcript(context, turns, retry, params)
+        return clean_user_text(text)
+
+    async def _chat(
+        self,
+        context: SeedContext,
+        turns: Sequence[Turn],
+        retry: Retry | None,
+        params: GenerationParams,
+    ) -> str:
+        system = load_prompt("simulate_user" if turns else "simulate_first_turn")
+        request = load_prompt("simulate_user_turn").format(transcript=render_transcript(turns))
+        if retry is not None:
+            request = load_prompt("simulate_retry").format(**retry.model_dump()) + "\n" + request
+        messages = [
+            {"role": "system", "content": system.format(**context_values(context))},
+            {"role": "user", "content": request},
+        ]
+        return (await self.model.chat(messages, params)).text
+
+    async def _transcript(
+        self,
+        context: SeedContext,
+        turns: Sequence[Turn],
+        retry: Retry | None,
+        params: GenerationParams,
+    ) -> str:
+        template = load_prompt(
+            "simulate_user_transcript" if turns else "simulate_user_transcript_first"
+        )
+        retry_text = (
+            load_prompt("simulate_retry_transcript").format(**retry.model_dump())
+            if retry is not None
+            else ""
+        )
+        prompt = template.format(
+            **context_values(context), retry=retry_text, transcript=render_transcript(turns)
+        )
+        stops = (*params.stop, *TRANSCRIPT_STOPS)
+        return (await self.model.complete(prompt, params.model_copy(update={"stop": stops}))).text

@@ -1,7 +1,8 @@
 """The online validator (LLM-as-judge) on every user turn, MEDAL Table 8.
 
-It answers "Yes." or "No. <reason>". An answer that starts with neither is a rejection whose
-feedback quotes the answer, so the record shows exactly why the turn was not accepted.
+It answers "Yes." or "No. <reason>": in chat form (capable models), or as the next line of a
+few-shot verdict list (small local models, which judge poorly from instructions alone). An answer
+that starts with neither is a rejection whose feedback quotes it, so the record shows why.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from dialbench.llm.base import GenerationParams
 from dialbench.llm.model import Model
 from dialbench.prompts import load_prompt
 from dialbench.schema import GenerationAttempt, SeedContext, Turn
+from dialbench.simulate.config import Form
 from dialbench.simulate.transcript import context_values, render_transcript
 
-PROMPTS = ("simulate_validator", "simulate_validator_turn")
+PROMPTS = ("simulate_validator", "simulate_validator_turn", "simulate_validator_transcript")
 _YES = re.compile(r"^[\W_]*(?:yes|是|对|ja|oui|sí|si|sim)\b[\W_]*", re.I)
 _NO = re.compile(r"^[\W_]*(?:no|不是|不|否|nein|non|não|nao)\b[\W_]*", re.I)
 
@@ -30,8 +32,9 @@ def parse_verdict(answer: str) -> tuple[bool, str | None]:
 
 
 class Validator:
-    def __init__(self, model: Model, params: GenerationParams) -> None:
+    def __init__(self, model: Model, form: Form, params: GenerationParams) -> None:
         self.model = model
+        self.form = form
         self.params = params
 
     async def judge(
@@ -39,18 +42,22 @@ class Validator:
     ) -> GenerationAttempt:
         """The candidate `message` (end marker included) as an attempt with verdict and feedback."""
         values = context_values(context)
-        transcript = render_transcript(turns, last_user=message)
-        messages = [
-            {"role": "system", "content": load_prompt("simulate_validator").format(**values)},
-            {
-                "role": "user",
-                "content": load_prompt("simulate_validator_turn").format(
-                    **values, transcript=transcript
-                ),
-            },
-        ]
-        completion = await self.model.chat(messages, self.params)
-        accepted, feedback = parse_verdict(completion.text)
+        if self.form == "chat":
+            turn = load_prompt("simulate_validator_turn").format(
+                **values, transcript=render_transcript(turns, last_user=message)
+            )
+            messages = [
+                {"role": "system", "content": load_prompt("simulate_validator").format(**values)},
+                {"role": "user", "content": turn},
+            ]
+            answer = (await self.model.chat(messages, self.params)).text
+        else:
+            prompt = load_prompt("simulate_validator_transcript").format(
+                **values, transcript=render_transcript(turns), message=" ".join(message.split())
+            )
+            params = self.params.model_copy(update={"stop": (*self.params.stop, "\n")})
+            answer = (await self.model.complete(prompt, params)).text
+        accepted, feedback = parse_verdict(answer)
         return GenerationAttempt(
             text=message,
             verdict="accepted" if accepted else "rejected",
