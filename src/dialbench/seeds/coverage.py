@@ -36,7 +36,10 @@ def coverage_table(contexts: Sequence[SeedContext]) -> list[CoverageRow]:
         counts = Counter(str(value_of(c)) for c in contexts)
         if axis in SUMMARISED:
             most = max(counts.values(), default=0)
-            rows.append(CoverageRow(axis=axis, value="distinct", contexts=len(counts), share=1.0))
+            distinct = len(counts)
+            rows.append(
+                CoverageRow(axis=axis, value="distinct", contexts=distinct, share=distinct / total)
+            )
             rows.append(
                 CoverageRow(axis=axis, value="most used", contexts=most, share=most / total)
             )
