@@ -75,7 +75,8 @@ def sample_contexts(
     lexicon = affect_lexicon()
     bases = []
     sampled = iter(_balanced_affects(rng, n))
-    genders = rng.sample(["female", "male"] * (n // 2 + 1), n)
+    genders = (["female", "male"] * n)[:n]
+    rng.shuffle(genders)
     for index, (scene, persona) in enumerate(
         zip(_draw(rng, scenes, n), _draw(rng, personas, n), strict=True)
     ):
