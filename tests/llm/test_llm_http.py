@@ -144,7 +144,7 @@ def test_structured_reasks_then_succeeds(loopback: Loopback) -> None:
     sent = loopback.stats()["last_body"]
     reask = sent["messages"][-1]["content"]
     assert "could not be used: at score: 7 is not one of [1, 2, 3]" in reask
-    assert sent["response_format"]["type"] == "json_object"
+    assert sent["response_format"]["json_schema"]["schema"] == schema
 
 
 def test_structured_gives_up_as_unscored(loopback: Loopback) -> None:

@@ -138,7 +138,11 @@ def llama_server() -> Iterator[str]:
 
 
 def test_openai_compat_against_llama_cpp_server(llama_server: str) -> None:
-    config = ModelConfig(spec=f"openai-compat:{llama_server}#qwen2.5-0.5b", timeout_s=120)
+    config = ModelConfig(
+        spec=f"openai-compat:{llama_server}#qwen2.5-0.5b",
+        structured_output="json_object",  # what llama_cpp.server accepts
+        timeout_s=120,
+    )
     model = Runner(quiet=True).model(config)
     reply = model.chat_sync(ask("What is 2 + 2? Answer with a number."))
     assert "4" in reply.text

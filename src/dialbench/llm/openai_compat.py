@@ -92,9 +92,9 @@ class OpenAICompatAPI:
         self.base_url = parsed.base_url or OPENAI_BASE_URL
         key_env = config.api_key_env or ("OPENAI_API_KEY" if parsed.backend == "openai" else None)
         self._api_key = read_api_key(key_env) if key_env else "no-key"
-        self.structured_mode: StructuredMode = config.structured_output or (
-            "json_schema" if parsed.backend == "openai" else "json_object"
-        )
+        # json_schema is what OpenAI, vLLM, SGLang, Ollama and llama.cpp's C++ server take;
+        # llama_cpp.server (Python) needs structured_output="json_object".
+        self.structured_mode: StructuredMode = config.structured_output or "json_schema"
         self.reasoning = (
             config.reasoning if config.reasoning is not None else is_reasoning_model(self.model)
         )

@@ -58,8 +58,8 @@ class ModelConfig(Record):
     max_attempts: int = Field(default=6, ge=1, description="tries per call, the first included")
     structured_output: StructuredMode | None = Field(
         default=None,
-        description="how to ask for JSON: OpenAI json_schema, llama.cpp json_object+schema, or "
-        "the schema in the prompt; default by backend",
+        description="how to ask for JSON: json_schema (default for HTTP), json_object+schema "
+        "(llama_cpp.server; the local backend), or the schema in the prompt",
     )
     reasoning: bool | None = Field(
         default=None, description="a reasoning model (o-series, gpt-5); default guessed from name"
