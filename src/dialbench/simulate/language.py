@@ -12,7 +12,9 @@ from lingua import IsoCode639_1, Language, LanguageDetector, LanguageDetectorBui
 
 # Languages a user turn is most often confused with or slips into, besides the targets.
 COMMON = ("en", "zh", "de", "fr", "pt", "es", "it", "nl", "ja", "ko", "ru")
-MIN_CONFIDENCE = 0.5
+# Below this, close languages (es/pt) are confused on real sentences; a slip into another
+# language scores above 0.9.
+MIN_CONFIDENCE = 0.8
 MIN_WORDS = 4
 MIN_CJK_CHARACTERS = 6
 
