@@ -11,6 +11,7 @@ from rich.table import Table
 
 from dialbench import examples
 from dialbench.cli import app
+from dialbench.cli.tables import table
 from dialbench.errors import DialbenchError
 from dialbench.io.exporter import ExportFormat, default_export_path, export_records
 from dialbench.io.formats import Format, ImportOptions, RecordKind, load_records
@@ -159,17 +160,13 @@ SHOWN_ROWS = 12
 
 def _counts_table(title: str, counts: dict[str, int], total: int) -> Table:
     """Largest counts first; past SHOWN_ROWS the rest are folded into one line."""
-    table = Table(title=title, title_justify="left")
-    table.add_column(title.split(" by ")[-1])
-    table.add_column("count", justify="right")
-    table.add_column("share", justify="right")
     rows = list(counts.items())
-    for key, n in rows[:SHOWN_ROWS]:
-        table.add_row(key, str(n), f"{n / total:.1%}" if total else "-")
+    shown = [(key, str(n), f"{n / total:.1%}") for key, n in rows[:SHOWN_ROWS]]
     if len(rows) > SHOWN_ROWS:
         rest = sum(n for _, n in rows[SHOWN_ROWS:])
-        table.add_row(f"({len(rows) - SHOWN_ROWS} more)", str(rest), f"{rest / total:.1%}")
-    return table
+        shown.append((f"({len(rows) - SHOWN_ROWS} more)", str(rest), f"{rest / total:.1%}"))
+    key = title.split(" by ")[-1]
+    return table(title, (key, "count", "share"), shown, text=(key,))
 
 
 def _print_summary(summary: StoreSummary) -> None:
@@ -185,14 +182,21 @@ def _print_summary(summary: StoreSummary) -> None:
     ):
         if counts:
             console.print(_counts_table(title, counts, summary.dialogues))
-    judged = Table(title="judgments by protocol", title_justify="left")
-    for name in ("protocol", "judge", "ok", "unscored", "unscored rate"):
-        judged.add_column(name, justify="left" if name in ("protocol", "judge") else "right")
-    for row in summary.judgments:
-        total = row.ok + row.unscored
-        rate = f"{row.unscored / total:.1%}"
-        judged.add_row(row.protocol, row.judge_model, str(row.ok), str(row.unscored), rate)
-    console.print(judged if summary.judgments else "judgments: none")
+    if summary.judgments:
+        rows = [
+            (
+                j.protocol,
+                j.judge_model,
+                str(j.ok),
+                str(j.unscored),
+                f"{j.unscored / (j.ok + j.unscored):.1%}",
+            )
+            for j in summary.judgments
+        ]
+        columns = ("protocol", "judge", "ok", "unscored", "unscored rate")
+        console.print(table("judgments by protocol", columns, rows, text=("protocol", "judge")))
+    else:
+        console.print("judgments: none")
     annotated = sum(summary.annotations_by_annotator.values())
     if annotated:
         console.print(

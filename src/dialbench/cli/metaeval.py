@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from dialbench.cli import app
+from dialbench.cli.tables import table
 from dialbench.errors import DialbenchError
 from dialbench.schema import Judgment
 from dialbench.store import STORE_FILENAME, RunStore
@@ -25,55 +25,70 @@ def _figure(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+TEXT = ("dimension", "language", "scale", "rater", "95% CI", "note")
+
+
 def _print_summary(report: MetaEvalReport) -> None:
-    agreement = Table(title="Human agreement", title_justify="left")
-    for column in ("dimension", "language", "scale", "alpha", "items", "annotators", "note"):
-        agreement.add_column(column)
-    for row in report.agreement:
-        agreement.add_row(
-            row.dimension,
-            row.language,
-            row.alpha_level,
-            _figure(row.alpha),
-            str(row.n_items),
-            str(row.n_annotators),
-            row.note or "",
+    console.print(
+        table(
+            "Human agreement",
+            ("dimension", "language", "scale", "alpha", "items", "annotators", "note"),
+            (
+                (
+                    a.dimension,
+                    a.language,
+                    a.alpha_level,
+                    _figure(a.alpha),
+                    str(a.n_items),
+                    str(a.n_annotators),
+                    a.note or "",
+                )
+                for a in report.agreement
+            ),
+            text=TEXT,
         )
-    console.print(agreement)
+    )
     if report.detection:
-        detected = Table(title="Issue detection (F1+ / F1-)", title_justify="left")
-        for column in ("dimension", "language", "rater", "F1+", "F1-", "accuracy", "items"):
-            detected.add_column(column)
-        for d in report.detection:
-            detected.add_row(
-                d.dimension,
-                d.language,
-                d.rater,
-                _figure(d.f1_positive),
-                _figure(d.f1_negative),
-                _figure(d.accuracy),
-                str(d.n_items),
+        console.print(
+            table(
+                "Issue detection (F1+ / F1-)",
+                ("dimension", "language", "rater", "F1+", "F1-", "accuracy", "items"),
+                (
+                    (
+                        d.dimension,
+                        d.language,
+                        d.rater,
+                        _figure(d.f1_positive),
+                        _figure(d.f1_negative),
+                        _figure(d.accuracy),
+                        str(d.n_items),
+                    )
+                    for d in report.detection
+                ),
+                text=TEXT,
             )
-        console.print(detected)
+        )
     spearman = [c for c in report.correlation if c.method == "spearman"]
     if spearman:
-        correlated = Table(title="Spearman with the mean human score", title_justify="left")
-        for column in ("dimension", "language", "rater", "r", "95% CI", "p", "items"):
-            correlated.add_column(column)
-        for c in spearman:
-            interval = (
-                f"[{_figure(c.ci_low)}, {_figure(c.ci_high)}]" if c.ci_low is not None else "-"
+        console.print(
+            table(
+                "Spearman with the mean human score",
+                ("dimension", "language", "rater", "r", "95% CI", "p", "items"),
+                (
+                    (
+                        c.dimension,
+                        c.language,
+                        c.rater,
+                        _figure(c.r),
+                        f"[{_figure(c.ci_low)}, {_figure(c.ci_high)}]",
+                        _figure(c.p_value),
+                        str(c.n_items),
+                    )
+                    for c in spearman
+                ),
+                text=TEXT,
             )
-            correlated.add_row(
-                c.dimension,
-                c.language,
-                c.rater,
-                _figure(c.r),
-                interval,
-                _figure(c.p_value),
-                str(c.n_items),
-            )
-        console.print(correlated)
+        )
     for note in report.notes:
         console.print(f"note: {note}")
 

@@ -7,12 +7,13 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from dialbench.cli import app
+from dialbench.cli.tables import table
 from dialbench.store import RunStore
 
 console = Console()
+TEXT = ("language", "end reason", "role", "model")
 
 
 def _number(value: float | None, digits: int = 1) -> str:
@@ -35,67 +36,86 @@ def stats(
     if as_json:
         print(result.model_dump_json(indent=2))
         return
-    languages = Table(
-        title="Dialogues per language (utterance lengths: words; zh, ja: characters)",
-        title_justify="left",
-    )
-    for column in ("language", "dialogues", "turns", "utt. len.", "user", "chatbot", "MTLD"):
-        languages.add_column(column, justify="left" if column == "language" else "right")
-    ended = Table(title="How dialogues ended", title_justify="left")
-    for column in ("language", "end reason", "dialogues"):
-        ended.add_column(column, justify="right" if column == "dialogues" else "left")
-    for row in result.languages:
-        languages.add_row(
-            row.language,
-            f"{row.dialogues:,}",
-            _number(row.turns_per_dialogue, 2),
-            _number(row.utterance_length),
-            _number(row.user_utterance_length),
-            _number(row.assistant_utterance_length),
-            _number(row.mtld),
+    if not result.languages:
+        console.print("no dialogues")
+    else:
+        console.print(
+            table(
+                "Dialogues per language (utterance lengths: words; zh, ja: characters)",
+                ("language", "dialogues", "turns", "utt. len.", "user", "chatbot", "MTLD"),
+                (
+                    (
+                        r.language,
+                        f"{r.dialogues:,}",
+                        _number(r.turns_per_dialogue, 2),
+                        _number(r.utterance_length),
+                        _number(r.user_utterance_length),
+                        _number(r.assistant_utterance_length),
+                        _number(r.mtld),
+                    )
+                    for r in result.languages
+                ),
+                text=TEXT,
+            )
         )
-        for reason, count in sorted(row.end_reasons.items()):
-            ended.add_row(row.language, reason, f"{count:,}")
-    console.print(languages if result.languages else "no dialogues")
-    if result.languages:
-        console.print(ended)
+        console.print(
+            table(
+                "How dialogues ended",
+                ("language", "end reason", "dialogues"),
+                (
+                    (r.language, reason, f"{count:,}")
+                    for r in result.languages
+                    for reason, count in sorted(r.end_reasons.items())
+                ),
+                text=TEXT,
+            )
+        )
     if result.acceptance:
-        accepted = Table(title="Validator acceptance on user turns", title_justify="left")
-        for column in ("language", "turn", "turns", "attempts", "first try", "acceptance"):
-            accepted.add_column(column, justify="left" if column == "language" else "right")
-        for a in result.acceptance:
-            accepted.add_row(
-                a.language,
-                str(a.turn_index),
-                str(a.turns),
-                str(a.attempts),
-                f"{a.accepted_first_try / a.turns:.0%}",
-                f"{a.acceptance_rate:.0%}",
+        console.print(
+            table(
+                "Validator acceptance on user turns",
+                ("language", "turn", "turns", "attempts", "first try", "acceptance"),
+                (
+                    (
+                        a.language,
+                        str(a.turn_index),
+                        str(a.turns),
+                        str(a.attempts),
+                        f"{a.accepted_first_try / a.turns:.0%}",
+                        f"{a.acceptance_rate:.0%}",
+                    )
+                    for a in result.acceptance
+                ),
+                text=TEXT,
             )
-        console.print(accepted)
+        )
     if result.usage:
-        spent = Table(title="Model use per role", title_justify="left")
-        for column in (
-            "role",
-            "model",
-            "calls",
-            "cached",
-            "failed",
-            "prompt tok.",
-            "completion tok.",
-            "cost",
-        ):
-            spent.add_column(column, justify="left" if column in ("role", "model") else "right")
-        for u in result.usage:
-            cost = "-" if u.usage.cost_usd is None else f"${u.usage.cost_usd:,.4f}"
-            spent.add_row(
-                u.role,
-                u.model,
-                f"{u.calls:,}",
-                f"{u.cached_calls:,}",
-                f"{u.failed_calls:,}",
-                f"{u.usage.prompt_tokens:,}",
-                f"{u.usage.completion_tokens:,}",
-                cost,
+        console.print(
+            table(
+                "Model use per role",
+                (
+                    "role",
+                    "model",
+                    "calls",
+                    "cached",
+                    "failed",
+                    "prompt tok.",
+                    "completion tok.",
+                    "cost",
+                ),
+                (
+                    (
+                        u.role,
+                        u.model,
+                        f"{u.calls:,}",
+                        f"{u.cached_calls:,}",
+                        f"{u.failed_calls:,}",
+                        f"{u.usage.prompt_tokens:,}",
+                        f"{u.usage.completion_tokens:,}",
+                        "-" if u.usage.cost_usd is None else f"${u.usage.cost_usd:,.4f}",
+                    )
+                    for u in result.usage
+                ),
+                text=TEXT,
             )
-        console.print(spent)
+        )

@@ -18,36 +18,18 @@ from sklearn.metrics import (
 )
 
 from dialbench.metaeval.panels import Panel
-from dialbench.metaeval.references import Scorer, scored_raters
-from dialbench.schema import Record
-
-METRICS = (
-    "accuracy",
-    "uar",
-    "kappa",
-    "precision_macro",
-    "recall_macro",
-    "f1_macro",
-    "spearman",
-    "pearson",
-)
+from dialbench.metaeval.references import ScoredRow, Scorer, scored_rows
 
 
-class ClassificationRow(Record):
-    dimension: str
-    language: str
-    rater: str
-    n_items: int
-    n_references: int
-    accuracy: float | None
-    uar: float | None
-    kappa: float | None
-    precision_macro: float | None
-    recall_macro: float | None
-    f1_macro: float | None
-    spearman: float | None
-    pearson: float | None
-    note: str | None = None
+class ClassificationRow(ScoredRow):
+    accuracy: float | None = None
+    uar: float | None = None
+    kappa: float | None = None
+    precision_macro: float | None = None
+    recall_macro: float | None = None
+    f1_macro: float | None = None
+    spearman: float | None = None
+    pearson: float | None = None
 
 
 def _correlation(method: object, predicted: np.ndarray, reference: np.ndarray) -> float:
@@ -81,15 +63,4 @@ def multiclass_scores(ordered: bool) -> Scorer:
 
 def classification(panel: Panel, max_annotators: int) -> list[ClassificationRow]:
     scorer = multiclass_scores(ordered=panel.spec.scale == "ordinal")
-    return [
-        ClassificationRow(
-            dimension=panel.dimension,
-            language=panel.language,
-            rater=s.rater,
-            n_items=s.n_items,
-            n_references=s.n_references,
-            note=s.note,
-            **{name: s.metrics.get(name) for name in METRICS},
-        )
-        for s in scored_raters(panel, scorer, max_annotators)
-    ]
+    return scored_rows(panel, ClassificationRow, scorer, max_annotators)

@@ -6,36 +6,19 @@ import numpy as np
 from sklearn.metrics import accuracy_score, precision_recall_fscore_support
 
 from dialbench.metaeval.panels import Panel
-from dialbench.metaeval.references import scored_raters
-from dialbench.schema import Record
-
-METRICS = (
-    "precision",
-    "recall",
-    "f1_positive",
-    "f1_negative",
-    "accuracy",
-    "predicted_positive",
-    "reference_positive",
-)
+from dialbench.metaeval.references import ScoredRow, scored_rows
 
 
-class DetectionRow(Record):
+class DetectionRow(ScoredRow):
     """Metrics against each annotator, averaged (annotators count equally); counts are means."""
 
-    dimension: str
-    language: str
-    rater: str
-    n_items: int
-    n_references: int
-    precision: float | None
-    recall: float | None
-    f1_positive: float | None
-    f1_negative: float | None
-    accuracy: float | None
-    predicted_positive: float | None
-    reference_positive: float | None
-    note: str | None = None
+    precision: float | None = None
+    recall: float | None = None
+    f1_positive: float | None = None
+    f1_negative: float | None = None
+    accuracy: float | None = None
+    predicted_positive: float | None = None
+    reference_positive: float | None = None
 
 
 def binary_scores(predicted: np.ndarray, reference: np.ndarray) -> dict[str, float]:
@@ -54,15 +37,4 @@ def binary_scores(predicted: np.ndarray, reference: np.ndarray) -> dict[str, flo
 
 
 def detection(panel: Panel, max_annotators: int) -> list[DetectionRow]:
-    return [
-        DetectionRow(
-            dimension=panel.dimension,
-            language=panel.language,
-            rater=s.rater,
-            n_items=s.n_items,
-            n_references=s.n_references,
-            note=s.note,
-            **{name: s.metrics.get(name) for name in METRICS},
-        )
-        for s in scored_raters(panel, binary_scores, max_annotators)
-    ]
+    return scored_rows(panel, DetectionRow, binary_scores, max_annotators)

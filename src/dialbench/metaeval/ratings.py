@@ -6,7 +6,7 @@ statistics serve dialbench's own runs and published annotation sets.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Literal
 
 import pandas as pd
@@ -68,19 +68,28 @@ def flatten(labels: Mapping[str, JsonValue], prefix: str = "") -> Iterator[tuple
 def from_store(store: RunStore, protocol: str | None = None) -> tuple[list[Rating], list[Judgment]]:
     """Human ratings from annotations and judge ratings from judgments (of one protocol)."""
     languages = store.dialogue_languages()
-    ratings: list[Rating] = []
-    for annotation in store.records(Annotation):
-        language = languages.get(annotation.target.dialogue_id, UNKNOWN_LANGUAGE)
-        ratings.extend(
-            Rating(
-                item_id=item_key(annotation.target),
-                rater=annotation.annotator_id,
-                kind="human",
+
+    def rows(
+        target: Target,
+        rater: str,
+        kind: RaterKind,
+        values: Iterable[tuple[str, float | str | None]],
+    ) -> Iterator[Rating]:
+        language = languages.get(target.dialogue_id, UNKNOWN_LANGUAGE)
+        for dimension, value in values:
+            yield Rating(
+                item_id=item_key(target),
+                rater=rater,
+                kind=kind,
                 dimension=dimension,
                 value=value,
                 language=language,
             )
-            for dimension, value in flatten(annotation.labels)
+
+    ratings: list[Rating] = []
+    for annotation in store.records(Annotation):
+        ratings += rows(
+            annotation.target, annotation.annotator_id, "human", flatten(annotation.labels)
         )
     where = {"protocol": protocol} if protocol else {}
     judgments = list(store.records(Judgment, **where))
@@ -91,19 +100,8 @@ def from_store(store: RunStore, protocol: str | None = None) -> tuple[list[Ratin
             "choose one with --protocol"
         )
     for judgment in judgments:
-        language = languages.get(judgment.target.dialogue_id, UNKNOWN_LANGUAGE)
-        values = list(flatten(judgment.result)) if judgment.result else [(UNSCORED, None)]
-        ratings.extend(
-            Rating(
-                item_id=item_key(judgment.target),
-                rater=judgment.judge_model,
-                kind="judge",
-                dimension=dimension,
-                value=value,
-                language=language,
-            )
-            for dimension, value in values
-        )
+        values = flatten(judgment.result) if judgment.result else [(UNSCORED, None)]
+        ratings += rows(judgment.target, judgment.judge_model, "judge", values)
     return ratings, judgments
 
 

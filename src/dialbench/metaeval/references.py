@@ -7,6 +7,7 @@ annotator as the reference.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -63,8 +64,33 @@ def human_ceiling(panel: Panel, scorer: Scorer, max_annotators: int) -> Scored |
     return _score(HUMAN_CEILING, pairs, scorer)
 
 
-def scored_raters(panel: Panel, scorer: Scorer, max_annotators: int) -> list[Scored]:
+class ScoredRow(Record):
+    """A table row of one rater's averaged metrics; subclasses add the metrics as fields."""
+
+    dimension: str
+    language: str
+    rater: str
+    n_items: int
+    n_references: int
+    note: str | None = None
+
+
+R = TypeVar("R", bound=ScoredRow)
+
+
+def scored_rows(panel: Panel, row_type: type[R], scorer: Scorer, max_annotators: int) -> list[R]:
     """Every judge against every annotator, then the human ceiling when there is one."""
-    rows = [against_each_annotator(str(j), panel.judges[j], panel, scorer) for j in panel.judges]
+    scored = [against_each_annotator(str(j), panel.judges[j], panel, scorer) for j in panel.judges]
     ceiling = human_ceiling(panel, scorer, max_annotators)
-    return rows + ([ceiling] if ceiling else [])
+    return [
+        row_type(
+            dimension=panel.dimension,
+            language=panel.language,
+            rater=s.rater,
+            n_items=s.n_items,
+            n_references=s.n_references,
+            note=s.note,
+            **s.metrics,
+        )
+        for s in scored + ([ceiling] if ceiling else [])
+    ]

@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from dialbench.metaeval.evaluate import MetaEvalReport
 from dialbench.metaeval.references import HUMAN_CEILING
@@ -74,6 +75,13 @@ def _bar_groups(ax: Axes, frame: pd.DataFrame, x: str, value: str, raters: list[
     ax.grid(axis="y", alpha=0.3)
 
 
+def _save(figure: Figure, path: Path) -> Path:
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path
+
+
 def plot_detection(detection: pd.DataFrame, folder: Path) -> list[Path]:
     """Per language: F1+ and F1- per label, a bar per judge, the human ceiling marked."""
     paths = []
@@ -94,11 +102,7 @@ def plot_detection(detection: pd.DataFrame, folder: Path) -> list[Path]:
             ax.set_ylabel(title)
         axes[0].legend(fontsize=8, loc="best")
         figure.suptitle(f"Issue detection vs. human annotators — {language}")
-        figure.tight_layout()
-        path = folder / f"detection_{language}.png"
-        figure.savefig(path, dpi=120)
-        plt.close(figure)
-        paths.append(path)
+        paths.append(_save(figure, folder / f"detection_{language}.png"))
     return paths
 
 
@@ -115,11 +119,7 @@ def plot_correlation(correlation: pd.DataFrame, folder: Path) -> list[Path]:
         ax.set_ylabel("Spearman with mean human score")
         ax.legend(fontsize=8, loc="best")
         ax.set_title(f"{dimension}: correlation with humans per language")
-        figure.tight_layout()
-        path = folder / f"correlation_{dimension}.png"
-        figure.savefig(path, dpi=120)
-        plt.close(figure)
-        paths.append(path)
+        paths.append(_save(figure, folder / f"correlation_{dimension}.png"))
     return paths
 
 
