@@ -7,7 +7,7 @@ mean correlation over annotator pairs, with no p-value or interval of its own.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from itertools import combinations
 
 import numpy as np
@@ -72,52 +72,55 @@ def correlate(
     return r, p, low, high, note
 
 
-def correlations(
-    panel: Panel, resamples: int, seed: int, max_annotators: int
-) -> list[CorrelationRow]:
+def _judge_rows(panel: Panel, resamples: int, seed: int) -> Iterator[CorrelationRow]:
     human_mean = panel.humans.mean(axis=1)
-    rows = []
     for judge in panel.judges:
         x, y = shared(panel.judges[judge], human_mean)
         for method in METHODS:
             r, p, low, high, note = correlate(method, x, y, resamples, seed)
-            rows.append(
-                CorrelationRow(
-                    dimension=panel.dimension,
-                    language=panel.language,
-                    rater=str(judge),
-                    method=method,
-                    n_items=len(x),
-                    r=r,
-                    p_value=p,
-                    ci_low=low,
-                    ci_high=high,
-                    note=note,
-                )
+            yield CorrelationRow(
+                dimension=panel.dimension,
+                language=panel.language,
+                rater=str(judge),
+                method=method,
+                n_items=len(x),
+                r=r,
+                p_value=p,
+                ci_low=low,
+                ci_high=high,
+                note=note,
             )
-    annotators = panel.annotators
-    if 2 <= len(annotators) <= max_annotators:
-        for method, function in METHODS.items():
-            values, n_items = [], 0
-            for a, b in combinations(annotators, 2):
-                x, y = shared(panel.humans[a], panel.humans[b])
-                if _undefined_because(x, y) is None:
-                    values.append(float(function(x, y)[0]))  # type: ignore[index]
-                    n_items = max(n_items, len(x))
-            rows.append(
-                CorrelationRow(
-                    dimension=panel.dimension,
-                    language=panel.language,
-                    rater=HUMAN_CEILING,
-                    method=method,
-                    n_items=n_items,
-                    r=float(np.mean(values)) if values else None,
-                    p_value=None,
-                    ci_low=None,
-                    ci_high=None,
-                    note=f"mean over {len(values)} annotator pair(s)"
-                    if values
-                    else "no annotator pair with a defined correlation",
-                )
-            )
+
+
+def _ceiling_rows(panel: Panel) -> Iterator[CorrelationRow]:
+    for method, function in METHODS.items():
+        values, n_items = [], 0
+        for a, b in combinations(panel.annotators, 2):
+            x, y = shared(panel.humans[a], panel.humans[b])
+            if _undefined_because(x, y) is None:
+                values.append(float(function(x, y)[0]))  # type: ignore[index]
+                n_items = max(n_items, len(x))
+        yield CorrelationRow(
+            dimension=panel.dimension,
+            language=panel.language,
+            rater=HUMAN_CEILING,
+            method=method,
+            n_items=n_items,
+            r=float(np.mean(values)) if values else None,
+            p_value=None,
+            ci_low=None,
+            ci_high=None,
+            note=f"mean over {len(values)} annotator pair(s)"
+            if values
+            else "no annotator pair with a defined correlation",
+        )
+
+
+def correlations(
+    panel: Panel, resamples: int, seed: int, max_annotators: int
+) -> list[CorrelationRow]:
+    """Each judge against the mean human score; then the human ceiling where it is affordable."""
+    rows = list(_judge_rows(panel, resamples, seed))
+    if 2 <= len(panel.annotators) <= max_annotators:
+        rows += _ceiling_rows(panel)
     return rows
