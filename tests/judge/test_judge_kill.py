@@ -1,0 +1,74 @@
+"""`dialbench judge` killed with SIGKILL mid-run resumes without repeating a stored call or
+duplicating a judgment: the judge is a loopback OpenAI-compatible server with latency."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dialbench.schema import Dialogue, Judgment, Turn
+from dialbench.store import RunStore
+from tests.conftest import DIALBENCH
+from tests.llm.loopback_server import Loopback, start_loopback
+
+N = 40  # 10 batches of 4 concurrent calls of 0.2 s
+ANSWER = json.dumps({"reason": "answers the question", "quality": 1})
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Loopback]:
+    loopback = start_loopback(0.2)
+    yield loopback
+    loopback.stop()
+
+
+def count(run: Path, table: str) -> int:
+    with sqlite3.connect(run / "dialbench.sqlite") as db:
+        return int(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+
+
+def test_a_killed_judge_run_resumes(server: Loopback, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    dialogues = [
+        Dialogue(
+            language="fr",
+            turns=[
+                Turn(role="user", text=f"question {i} [[replies:{ANSWER}]]"),
+                Turn(role="assistant", text=f"réponse {i}"),
+            ],
+        )
+        for i in range(N)
+    ]
+    with RunStore.open(run) as store, store.run("import") as record:
+        store.add(dialogues, record)
+    command = [
+        str(DIALBENCH),
+        *("judge", str(run), "--protocol", "holistic", "--judge", server.spec("judge")),
+        *("--batch-size", "4", "--quiet"),
+    ]
+    start = int(server.stats()["requests"])
+    job = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and count(run, "judgments") < 8:
+        time.sleep(0.05)
+    job.send_signal(signal.SIGKILL)
+    job.wait()
+    judged, cached = count(run, "judgments"), count(run, "llm_cache")
+    killed_run_calls = int(server.stats()["requests"]) - start
+    assert 8 <= judged <= cached <= killed_run_calls < N
+
+    subprocess.run(command, check=True, capture_output=True, timeout=120)
+    resumed_run_calls = int(server.stats()["requests"]) - start - killed_run_calls
+    assert resumed_run_calls == N - cached  # no stored call is made again
+    with RunStore.open(run) as store:
+        stored = list(store.records(Judgment))
+    assert len(stored) == N
+    assert {j.target.dialogue_id for j in stored} == {d.id for d in dialogues}
+    assert all(j.result == {"quality": 1, "reason": "answers the question"} for j in stored)
