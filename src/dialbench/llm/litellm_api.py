@@ -37,16 +37,8 @@ class LiteLLMAPI:
         if config.api_key_env:
             self._connection["api_key"] = read_api_key(config.api_key_env)
         base = without_credentials(config.base_url) if config.base_url else None
-        self._spec = f"litellm:{self.model}" + (f"@{base}" if base else "")
-        self._endpoint = base or self.model.split("/", 1)[0]
-
-    @property
-    def spec(self) -> str:
-        return self._spec
-
-    @property
-    def endpoint(self) -> str:
-        return self._endpoint
+        self.spec = f"litellm:{self.model}" + (f"@{base}" if base else "")
+        self.endpoint = base or self.model.split("/", 1)[0]
 
     async def aclose(self) -> None:
         """LiteLLM owns its HTTP sessions."""

@@ -87,15 +87,8 @@ class LocalAPI:
         name = config.parsed.model
         self.path, packaged_format = resolve_model_file(name)
         self.chat_format = config.chat_format or packaged_format
-        self._spec = f"local:{name}" if name in PACKAGED_MODELS else f"local:{self.path}"
-
-    @property
-    def spec(self) -> str:
-        return self._spec
-
-    @property
-    def endpoint(self) -> str:
-        return self._spec
+        self.spec = f"local:{name}" if name in PACKAGED_MODELS else f"local:{self.path}"
+        self.endpoint = self.spec  # one llama.cpp context serves one call at a time
 
     def context(self, *, logits_all: bool = False) -> _Context:
         return _context(_ContextKey(self.path, self.config.n_ctx, self.chat_format, logits_all))

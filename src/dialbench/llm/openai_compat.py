@@ -99,20 +99,12 @@ class OpenAICompatAPI:
             config.reasoning if config.reasoning is not None else is_reasoning_model(self.model)
         )
         self._clients: dict[asyncio.AbstractEventLoop, AsyncOpenAI] = {}
-        self._endpoint = without_credentials(self.base_url)
-        self._spec = (
+        self.endpoint = without_credentials(self.base_url)
+        self.spec = (
             config.spec
             if parsed.backend == "openai"
-            else f"openai-compat:{self._endpoint}#{self.model}"
+            else f"openai-compat:{self.endpoint}#{self.model}"
         )
-
-    @property
-    def spec(self) -> str:
-        return self._spec
-
-    @property
-    def endpoint(self) -> str:
-        return self._endpoint
 
     def _client(self) -> AsyncOpenAI:
         """One client per event loop: an aiohttp session cannot move between loops."""
