@@ -14,22 +14,33 @@ at 0.9 / top_p 0.95 / 512 tokens, the validator at 0.1 / 64 tokens, 10 then 5 at
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, Field, ValidationError, field_validator, model_validator
 
 from dialbench.errors import DialbenchError, InputError
 from dialbench.hashing import content_hash
 from dialbench.io.validation import _describe
 from dialbench.llm.base import GenerationParams
-from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig
+from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig, ModelSpecError, parse_spec
 from dialbench.schema import Record
 from dialbench.seeds import LanguageTarget
 
 Form = Literal["chat", "transcript"]
 FormChoice = Literal["auto", "chat", "transcript"]
-ModelEntry = ModelConfig
+
+
+def _readable_spec(model: ModelConfig) -> ModelConfig:
+    """Check the spec at load time, so a typo is reported at its line, not mid-run."""
+    try:
+        parse_spec(model.spec)
+    except ModelSpecError as error:
+        raise ValueError(str(error)) from None
+    return model
+
+
+ModelEntry = Annotated[ModelConfig, AfterValidator(_readable_spec)]
 
 
 def _as_model_config(value: Any) -> Any:
