@@ -4,6 +4,7 @@ duplicating a judgment: the judge is a loopback OpenAI-compatible server with la
 from __future__ import annotations
 
 import json
+import re
 import signal
 import sqlite3
 import subprocess
@@ -20,6 +21,16 @@ from tests.llm.loopback_server import Loopback, start_loopback
 
 N = 40  # 10 batches of 4 concurrent calls of 0.2 s
 ANSWER = json.dumps({"reason": "answers the question", "quality": 1})
+DIALOGUES = [
+    Dialogue(
+        language="fr",
+        turns=[
+            Turn(role="user", text=f"question {i} [[replies:{ANSWER}]]"),
+            Turn(role="assistant", text=f"réponse {i}"),
+        ],
+    )
+    for i in range(N)
+]
 
 
 @pytest.fixture(scope="module")
@@ -34,20 +45,19 @@ def count(run: Path, table: str) -> int:
         return int(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
 
 
+def done_questions(run: Path) -> set[int]:
+    """The questions whose judgment is stored, or whose call is in the cache."""
+    number = {d.id: i for i, d in enumerate(DIALOGUES)}
+    with sqlite3.connect(run / "dialbench.sqlite") as db:
+        judged = {number[row[0]] for row in db.execute("SELECT dialogue_id FROM judgments")}
+        requests = [row[0] for row in db.execute("SELECT request FROM llm_cache")]
+    return judged | {int(m) for r in requests for m in re.findall(r"question (\d+) ", r)}
+
+
 def test_a_killed_judge_run_resumes(server: Loopback, tmp_path: Path) -> None:
     run = tmp_path / "run"
-    dialogues = [
-        Dialogue(
-            language="fr",
-            turns=[
-                Turn(role="user", text=f"question {i} [[replies:{ANSWER}]]"),
-                Turn(role="assistant", text=f"réponse {i}"),
-            ],
-        )
-        for i in range(N)
-    ]
     with RunStore.open(run) as store, store.run("import") as record:
-        store.add(dialogues, record)
+        store.add(DIALOGUES, record)
     command = [
         str(DIALBENCH),
         *("judge", str(run), "--protocol", "holistic", "--judge", server.spec("judge")),
@@ -60,15 +70,16 @@ def test_a_killed_judge_run_resumes(server: Loopback, tmp_path: Path) -> None:
         time.sleep(0.05)
     job.send_signal(signal.SIGKILL)
     job.wait()
-    judged, cached = count(run, "judgments"), count(run, "llm_cache")
     killed_run_calls = int(server.stats()["requests"]) - start
-    assert 8 <= judged <= cached <= killed_run_calls < N
+    judged, done = count(run, "judgments"), done_questions(run)
+    assert 8 <= judged < N
 
     subprocess.run(command, check=True, capture_output=True, timeout=120)
     resumed_run_calls = int(server.stats()["requests"]) - start - killed_run_calls
-    assert resumed_run_calls == N - cached  # no stored call is made again
+    # A question is asked again only if neither its judgment nor its call was stored.
+    assert resumed_run_calls == N - len(done)
     with RunStore.open(run) as store:
         stored = list(store.records(Judgment))
     assert len(stored) == N
-    assert {j.target.dialogue_id for j in stored} == {d.id for d in dialogues}
+    assert {j.target.dialogue_id for j in stored} == {d.id for d in DIALOGUES}
     assert all(j.result == {"quality": 1, "reason": "answers the question"} for j in stored)
