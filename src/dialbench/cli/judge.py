@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from dialbench.cli import app
 from dialbench.cli.data import DEFAULT_RUN, RunDir
@@ -29,29 +28,25 @@ PROTOCOL_HELP = "; ".join(f"{name}: {p.description}" for name, p in PROTOCOLS.it
 
 
 def _print_summary(summary: JudgeRunSummary) -> None:
-    table = Table(
-        title=f"{summary.protocol} on {summary.dialogues} dialogue(s), {summary.seconds:.1f} s",
-        title_justify="left",
+    """One line per judge: plain text stays readable in any terminal width and in logs."""
+    console.print(
+        f"{summary.protocol}: {summary.dialogues} dialogue(s), {summary.seconds:.1f} s",
+        highlight=False,
     )
-    for column in ("judge", "judgments", "already ok", "ok", "unscored", "unscored rate"):
-        table.add_column(column, justify="left" if column == "judge" else "right")
-    table.add_column("tokens in/out", justify="right")
-    table.add_column("cost", justify="right")
     for tally in summary.judges:
         done = tally.ok + tally.unscored
-        rate = f"{tally.unscored / done:.1%}" if done else "-"
-        cost = tally.usage.cost_usd
-        table.add_row(
-            tally.judge_model,
-            str(tally.judgments),
-            str(tally.already_ok),
-            str(tally.ok),
-            str(tally.unscored),
-            rate,
-            f"{tally.usage.prompt_tokens}/{tally.usage.completion_tokens}",
-            "-" if cost is None else f"${cost:.4f}",
+        line = (
+            f"{tally.judge_model}: {tally.judgments} judgment(s): {tally.already_ok} already ok, "
+            f"{tally.ok} ok, {tally.unscored} unscored"
         )
-    console.print(table)
+        if done:
+            cost = tally.usage.cost_usd
+            line += (
+                f" ({tally.unscored / done:.1%}); {tally.usage.prompt_tokens} prompt + "
+                f"{tally.usage.completion_tokens} completion tokens, "
+                f"cost {'unknown' if cost is None else f'${cost:.4f}'}"
+            )
+        console.print(line, highlight=False, soft_wrap=True)
 
 
 @app.command()
@@ -108,10 +103,10 @@ def judge(
             store.run("judge", config) as record,
             Runner(run, run_id=record.id, quiet=quiet) as runner,
         ):
-            summary = runner.run_sync(
-                judge_dialogues(
-                    store, runner, chosen, configs, dialogues, record, batch_size=batch_size
-                )
+            models = [runner.model(c, role="judge") for c in configs]
+            job = judge_dialogues(
+                store, runner, chosen, models, dialogues, record, batch_size=batch_size
             )
+            summary = runner.run_sync(job)
     _print_summary(summary)
     console.print(f"report: dialbench report {Path(run)}", highlight=False)
