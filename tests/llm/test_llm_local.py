@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from dialbench.llm.base import GenerationParams
+from dialbench.llm.local import LocalAPI
 from dialbench.llm.model import Model
 from dialbench.llm.packaged import PACKAGED_MODELS, ensure_assembled
 from dialbench.llm.runner import Runner
@@ -103,6 +104,14 @@ def test_any_gguf_path_is_a_local_model(local: Model) -> None:
     assert by_path.spec == f"local:{path}"
     reply = by_path.complete_sync(TRANSCRIPT, SPEAKER_STOPS)
     assert reply.text == local.complete_sync(TRANSCRIPT, SPEAKER_STOPS).text
+
+
+def test_thread_count_is_configurable() -> None:
+    model = Runner(quiet=True).model(ModelConfig(spec=LOCAL, n_threads=1, n_ctx=512))
+    reply = model.complete_sync("1, 2, 3,", GenerationParams(max_tokens=4))
+    assert reply.usage.completion_tokens > 0
+    assert isinstance(model.api, LocalAPI)
+    assert model.api.context().llama.n_threads == 1
 
 
 def free_port() -> int:

@@ -31,6 +31,7 @@ from dialbench.llm.specs import ModelConfig, ModelSpecError
 class _ContextKey:
     path: Path
     n_ctx: int
+    n_threads: int
     chat_format: str | None
     logits_all: bool
 
@@ -49,12 +50,11 @@ def _context(key: _ContextKey) -> _Context:
     """The process-wide llama.cpp context for a model file and settings, loaded on first use."""
     with _contexts_lock:
         if key not in _contexts:
-            threads = os.cpu_count() or 1
             llama = Llama(
                 model_path=str(key.path),
                 n_ctx=key.n_ctx,
-                n_threads=threads,
-                n_threads_batch=threads,
+                n_threads=key.n_threads,
+                n_threads_batch=key.n_threads,
                 chat_format=key.chat_format,
                 logits_all=key.logits_all,
                 verbose=False,
@@ -91,7 +91,9 @@ class LocalAPI:
         self.endpoint = self.spec  # one llama.cpp context serves one call at a time
 
     def context(self, *, logits_all: bool = False) -> _Context:
-        return _context(_ContextKey(self.path, self.config.n_ctx, self.chat_format, logits_all))
+        threads = self.config.n_threads or os.cpu_count() or 1
+        key = _ContextKey(self.path, self.config.n_ctx, threads, self.chat_format, logits_all)
+        return _context(key)
 
     async def generate(self, request: Request) -> Completion:
         return await asyncio.to_thread(self._generate, request)

@@ -69,6 +69,11 @@ class ModelConfig(Record):
         default=None, description="llama.cpp chat format for GGUF files without a template"
     )
     n_ctx: int = Field(default=4096, ge=256)
+    n_threads: int | None = Field(
+        default=None,
+        ge=1,
+        description="llama.cpp threads; default every core (lower it when processes share cores)",
+    )
 
     @property
     def parsed(self) -> ParsedSpec:
