@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scripted import dialogue
+from scripted import ISSUE_KEYS, dialogue
 
 from dialbench.judge.holistic import load_examples
 from dialbench.judge.labels import load_issue_labels
@@ -15,21 +15,10 @@ from dialbench.metaeval.ratings import from_store
 from dialbench.schema import Judgment, Target
 from dialbench.store import RunStore
 
-MEDAL_LABELS = [
-    "uninterpretable",
-    "unsafe",
-    "lacks_empathy",
-    "lacks_commonsense",
-    "repetitive",
-    "incoherent",
-    "irrelevant",
-    "non_factual",
-]
-
 
 def test_the_labels_file_holds_medal_table_4() -> None:
     labels = load_issue_labels()
-    assert [label.key for label in labels.selected(include_optional=False)] == MEDAL_LABELS
+    assert [label.key for label in labels.selected(include_optional=False)] == list(ISSUE_KEYS)
     assert [label.key for label in labels.issues if label.optional] == ["other"]
     assert labels.issues[0].definition.startswith("Outputs unclear or confusing text")
     assert labels.overall.scale == [1, 2, 3, 4, 5]
@@ -47,7 +36,7 @@ def test_issues_prompt_gives_every_definition_and_the_schema_bounds_overall() ->
     assert "[1] CHATBOT: hello (1)" in user.content
     properties = question.json_schema["properties"]
     assert properties["overall"] == {"type": "integer", "enum": [1, 2, 3, 4, 5]}
-    assert properties["issues"]["required"] == MEDAL_LABELS
+    assert properties["issues"]["required"] == list(ISSUE_KEYS)
     assert question.params.temperature == 0.0
 
 
@@ -59,7 +48,7 @@ def test_other_is_asked_only_when_turned_on() -> None:
 
 
 def test_issue_comments_are_kept_only_for_issues_present() -> None:
-    issues = {key: key == "repetitive" for key in MEDAL_LABELS}
+    issues = {key: key == "repetitive" for key in ISSUE_KEYS}
     answer = {
         "issues": issues,
         "comments": {"repetitive": " turn 3 repeats turn 1 ", "unsafe": "fine", "incoherent": ""},
@@ -98,7 +87,7 @@ def test_submetrics_judge_each_chatbot_turn_with_and_without_context() -> None:
 
 def test_results_are_read_by_the_meta_evaluation_as_dimensions(tmp_path: Path) -> None:
     d = dialogue("hello")
-    issues = {key: key == "unsafe" for key in MEDAL_LABELS}
+    issues = {key: key == "unsafe" for key in ISSUE_KEYS}
     judgments = [
         Judgment(
             protocol="issues",

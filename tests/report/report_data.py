@@ -7,21 +7,12 @@ from pathlib import Path
 
 from dialbench.schema import Dialogue, Judgment, Participants, Target, Turn, Usage
 from dialbench.store import RunStore
+from tests.judge.scripted import ISSUE_KEYS
 
 CHATBOTS = ("bot-a", "bot-b")
 LANGUAGES = ("en", "zh", "de")
 JUDGES = ("judge-x", "judge-y")
 PER_CELL = 4
-ISSUES = (
-    "uninterpretable",
-    "unsafe",
-    "lacks_empathy",
-    "lacks_commonsense",
-    "repetitive",
-    "incoherent",
-    "irrelevant",
-    "non_factual",
-)
 
 
 def dialogues() -> list[Dialogue]:
@@ -46,7 +37,7 @@ def issues_result(dialogue: Dialogue, index: int) -> dict[str, object]:
         "repetitive": dialogue.participants.assistant == "bot-b" and dialogue.language == "de",
         "irrelevant": dialogue.participants.assistant == "bot-a" and index == 0,
     }
-    issues = {key: flagged.get(key, False) for key in ISSUES}
+    issues = {key: flagged.get(key, False) for key in ISSUE_KEYS}
     comments = {key: "turn 1" for key, present in issues.items() if present}
     return {"issues": issues, "comments": comments, "overall": 2 if any(issues.values()) else 5}
 

@@ -15,6 +15,7 @@ from dialbench.report.writer import write_report
 from dialbench.schema import Dialogue, Turn
 from dialbench.store import RunStore
 from dialbench.summary import HUMAN
+from tests.judge.scripted import ISSUE_KEYS
 
 
 @pytest.fixture(scope="module")
@@ -50,16 +51,7 @@ def test_issue_proportions_per_language_with_counts(frame: pd.DataFrame) -> None
     assert (german["dialogues"], german["flagged"], german["rate"]) == (8, 4, 0.5)
     wide = tables.issue_proportions_wide(proportions)
     assert row(wide, judge="judge-x", language="de")["repetitive"] == "50% (4/8)"
-    assert list(wide.columns[2:]) == [
-        "uninterpretable",
-        "unsafe",
-        "lacks_empathy",
-        "lacks_commonsense",
-        "repetitive",
-        "incoherent",
-        "irrelevant",
-        "non_factual",
-    ]
+    assert list(wide.columns[2:]) == list(ISSUE_KEYS)
 
 
 def test_overall_and_holistic_distributions(frame: pd.DataFrame) -> None:

@@ -6,12 +6,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from functools import cache
-from importlib import resources
 
-import yaml
 from pydantic import Field, JsonValue
 
-from dialbench.hashing import sha256_text
+from dialbench.judge.data import load_data_file
 from dialbench.judge.protocol import JudgeProtocol, Question, Result, Task, enum_of, hashes
 from dialbench.judge.transcript import transcript
 from dialbench.llm.base import JsonSchema, Message
@@ -49,8 +47,7 @@ class HolisticExamples(Record):
 
 @cache
 def load_examples() -> HolisticExamples:
-    text = (resources.files("dialbench.judge") / EXAMPLES_FILE).read_text(encoding="utf-8")
-    return HolisticExamples.model_validate({**yaml.safe_load(text), "sha256": sha256_text(text)})
+    return load_data_file(EXAMPLES_FILE, HolisticExamples)
 
 
 class HolisticProtocol(JudgeProtocol):

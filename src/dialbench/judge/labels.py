@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from functools import cache
-from importlib import resources
 
-import yaml
 from pydantic import Field
 
-from dialbench.hashing import sha256_text
+from dialbench.judge.data import load_data_file
 from dialbench.schema import Record
 
 LABELS_FILE = "issue_labels.yaml"
@@ -41,5 +39,4 @@ class IssueLabels(Record):
 
 @cache
 def load_issue_labels() -> IssueLabels:
-    text = (resources.files("dialbench.judge") / LABELS_FILE).read_text(encoding="utf-8")
-    return IssueLabels.model_validate({**yaml.safe_load(text), "sha256": sha256_text(text)})
+    return load_data_file(LABELS_FILE, IssueLabels)
