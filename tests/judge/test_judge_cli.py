@@ -39,7 +39,9 @@ def test_judge_a_language_the_run_does_not_have(
 ) -> None:
     cli("import", example_jsonl, "--run", tmp_path / "run")
     done = cli("judge", tmp_path / "run", "--language", "sw", ok=False)
-    assert_clear_error(done, "no dialogues in language 'sw' to judge")
+    assert_clear_error(done, "no dialogues in sw to judge")
+    done = cli("judge", tmp_path / "run", "--language", "not a tag", ok=False)
+    assert_clear_error(done, "'not a tag' is not a valid BCP-47 language tag")
 
 
 def test_report_on_an_empty_run(cli: RunCli, tmp_path: Path) -> None:

@@ -197,3 +197,18 @@ def test_a_protocol_with_nothing_to_judge_is_a_clear_error(tmp_path: Path) -> No
 def test_an_unknown_protocol_is_a_clear_error() -> None:
     with pytest.raises(DialbenchError, match=r"unknown protocol 'arena' \(known: issues"):
         get_protocol("arena")
+
+
+def test_selection_by_language_takes_at_most_the_limit_of_each(tmp_path: Path) -> None:
+    made = [dialogue(f"d{i}", language) for language in ("en", "zh", "de") for i in range(3)]
+    with RunStore.open(tmp_path) as store, store.run("import") as run:
+        store.add(made, run)
+        chosen = select_dialogues(store, languages=["ZH", "de"], limit=2)
+        everything = select_dialogues(store, limit=1)
+    assert [(d.language, d.turns[0].text) for d in chosen] == [
+        ("zh", "d0 (0)"),
+        ("zh", "d1 (0)"),
+        ("de", "d0 (0)"),
+        ("de", "d1 (0)"),
+    ]
+    assert [d.language for d in everything] == ["en", "zh", "de"]

@@ -66,8 +66,12 @@ def judge(
         bool, typer.Option("--few-shot", help="holistic: DiQAD's three examples.")
     ] = False,
     other: Annotated[bool, typer.Option("--other", help="issues: also ask for 'other'.")] = False,
-    language: Annotated[str | None, typer.Option(help="Only dialogues in this language.")] = None,
-    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N dialogues.")] = None,
+    language: Annotated[
+        list[str], typer.Option(help="Only dialogues in this language; repeat for several.")
+    ] = [],  # noqa: B006
+    limit: Annotated[
+        int | None, typer.Option(min=1, help="Only the first N dialogues of each language.")
+    ] = None,
     api_key_env: Annotated[
         str | None, typer.Option(help="Environment variable holding the judges' API key.")
     ] = None,
@@ -89,16 +93,21 @@ def judge(
         other_issue=other,
     )
     chosen = get_protocol(protocol, settings)
+    if samples > 1 and temperature == 0.0:
+        console.print(
+            "note: at temperature 0 the samples will be alike; set --temperature to vary them",
+            highlight=False,
+        )
     configs = [ModelConfig(spec=spec, api_key_env=api_key_env) for spec in dict.fromkeys(judges)]
     config = {
         "protocol": protocol,
         "judges": [c.spec for c in configs],
         "settings": settings.model_dump(mode="json"),
-        "language": language,
+        "languages": language,
         "limit": limit,
     }
     with RunStore.open(run, create=False) as store:
-        dialogues = select_dialogues(store, language=language, limit=limit)
+        dialogues = select_dialogues(store, languages=language, limit=limit)
         with (
             store.run("judge", config) as record,
             Runner(run, run_id=record.id, quiet=quiet) as runner,

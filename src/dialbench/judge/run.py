@@ -10,6 +10,7 @@ A model failure becomes an unscored judgment with the error, never a crash or a 
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,9 +21,17 @@ from dialbench.judge.protocol import JudgeProtocol, Question, Task
 from dialbench.llm.base import Completion, Request
 from dialbench.llm.model import Model
 from dialbench.llm.runner import CallFailed, Runner
-from dialbench.llm.specs import ModelConfig
 from dialbench.llm.structured import StructuredResult, structured_output
-from dialbench.schema import Dialogue, Judgment, Provenance, Record, Run, Usage, utc_now
+from dialbench.schema import (
+    Dialogue,
+    Judgment,
+    Provenance,
+    Record,
+    Run,
+    Usage,
+    standard_language_tag,
+    utc_now,
+)
 from dialbench.store import RunStore
 
 DEFAULT_BATCH_SIZE = 16
@@ -54,13 +63,24 @@ class _Job:
 
 
 def select_dialogues(
-    store: RunStore, *, language: str | None = None, limit: int | None = None
+    store: RunStore, *, languages: Sequence[str] = (), limit: int | None = None
 ) -> list[Dialogue]:
-    """The dialogues to judge, in storage order; an empty selection is an error, not a no-op."""
-    where = {"language": language} if language else {}
-    dialogues = list(store.records(Dialogue, **where))[:limit]
+    """The dialogues to judge in storage order: of the given languages (default all), at most
+    `limit` per language so a small budget still covers every language. None is an error."""
+    try:
+        wanted = {standard_language_tag(tag) for tag in languages}
+    except ValueError as invalid:
+        raise DialbenchError(str(invalid)) from invalid
+    taken: Counter[str] = Counter()
+    dialogues = []
+    for dialogue in store.records(Dialogue):
+        if wanted and dialogue.language not in wanted:
+            continue
+        if limit is None or taken[dialogue.language] < limit:
+            taken[dialogue.language] += 1
+            dialogues.append(dialogue)
     if not dialogues:
-        which = f"no dialogues in language {language!r}" if language else "no dialogues"
+        which = f"no dialogues in {', '.join(sorted(wanted))}" if wanted else "no dialogues"
         raise DialbenchError(
             f"{store.path.parent} holds {which} to judge; import some first "
             f"(dialbench import FILE --run {store.path.parent})"
@@ -155,13 +175,15 @@ async def judge_dialogues(
     store: RunStore,
     runner: Runner,
     protocol: JudgeProtocol,
-    judges: Sequence[ModelConfig],
+    judges: Sequence[Model],
     dialogues: Sequence[Dialogue],
     run: Run,
     *,
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> JudgeRunSummary:
-    """Judge every dialogue with every judge (side by side in one run) under one protocol."""
+    """Judge every dialogue with every judge (side by side in one run) under one protocol.
+
+    The judges are models of `runner` (`runner.model(spec, role="judge")`)."""
     started = time.perf_counter()
     tasks = [task for dialogue in dialogues for task in protocol.tasks(dialogue)]
     if not tasks:
@@ -172,10 +194,9 @@ async def judge_dialogues(
     stored_ok = {
         j.id for j in store.records(Judgment, protocol=protocol.name) if j.parse_status == "ok"
     }
-    models = [runner.model(config, role="judge") for config in judges]
-    tallies = {model.spec: JudgeTally(judge_model=model.spec) for model in models}
+    tallies = {model.spec: JudgeTally(judge_model=model.spec) for model in judges}
     jobs: list[_Job] = []
-    for model in models:
+    for model in judges:
         for task in tasks:
             for sample in range(protocol.settings.samples):
                 tallies[model.spec].judgments += 1
