@@ -87,6 +87,15 @@ def issue_proportion_bars(proportions: pd.DataFrame, folder: Path) -> list[Path]
             xs = np.arange(len(issues)) - 0.4 + width * (k + 0.5)
             n = int(rows["dialogues"].max())
             ax.bar(xs, rows["rate"].fillna(0), width, label=f"{language} (n={n})")
+        if not part["flagged"].any():
+            ax.text(
+                0.5,
+                0.5,
+                "no dialogue flagged with any issue",
+                ha="center",
+                transform=ax.transAxes,
+                color="grey",
+            )
         ax.set_xticks(range(len(issues)), issues, rotation=30, ha="right")
         ax.set_ylabel("share of dialogues")
         ax.set_ylim(0, 1)

@@ -133,6 +133,7 @@ def table_sections(frame: pd.DataFrame, folder: Path) -> list[Section]:
             "Mean understandability (the response alone) and sensibleness (the response in its "
             "context), 1-5, over the chatbot turns judged ok.",
             "submetric_means",
+            "Means over chatbot turns",
             tables.submetric_means(frame),
         ),
         (
@@ -141,12 +142,13 @@ def table_sections(frame: pd.DataFrame, folder: Path) -> list[Section]:
             "Items judged several times: mean standard deviation of their samples, and the "
             "share of items on which every sample agreed.",
             "sample_spread",
+            "Per protocol, judge and dimension",
             tables.sample_spread(frame),
         ),
     ]
     return [
-        Section(key=key, title=title, note=note, tables=[_table(folder, name, title, table)])
-        for key, title, note, name, table in found
+        Section(key=key, title=title, note=note, tables=[_table(folder, name, caption, table)])
+        for key, title, note, name, caption, table in found
         if not table.empty
     ]
 
@@ -173,7 +175,9 @@ def dataset_section(store: RunStore, folder: Path) -> Section:
         rows = getattr(stats, name)
         if rows:
             frame = pd.json_normalize([row.model_dump(mode="json") for row in rows])
-            section.tables.append(_table(folder, f"dataset_{name}", name.replace("_", " "), frame))
+            section.tables.append(
+                _table(folder, f"dataset_{name}", name.replace("_", " ").capitalize(), frame)
+            )
     return section
 
 

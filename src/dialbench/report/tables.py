@@ -108,7 +108,7 @@ def _distribution(
         return pd.DataFrame()
     rows = _with_all_languages(ok).assign(level=lambda f: f[value].astype(int))
     counts = rows.groupby([*by, "level"]).size().unstack("level", fill_value=0)
-    counts = counts.reindex(columns=levels, fill_value=0)
+    counts = counts.reindex(columns=levels, fill_value=0).rename_axis(columns=None)
     total = counts.sum(axis=1)
     table = counts.rename(columns=lambda level: f"n_{level}")
     for level in levels:
