@@ -145,3 +145,26 @@ def test_config_problems_are_located(cli, tmp_path: Path, text: str, expected: s
     done = cli("simulate", config, "--dry-run", ok=False)
     assert done.returncode == 1
     assert expected in done.stderr
+
+
+def test_a_call_that_fails_for_good_is_stored_as_error_and_retried_next_run(
+    cli, loopback_config: WriteConfig, latency_loopback, tmp_path: Path
+) -> None:
+    """The server fails a prompt's first request only, so the retry of the run succeeds."""
+    scenes = tmp_path / "failing.txt"
+    scenes.write_text("Someone plans a picnic. [[fault:400]]\n", encoding="utf-8")
+    validator = {"model": latency_loopback.spec("judge"), "form": "transcript"}
+    config = loopback_config(
+        seeds={"contexts": 1, "scenes": str(scenes)},
+        validator={**validator, "first_turn_attempts": 1},
+    )
+    first = cli("simulate", config, "--run", "run", "--quiet")
+    assert re.search(r"ended: error\s*│\s*2\s*│", first.stdout)
+    errors = stored(tmp_path / "run")
+    assert all(d.end_reason == "error" for d in errors.values())
+    assert all("HTTP 400" in str(d.metadata["error"]) for d in errors.values())
+    second = cli("simulate", config, "--run", "run", "--quiet")
+    assert re.search(r"generated now\s*│\s*2\s*│", second.stdout)
+    retried = stored(tmp_path / "run")
+    assert retried.keys() == errors.keys()
+    assert {d.end_reason for d in retried.values()} == {"validation_failed"}

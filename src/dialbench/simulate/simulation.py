@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import Field
+from rich.progress import Progress, TaskID
 
 from dialbench.hashing import content_hash
 from dialbench.llm.runner import CallFailed, Runner
@@ -24,7 +25,7 @@ from dialbench.simulate import chatbot, filters, user, validator
 from dialbench.simulate.chatbot import Chatbot
 from dialbench.simulate.config import SimulationConfig, resolve_form
 from dialbench.simulate.dialogue import DialogueLoop, Outcome, UserTurn, write_user_turn
-from dialbench.simulate.progress import SimulationProgress
+from dialbench.simulate.progress import progress_bar
 from dialbench.simulate.user import UserAgent
 from dialbench.simulate.validator import Validator
 from dialbench.store import RunStore
@@ -101,7 +102,7 @@ class Simulation:
         )
         self.slots = asyncio.Semaphore(config.concurrency)
         self.summary = SimulationSummary(run_id=run.id, planned=0)
-        self.progress: SimulationProgress | None = None
+        self.progress: tuple[Progress, TaskID] | None = None
 
     def _user(self, model: ModelConfig) -> UserAgent:
         user_config = self.config.user
@@ -117,8 +118,7 @@ class Simulation:
         stored = {d.id: d for i in ids if (d := self.store.get(Dialogue, i)) is not None}
         return [i not in stored or stored[i].end_reason == "error" for i in ids]
 
-    async def run(self, contexts: list[SeedContext], progress: SimulationProgress) -> None:
-        self.progress = progress
+    async def run(self, contexts: list[SeedContext], progress: Progress) -> None:
         jobs = []
         for context in contexts:
             for user_model in self.config.user.models:
@@ -133,7 +133,8 @@ class Simulation:
                 todo = [bot for bot, wanted in zip(bots, pending, strict=True) if wanted]
                 if todo:
                     jobs.append(self._starter(context, agent, todo))
-        progress.start(self.summary.planned - self.summary.already_stored)
+        remaining = self.summary.planned - self.summary.already_stored
+        self.progress = (progress, progress.add_task("simulate", total=remaining, acceptance="-"))
         await asyncio.gather(*jobs)
 
     async def _starter(
@@ -228,7 +229,9 @@ class Simulation:
             summary.flagged[flag] = summary.flagged.get(flag, 0) + 1
         summary.excluded += excluded
         if self.progress is not None:
-            self.progress.advance(summary.acceptance_rate)
+            rate = summary.acceptance_rate
+            bar, task = self.progress
+            bar.update(task, advance=1, acceptance="-" if rate is None else f"{rate:.0%}")
 
 
 def simulate(
@@ -240,7 +243,7 @@ def simulate(
         RunStore.open(run_dir) as store,
         store.run("simulate", config.model_dump(mode="json")) as run,
         Runner(run_dir, run_id=run.id, quiet=quiet) as runner,
-        SimulationProgress(quiet=quiet) as progress,
+        progress_bar(quiet=quiet) as progress,
     ):
         simulation = Simulation(config, store, run, runner)
         runner.run_sync(simulation.run(contexts, progress))
