@@ -12,7 +12,7 @@ from simulate_scripted import CONTEXT, FAIL, ScriptedAPI, agents, request_text
 from dialbench.llm.base import Request
 from dialbench.llm.runner import Runner
 from dialbench.simulate.dialogue import Outcome, UserTurn, write_user_turn
-from dialbench.simulate.transcript import END_MARKER
+from dialbench.simulate.transcript import END_MARKER, clean_user_text
 
 T = TypeVar("T")
 
@@ -195,3 +195,16 @@ def test_the_transcript_form_completes_a_user_line_and_stops_at_the_next() -> No
     assert request.kind == "complete"
     assert request.prompt.rstrip().endswith("USER:")
     assert "\n" in request.params.stop
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ('User: "Any quick dinner ideas?"', "Any quick dinner ideas?"),
+        ("**最近总是失眠，有什么办法？**", "最近总是失眠，有什么办法？"),
+        ("用户：「晚饭烧糊了」", "晚饭烧糊了"),
+        ("Any ideas? CHATBOT: Sure!", "Any ideas?"),
+    ],
+)
+def test_generated_user_text_is_cleaned(raw: str, clean: str) -> None:
+    assert clean_user_text(raw) == clean

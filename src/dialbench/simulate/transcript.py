@@ -35,9 +35,10 @@ def split_end_marker(text: str) -> tuple[str, bool]:
 
 
 def clean_user_text(raw: str) -> str:
-    """A generated user message without a speaker label, wrapping quotes or a continuation."""
+    """A generated user message without a speaker label, bold markers, wrapping quotes or a
+    continuation into the chatbot's line."""
     text = raw.split(f"{CHATBOT_TAG}:")[0].strip()
-    text = _LABEL.sub("", text).strip()
+    text = _LABEL.sub("", text).strip().strip("*").strip()
     if len(text) >= 2 and text[0] in _QUOTES and text[-1] in _QUOTES:
         text = text[1:-1].strip()
     return text
