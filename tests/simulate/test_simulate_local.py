@@ -25,16 +25,16 @@ def test_two_languages_two_contexts_two_chatbots_on_a_real_model(cli, tmp_path: 
         "seeds": {"contexts": 2, "seed": 1},
         "user": {
             "models": [QWEN],
-            "first_turn": {"temperature": 1.0, "top_p": 0.95, "max_tokens": 40},
-            "turns": {"temperature": 0.9, "top_p": 0.95, "max_tokens": 40},
+            "first_turn": {"temperature": 1.0, "top_p": 0.95, "max_tokens": 32},
+            "turns": {"temperature": 0.9, "top_p": 0.95, "max_tokens": 32},
         },
         "validator": {
             "model": QWEN,
-            "params": {"temperature": 0.1, "max_tokens": 24},
+            "params": {"temperature": 0.1, "max_tokens": 16},
             "first_turn_attempts": 2,
             "turn_attempts": 1,
         },
-        "chatbots": {"models": [QWEN, second], "params": {"temperature": 0.9, "max_tokens": 40}},
+        "chatbots": {"models": [QWEN, second], "params": {"temperature": 0.9, "max_tokens": 32}},
         "max_utterances": 4,
     }
     path = tmp_path / "local.yaml"
