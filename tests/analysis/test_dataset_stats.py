@@ -131,3 +131,33 @@ def test_statistics_of_a_simulated_run(tmp_path: Path, cli: RunCli) -> None:
 def test_an_empty_run_has_empty_statistics(tmp_path: Path, cli: RunCli) -> None:
     RunStore.open(tmp_path).close()
     assert "no dialogues" in cli("stats", tmp_path).stdout
+
+
+def test_failed_turns_are_not_utterances_and_sources_can_be_chosen(tmp_path: Path) -> None:
+    kept = dialogue("de", [("user", "Mein Zug fällt aus.", ["accepted"])], "natural_end")
+    failed = dialogue("de", [("user", "", ["rejected", "rejected"])], "validation_failed")
+    failed.turns[0].metadata["validation_failed"] = True
+    excluded = dialogue("de", [("user", "How can I help you today?", ["accepted"])], "turn_cap")
+    excluded = excluded.model_copy(update={"source": "medal-excluded"})
+    with RunStore.open(tmp_path) as store, store.run("test") as run:
+        store.add(
+            [
+                kept.model_copy(update={"source": "medal"}),
+                failed.model_copy(update={"source": "medal"}),
+                excluded,
+            ],
+            run,
+        )
+        everything = dataset_statistics(store)
+        medal = dataset_statistics(store, source="medal")
+    german = {r.language: r for r in medal.languages}["de"]
+    assert german.dialogues == 2
+    assert german.user_utterance_length == 4  # the failed turn's empty placeholder is not counted
+    assert german.end_reasons == {"natural_end": 1, "validation_failed": 1}
+    assert {r.language: r for r in everything.languages}["de"].dialogues == 3
+    acceptance = {a.turn_index: a for a in medal.acceptance}
+    assert (acceptance[0].turns, acceptance[0].attempts, acceptance[0].acceptance_rate) == (
+        2,
+        3,
+        1 / 3,
+    )

@@ -59,6 +59,8 @@ def language_stats(language: str, dialogues: list[Dialogue], *, measure: bool) -
     if measure:
         for dialogue in dialogues:
             for turn in dialogue.turns:
+                if turn.metadata.get("validation_failed"):
+                    continue  # a placeholder for the attempts, not an utterance anyone made
                 lengths[turn.role].append(utterance_length(turn.text, dialogue.language))
                 words += tokens(turn.text, dialogue.language)
     return LanguageStats(
@@ -123,10 +125,11 @@ def summed_usage(records: Iterable[str]) -> list[UsageLine]:
     return sorted(total.values(), key=lambda line: (line.role, line.model))
 
 
-def dataset_statistics(store: RunStore) -> DatasetStats:
-    """Statistics of every dialogue in the store; empty lists when it holds none."""
+def dataset_statistics(store: RunStore, source: str | None = None) -> DatasetStats:
+    """Statistics of the store's dialogues (of one source, e.g. `medal`, when given); empty lists
+    when there are none."""
     by_language: dict[str, list[Dialogue]] = defaultdict(list)
-    for dialogue in store.records(Dialogue):
+    for dialogue in store.records(Dialogue, **({"source": source} if source else {})):
         by_language[dialogue.language].append(dialogue)
     everything = [d for dialogues in by_language.values() for d in dialogues]
     stats = DatasetStats(usage=summed_usage(store.llm_usage_records()))

@@ -25,6 +25,10 @@ def stats(
     run: Annotated[Path, typer.Argument(envvar="DIALBENCH_RUN", help="Run directory.")] = Path(
         "runs/default"
     ),
+    source: Annotated[
+        str | None,
+        typer.Option(help="Only dialogues of this source (e.g. medal: kept by the filter)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
 ) -> None:
     """Dialogues per language, turns, utterance length, lexical diversity, validator acceptance
@@ -32,7 +36,7 @@ def stats(
     from dialbench.analysis.dataset_stats import dataset_statistics
 
     with RunStore.open(run, create=False) as store:
-        result = dataset_statistics(store)
+        result = dataset_statistics(store, source)
     if as_json:
         print(result.model_dump_json(indent=2))
         return
