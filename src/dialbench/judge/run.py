@@ -18,10 +18,9 @@ from pydantic import Field, JsonValue, ValidationError
 
 from dialbench.errors import DialbenchError
 from dialbench.judge.protocol import JudgeProtocol, Question, Task
-from dialbench.llm.base import Completion, Request
 from dialbench.llm.model import Model
 from dialbench.llm.runner import CallFailed, Runner
-from dialbench.llm.structured import StructuredResult, structured_output
+from dialbench.llm.structured import StructuredResult
 from dialbench.schema import (
     Dialogue,
     Judgment,
@@ -90,17 +89,11 @@ def select_dialogues(
 
 async def _ask(model: Model, question: Question, sample: int, max_reasks: int) -> StructuredResult:
     """A structured answer for one sample: the sample number is part of the call's cache key."""
-
-    async def call(request: Request) -> Completion:
-        numbered = request.model_copy(update={"sample": sample})
-        return await model.runner.call(model.api, model.config, model.role, numbered)
-
-    return await structured_output(
-        call,
+    return await model.structured(
         question.messages,
         question.json_schema,
         question.params,
-        schema_in_prompt=model.api.structured_mode == "prompt",
+        sample=sample,
         max_reasks=max_reasks,
     )
 

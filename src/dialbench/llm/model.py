@@ -63,6 +63,7 @@ class Model:
         params: GenerationParams | None = None,
         *,
         max_reasks: int = DEFAULT_MAX_REASKS,
+        sample: int = 0,
     ) -> StructuredResult:
         return await structured_output(
             self._call,
@@ -71,6 +72,7 @@ class Model:
             params or GenerationParams(),
             schema_in_prompt=self.api.structured_mode == "prompt",
             max_reasks=max_reasks,
+            sample=sample,
         )
 
     async def yes_probability(self, messages: MessagesLike) -> YesNo:

@@ -61,8 +61,10 @@ async def structured_output(
     *,
     schema_in_prompt: bool,
     max_reasks: int = DEFAULT_MAX_REASKS,
+    sample: int = 0,
 ) -> StructuredResult:
-    """Ask, validate, re-ask up to `max_reasks` times, then give up as unscored."""
+    """Ask, validate, re-ask up to `max_reasks` times, then give up as unscored. `sample`
+    numbers independent draws of the same question (it is part of every call's cache key)."""
     schema_text = canonical_json(schema)
     reask = load_prompt("llm_reask")
     hashes = {reask.name: reask.sha256}
@@ -76,7 +78,11 @@ async def structured_output(
     error = ""
     for _ in range(max_reasks + 1):
         request = Request(
-            kind="chat", messages=tuple(conversation), params=params, json_schema=schema
+            kind="chat",
+            messages=tuple(conversation),
+            params=params,
+            json_schema=schema,
+            sample=sample,
         )
         completion = await call(request)
         outputs.append(completion.text)
