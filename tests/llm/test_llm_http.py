@@ -118,12 +118,26 @@ def test_requests_per_minute_limit(loopback: Loopback) -> None:
 def test_reasoning_models_get_effort_and_no_rejected_parameters(loopback: Loopback) -> None:
     runner = Runner(quiet=True)
     model = runner.model(ModelConfig(spec=loopback.spec("o3-mini"), reasoning_effort="low"))
-    reply = model.chat_sync(ask("think"), GenerationParams(temperature=0.7, stop=("\n",)))
+    params = GenerationParams(temperature=0.7, presence_penalty=0.6, stop=("\n",))
+    reply = model.chat_sync(ask("think"), params)
     assert reply.text == "echo: think"
     sent = loopback.stats()["last_body"]
     assert sent["reasoning_effort"] == "low"
     assert sent["max_completion_tokens"] == 256
-    assert not {"temperature", "stop", "max_tokens", "seed"} & set(sent)
+    assert not {"temperature", "presence_penalty", "stop", "max_tokens", "seed"} & set(sent)
+
+
+def test_sampling_parameters_reach_the_endpoint(loopback: Loopback) -> None:
+    runner = Runner(quiet=True)
+    params = GenerationParams(temperature=1.5, top_p=0.9, presence_penalty=0.6, seed=3)
+    runner.model(loopback.spec()).chat_sync(ask("first turn"), params)
+    sent = loopback.stats()["last_body"]
+    assert (sent["temperature"], sent["top_p"], sent["presence_penalty"], sent["seed"]) == (
+        1.5,
+        0.9,
+        0.6,
+        3,
+    )
 
 
 def test_yes_probability_from_logprobs(loopback: Loopback) -> None:

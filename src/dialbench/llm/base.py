@@ -37,6 +37,9 @@ class GenerationParams(Record):
     max_tokens: int = Field(default=256, ge=1)
     temperature: float = Field(default=0.0, ge=0.0)
     top_p: float | None = Field(default=None, gt=0.0, le=1.0)
+    presence_penalty: float | None = Field(
+        default=None, ge=-2.0, le=2.0, description="discourages repeating tokens already used"
+    )
     stop: tuple[str, ...] = ()
     seed: int | None = 0
     reasoning_effort: ReasoningEffort | None = None

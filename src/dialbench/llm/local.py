@@ -112,6 +112,8 @@ class LocalAPI:
         }
         if params.top_p is not None:
             sampling["top_p"] = params.top_p
+        if params.presence_penalty is not None:
+            sampling["presence_penalty"] = params.presence_penalty
         with context.lock:
             started = time.perf_counter()
             try:

@@ -42,7 +42,7 @@ def request_arguments(
     structured_mode: StructuredMode,
 ) -> dict[str, Any]:
     """Everything but model and messages/prompt, without what reasoning models reject
-    (temperature, top_p, stop, seed, logprobs, max_tokens)."""
+    (temperature, top_p, presence_penalty, stop, seed, logprobs, max_tokens)."""
     params = request.params
     if reasoning:
         effort = params.reasoning_effort or reasoning_effort
@@ -53,6 +53,8 @@ def request_arguments(
         arguments = {"max_tokens": params.max_tokens, "temperature": params.temperature}
         if params.top_p is not None:
             arguments["top_p"] = params.top_p
+        if params.presence_penalty is not None:
+            arguments["presence_penalty"] = params.presence_penalty
         if params.stop:
             arguments["stop"] = list(params.stop)
         if params.seed is not None:

@@ -69,7 +69,9 @@ class UserConfig(Record):
         description="chat messages, or transcript completion that keeps small models in role; "
         "auto = transcript for local models, chat otherwise",
     )
-    first_turn: GenerationParams = GenerationParams(temperature=1.5, max_tokens=128)
+    first_turn: GenerationParams = GenerationParams(
+        temperature=1.5, presence_penalty=0.6, max_tokens=128
+    )
     turns: GenerationParams = GenerationParams(temperature=0.9, top_p=0.95, max_tokens=512)
 
     _models = field_validator("models", mode="before")(
