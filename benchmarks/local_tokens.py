@@ -1,70 +1,91 @@
 """Local model: generated tokens/s through dialbench vs. llama-cpp-python called directly.
 
-Same packaged model file, prompt and settings (greedy, fixed seed, n_threads = cores); the
-dialbench call has no cache so every round generates. Rounds alternate. llama.cpp's threads
-wait for each other, so another busy process on a 2-core machine slows a round several-fold:
-the best round of each side (closest to an idle machine) is the figure, medians are shown too,
-and so is the share of each dialbench call spent inside llama-cpp-python, which no other process
-can skew.
-Usage: .venv/bin/python benchmarks/local_tokens.py [ROUNDS] [MAX_TOKENS]
+Same packaged model file, prompt and settings (greedy, fixed seed, n_threads = cores, no cache).
+Each side runs in its own process, alternately: llama.cpp's worker threads belong to the thread
+that calls it, so two calling threads in one process (the direct call on the main thread,
+dialbench on its generation thread) slow each other down and would measure that instead.
+The best round of each side is the figure (closest to an idle machine); medians are shown too.
+
+Usage: .venv/bin/python benchmarks/local_tokens.py [PROCESSES_PER_SIDE] [ROUNDS] [MAX_TOKENS]
 """
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
-
-from llama_cpp import Llama
-
-from dialbench.llm.base import GenerationParams
-from dialbench.llm.packaged import PACKAGED_MODELS, ensure_assembled
-from dialbench.llm.runner import Runner
+from collections.abc import Callable
 
 PROMPT = "USER: Tell me a long story about a lighthouse keeper and a storm.\nCHATBOT:"
 
 
-def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
-    max_tokens = int(sys.argv[2]) if len(sys.argv) > 2 else 128
-    path = ensure_assembled(PACKAGED_MODELS["qwen2.5-0.5b"])
-    threads = os.cpu_count() or 1
-    direct = Llama(
-        model_path=str(path), n_ctx=4096, n_threads=threads, n_threads_batch=threads, verbose=False
-    )
-    model = Runner(quiet=True).model("local:qwen2.5-0.5b")
-    params = GenerationParams(max_tokens=max_tokens, temperature=0.0, seed=0)
+def measure(side: str, rounds: int, max_tokens: int) -> list[float]:
+    """Tokens/s of `rounds` generations on one side, after one warm-up."""
+    generate: Callable[[], int]
+    if side == "direct":
+        from llama_cpp import Llama
 
-    def run_direct() -> float:
-        started = time.perf_counter()
-        out = direct.create_completion(PROMPT, max_tokens=max_tokens, temperature=0.0, seed=0)
-        return out["usage"]["completion_tokens"] / (time.perf_counter() - started)  # type: ignore[index]
+        from dialbench.llm.packaged import PACKAGED_MODELS, ensure_assembled
 
-    inside_llama: list[float] = []  # share of each dialbench call spent inside llama.cpp
+        threads = os.cpu_count() or 1
+        llama = Llama(
+            model_path=str(ensure_assembled(PACKAGED_MODELS["qwen2.5-0.5b"])),
+            n_ctx=4096,
+            n_threads=threads,
+            n_threads_batch=threads,
+            verbose=False,
+        )
 
-    def run_dialbench() -> float:
-        started = time.perf_counter()
-        reply = model.complete_sync(PROMPT, params)
-        wall = time.perf_counter() - started
-        inside_llama.append(reply.latency_s / wall)
-        return reply.usage.completion_tokens / wall
+        def generate() -> int:
+            out = llama.create_completion(PROMPT, max_tokens=max_tokens, temperature=0.0, seed=0)
+            return int(out["usage"]["completion_tokens"])  # type: ignore[index]
 
-    run_direct(), run_dialbench()  # warm both contexts
-    direct_rates, dialbench_rates = [], []
-    inside_llama.clear()
+    else:
+        from dialbench.llm.base import GenerationParams
+        from dialbench.llm.runner import Runner
+
+        model = Runner(quiet=True).model("local:qwen2.5-0.5b")
+        params = GenerationParams(max_tokens=max_tokens, temperature=0.0, seed=0)
+
+        def generate() -> int:
+            return model.complete_sync(PROMPT, params).usage.completion_tokens
+
+    generate()
+    rates = []
     for _ in range(rounds):
-        direct_rates.append(run_direct())
-        dialbench_rates.append(run_dialbench())
-    for name, rates in (
-        ("llama-cpp-python direct", direct_rates),
-        ("through dialbench", dialbench_rates),
-    ):
-        print(f"{name:>24}: best {max(rates):.1f}, median {statistics.median(rates):.1f} tokens/s")
-    print(f"ratio of best rounds: {max(dialbench_rates) / max(direct_rates):.3f}")
-    # Immune to other processes: the part of a dialbench call spent in llama-cpp-python itself.
-    print(f"time inside llama-cpp-python per dialbench call: min {min(inside_llama):.4f}")
+        started = time.perf_counter()
+        tokens = generate()
+        rates.append(tokens / (time.perf_counter() - started))
+    return rates
+
+
+def main() -> None:
+    processes = int(sys.argv[1]) if len(sys.argv) > 1 else 2
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    max_tokens = int(sys.argv[3]) if len(sys.argv) > 3 else 128
+    rates: dict[str, list[float]] = {"direct": [], "dialbench": []}
+    for _ in range(processes):
+        for side in rates:
+            out = subprocess.run(
+                [sys.executable, __file__, "--side", side, str(rounds), str(max_tokens)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            rates[side] += json.loads(out.stdout.strip().splitlines()[-1])
+    for side, label in (("direct", "llama-cpp-python direct"), ("dialbench", "through dialbench")):
+        best, median = max(rates[side]), statistics.median(rates[side])
+        print(f"{label:>24}: best {best:.1f}, median {median:.1f} tokens/s")
+    print(f"ratio of best rounds: {max(rates['dialbench']) / max(rates['direct']):.3f}")
+    ratio = statistics.median(rates["dialbench"]) / statistics.median(rates["direct"])
+    print(f"ratio of medians: {ratio:.3f}")
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 1 and sys.argv[1] == "--side":
+        print(json.dumps(measure(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))))
+    else:
+        main()

@@ -15,6 +15,7 @@ import json
 import os
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,11 @@ from dialbench.llm.base import Completion, ModelError, Request, StructuredMode
 from dialbench.llm.openai_format import completion_from_response
 from dialbench.llm.packaged import PACKAGED_MODELS, ensure_assembled
 from dialbench.llm.specs import ModelConfig, ModelSpecError
+
+# Every generation runs on this one thread. llama.cpp's worker threads belong to the thread
+# that calls it; calls spread over a pool's threads left idle teams competing for the cores and
+# halved tokens/s on two cores (benchmarks/local_tokens.py).
+_GENERATION_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama.cpp")
 
 
 @dataclass(frozen=True)
@@ -96,7 +102,8 @@ class LocalAPI:
         return _context(key)
 
     async def generate(self, request: Request) -> Completion:
-        return await asyncio.to_thread(self._generate, request)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(_GENERATION_THREAD, self._generate, request)
 
     async def aclose(self) -> None:
         """Loaded models stay for the life of the process: loading is the expensive part."""
