@@ -1,4 +1,5 @@
-"""A killed job resumes without repeating a stored call; API keys never reach disk or logs."""
+"""A killed job resumes without repeating a stored call; API keys never reach disk, logs,
+exports, reports or the command line's output."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ from pathlib import Path
 import pytest
 from loopback_server import Loopback
 
+from dialbench import examples
 from dialbench.llm.runner import Runner
 from dialbench.llm.specs import ModelConfig
+from tests.conftest import RunCli
 
 JOB = textwrap.dedent(
     """
@@ -108,3 +111,38 @@ def test_api_key_never_reaches_store_or_logs(
     assert "retrying" in caplog.text
     assert all(SECRET not in line.model_dump_json() for line in usage)
     assert SECRET not in repr(model.spec) + repr(config)
+
+
+def test_api_key_never_reaches_exports_reports_or_output(
+    loopback: Loopback, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: RunCli
+) -> None:
+    """The whole user path with a keyed endpoint: judge, export every record kind, report, stats."""
+    monkeypatch.setenv("LOOPBACK_KEY", SECRET)
+    run = tmp_path / "run"
+    outputs = [cli("import", examples.bundled()["multilingual_dialogues"], "--run", run).stdout]
+    judged = cli(
+        "judge",
+        run,
+        "--protocol",
+        "holistic",
+        "--judge",
+        loopback.spec(),
+        "--api-key-env",
+        "LOOPBACK_KEY",
+        "--limit",
+        "1",
+        "--language",
+        "en",
+    )
+    outputs += [judged.stdout, judged.stderr]
+    for records in ("dialogues", "judgments"):
+        for fmt in ("jsonl", "parquet", "hf"):
+            outputs.append(cli("export", run, "--records", records, "--format", fmt).stdout)
+    outputs += [cli("report", run).stdout, cli("stats", run, "--json").stdout]
+    outputs.append(cli("show", run, "--json").stdout)
+    assert loopback.requests() > 0
+    written = [p for p in run.rglob("*") if p.is_file()]
+    assert any(p.suffix == ".html" for p in written)
+    assert any(p.name == "judgments.jsonl" for p in written)
+    assert all(SECRET.encode() not in p.read_bytes() for p in written)
+    assert all(SECRET not in text for text in outputs)
