@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make demo`: dialbench end to end on the embedded local model and bundled data.
-# Offline; needs no API key. Takes about 10 minutes on two cores after setup.
+# Offline; needs no API key. Takes about 5 minutes on two cores after setup.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dialbench=.venv/bin/dialbench
