@@ -12,7 +12,7 @@ from dialbench.cli import app
 from dialbench.cli.tables import table
 from dialbench.errors import DialbenchError
 from dialbench.schema import Judgment
-from dialbench.store import STORE_FILENAME, RunStore
+from dialbench.store import RunStore
 
 if TYPE_CHECKING:
     from dialbench.metaeval.evaluate import MetaEvalReport
@@ -134,8 +134,6 @@ def metaeval(
     ratings: list[Rating] = []
     judgments: list[Judgment] = []
     if run is not None:
-        if not (run / STORE_FILENAME).exists():
-            raise DialbenchError(f"{run}: no dialbench run store here (no {STORE_FILENAME})")
         with RunStore.open(run, create=False) as store:
             ratings, judgments = from_store(store, protocol)
     for path in against:

@@ -6,7 +6,7 @@ import hashlib
 from pathlib import Path
 
 from dialbench.io.formats import Format, ImportOptions, RecordKind, detect_format, load_records
-from dialbench.schema import Provenance, Record, Run, StoredRecord
+from dialbench.schema import Dialogue, Judgment, Provenance, Record, Run, StoredRecord
 from dialbench.store import OnConflict, RunStore
 
 
@@ -33,7 +33,7 @@ def _file_sha256(path: Path) -> str | None:
 
 def _traced(record: StoredRecord, run: Run, path: Path, line: int | None) -> StoredRecord:
     """Give a record without provenance the import that brought it in: file, line and run."""
-    if getattr(record, "provenance", "absent") is not None:
+    if not isinstance(record, Dialogue | Judgment) or record.provenance is not None:
         return record
     origin = Provenance(
         run_id=run.id, config_hash=run.config_hash, source_file=str(path), source_line=line
@@ -51,6 +51,7 @@ def import_file(
     path = Path(path)
     options = options or ImportOptions()
     fmt = options.format or detect_format(path)
+    options = options.model_copy(update={"format": fmt})
     loaded = load_records(path, options)
     config = {
         "file": str(path),
