@@ -1,17 +1,20 @@
 """Runner overhead: throughput against a loopback server with fixed latency, vs. the ideal C/L.
 
 The server (a separate process) answers every request after L seconds; with C calls in flight
-the ideal throughput is C/L. The runner runs with its cache on, as in a real job.
-Each concurrency runs max(min-requests, 50 x C) requests.
+the ideal throughput is C/L. The runner runs with its cache on, as in a real job. In the same
+run, a bare aiohttp loop (no runner, no cache, no parsing) shows what this machine and server
+allow at all. Each concurrency runs max(min-requests, 50 x C) requests.
 Usage: .venv/bin/python benchmarks/runner_overhead.py [--latency 0.2] [--min-requests 200]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import tempfile
 import time
 
+import aiohttp
 from _loopback import start_loopback
 
 from dialbench.llm.base import GenerationParams
@@ -39,6 +42,25 @@ def measure(spec: str, concurrency: int, requests: int) -> float:
         return runner.run_sync(job())
 
 
+def measure_bare(base_url: str, concurrency: int, requests: int) -> float:
+    """Completed requests per second from a bare aiohttp loop: the ceiling here."""
+
+    async def job() -> float:
+        slots = asyncio.Semaphore(concurrency)
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
+
+            async def one(i: int) -> None:
+                body = {"model": "loopback", "messages": [{"role": "user", "content": f"r {i}"}]}
+                async with slots, session.post(f"{base_url}/chat/completions", json=body) as r:
+                    await r.read()
+
+            started = time.perf_counter()
+            await asyncio.gather(*(one(i) for i in range(requests)))
+            return requests / (time.perf_counter() - started)
+
+    return asyncio.run(job())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--latency", type=float, default=0.2)
@@ -48,13 +70,15 @@ def main() -> None:
     server = start_loopback(args.latency)
     try:
         print(f"latency L = {args.latency * 1000:.0f} ms")
-        print(f"{'C':>5} {'requests':>9} {'req/s':>9} {'ideal C/L':>10} {'ratio':>6}")
+        print(f"{'C':>5} {'requests':>9} {'req/s':>9} {'ideal C/L':>10} {'ratio':>6} {'bare':>6}")
         for concurrency in args.concurrency:
             requests = max(args.min_requests, 50 * concurrency)
             rate = measure(server.spec(), concurrency, requests)
+            bare = measure_bare(server.base_url, concurrency, requests)
             ideal = concurrency / args.latency
             print(
-                f"{concurrency:>5} {requests:>9} {rate:>9.1f} {ideal:>10.1f} {rate / ideal:>6.2f}"
+                f"{concurrency:>5} {requests:>9} {rate:>9.1f} {ideal:>10.1f} "
+                f"{rate / ideal:>6.2f} {bare / ideal:>6.2f}"
             )
     finally:
         server.stop()

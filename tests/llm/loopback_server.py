@@ -7,7 +7,8 @@ script behaviour per conversation, so a re-ask of the same conversation continue
     [[fault:429,500,timeout,truncated,badjson,400]]  the n-th request gets the n-th fault, then ok
     [[replies:A||B]]                                  the n-th request gets reply n (last repeats)
 
-GET /stats returns {"requests": n, "last_body": {...}}: requests received, the last chat request.
+GET /stats returns {"requests": n, "last_body": {...}, "last_headers": {...}}: requests received,
+the last chat request and its headers.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class LoopbackServer:
         self.latency_s = latency_s
         self.requests = 0
         self.last_body: dict[str, Any] = {}
+        self.last_headers: dict[str, str] = {}
         self.seen: Counter[str] = Counter()
 
     def app(self) -> web.Application:
@@ -45,10 +47,17 @@ class LoopbackServer:
         return app
 
     async def stats(self, _request: web.Request) -> web.Response:
-        return web.json_response({"requests": self.requests, "last_body": self.last_body})
+        return web.json_response(
+            {
+                "requests": self.requests,
+                "last_body": self.last_body,
+                "last_headers": self.last_headers,
+            }
+        )
 
     async def chat(self, request: web.Request) -> web.StreamResponse:
         body = self.last_body = await request.json()
+        self.last_headers = dict(request.headers)
         rejected = [p for p in REJECTED_BY_REASONING_MODELS if p in body]
         if REASONING_MODEL.match(body["model"]) and rejected:
             error = {"message": f"Unsupported parameter: {rejected[0]}", "type": "invalid"}

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from loopback_server import Loopback
 
+from dialbench.llm import openai_compat
 from dialbench.llm.base import GenerationParams
 from dialbench.llm.openai_compat import MissingAPIKeyError
 from dialbench.llm.runner import CallFailed, Runner
@@ -221,6 +222,26 @@ def test_cost_from_an_extended_price_table(
     assert line.usage.cost_usd == pytest.approx(0.02)
 
 
+def test_openai_sends_key_and_account_headers(
+    loopback: Loopback, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(openai_compat, "OPENAI_BASE_URL", loopback.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
+    monkeypatch.setenv("OPENAI_ORG_ID", "org-1")
+    monkeypatch.delenv("OPENAI_PROJECT_ID", raising=False)
+    Runner(quiet=True).model("openai:gpt-4.1").chat_sync(ask("hi"))
+    headers = loopback.stats()["last_headers"]
+    assert headers["Authorization"] == "Bearer sk-test-key"
+    assert headers["OpenAI-Organization"] == "org-1"
+    assert "OpenAI-Project" not in headers
+    assert headers["User-Agent"].startswith("dialbench/")
+
+
+def test_openai_compat_without_a_key_sends_no_authorization(loopback: Loopback) -> None:
+    Runner(quiet=True).model(loopback.spec()).chat_sync(ask("hi"))
+    assert "Authorization" not in loopback.stats()["last_headers"]
+
+
 def test_openai_without_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(MissingAPIKeyError, match="OPENAI_API_KEY"):
@@ -240,3 +261,22 @@ def test_progress_bar_unless_quiet(
     runner.run_sync(batch())
     err = capsys.readouterr().err
     assert ("judging" in err and "3/3" in err) is not quiet
+
+
+def test_http_proxy_from_the_environment(
+    loopback: Loopback, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loopback server stands in for a proxy: the endpoint's own host does not exist."""
+    for variable in ("HTTP_PROXY", "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("http_proxy", f"http://127.0.0.1:{loopback.port}")
+    model = Runner(quiet=True).model(
+        ModelConfig(spec="openai-compat:http://model.invalid/v1#m", max_attempts=1)
+    )
+    assert model.chat_sync(ask("via the proxy")).text == "echo: via the proxy"
+    monkeypatch.setenv("no_proxy", "model.invalid")
+    model = Runner(quiet=True).model(
+        ModelConfig(spec="openai-compat:http://model.invalid/v1#m", max_attempts=1)
+    )
+    with pytest.raises(CallFailed, match=r"ClientConnectorDNSError|Cannot connect"):
+        model.chat_sync(ask("not via the proxy"))

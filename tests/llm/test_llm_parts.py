@@ -14,7 +14,7 @@ import pytest
 
 from dialbench.llm.base import Completion, Request, TokenLogprob
 from dialbench.llm.cache import CacheEntry, CallCache, cache_key
-from dialbench.llm.openai_compat import retry_after_seconds
+from dialbench.llm.http_client import error_message, retry_after_seconds
 from dialbench.llm.packaged import (
     PackagedModel,
     PackagedModelError,
@@ -100,6 +100,21 @@ def test_retry_after_forms() -> None:
     assert 25 < (retry_after_seconds({"retry-after": later}) or 0) <= 30
     assert retry_after_seconds({"retry-after": "soon"}) is None
     assert retry_after_seconds({}) is None
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (b'{"error": {"message": "model not found", "type": "x"}}', "model not found"),
+        (b'{"error": "rate limited"}', "rate limited"),
+        (b'{"detail": "Not Found"}', "Not Found"),
+        (b"<html>502 Bad Gateway</html>", "<html>502 Bad Gateway</html>"),
+        (b"", "(empty body)"),
+        (b"x" * 2000, "x" * 500),
+    ],
+)
+def test_error_message_takes_the_servers_words(body: bytes, said: str) -> None:
+    assert error_message(body) == said
 
 
 def test_price_table_extension(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """Models reached through LiteLLM (Anthropic, Gemini, Bedrock, ...): an optional extra.
 
-LiteLLM speaks the OpenAI format and raises the `openai` SDK's exception types, so requests,
-responses and retry decisions are the same as for the OpenAI-compatible backend. Its own retries
+LiteLLM speaks the OpenAI format and raises the `openai` SDK's exception types (the SDK comes
+with LiteLLM), so requests, responses and retry decisions are those of the OpenAI-compatible
+backend. Its own retries
 are off; `drop_params` lets it drop what a provider does not take.
 """
 
@@ -13,14 +14,26 @@ from typing import Any
 import litellm
 import openai
 
-from dialbench.llm.base import Completion, Request, StructuredMode
-from dialbench.llm.openai_compat import model_error, read_api_key, without_credentials
+from dialbench.llm.base import Completion, ModelError, Request, StructuredMode
+from dialbench.llm.http_client import RETRYABLE_STATUS, retry_after_seconds
+from dialbench.llm.openai_compat import read_api_key, without_credentials
 from dialbench.llm.openai_format import (
     completion_from_response,
     is_reasoning_model,
     request_arguments,
 )
 from dialbench.llm.specs import ModelConfig
+
+
+def model_error(error: openai.APIError) -> ModelError:
+    if isinstance(error, openai.APIStatusError):
+        return ModelError(
+            f"HTTP {error.status_code}: {error.message}",
+            retryable=error.status_code in RETRYABLE_STATUS,
+            retry_after_s=retry_after_seconds(error.response.headers),
+        )
+    # Connection errors, timeouts, and bodies that are not the JSON the API promises.
+    return ModelError(f"{type(error).__name__}: {error.message}", retryable=True)
 
 
 class LiteLLMAPI:

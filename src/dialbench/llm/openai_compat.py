@@ -1,34 +1,32 @@
 """OpenAI and every OpenAI-compatible server (vLLM, SGLang, Ollama, llama.cpp server, gateways).
 
-Uses the official SDK with its aiohttp transport: on this 2-core machine the default httpx
-transport reached 0.26 of ideal throughput at 64 concurrent calls, aiohttp 0.86 (DESIGN.md).
-The SDK's own retries are off; the runner retries, so that every attempt is counted and paced.
+Requests and replies are `openai_format`'s; the transport is `JsonHttpClient` (why not the
+`openai` SDK: see there). The runner retries, so every attempt is counted and paced.
 """
 
 from __future__ import annotations
 
-import asyncio
-import email.utils
 import os
 import time
-from datetime import UTC, datetime
-from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import openai
-from openai import AsyncOpenAI, DefaultAioHttpClient
-
 from dialbench.errors import DialbenchError
-from dialbench.llm.base import Completion, ModelError, Request, StructuredMode
+from dialbench.llm.base import Completion, Request, StructuredMode
+from dialbench.llm.http_client import JsonHttpClient
 from dialbench.llm.openai_format import (
     completion_from_response,
     is_reasoning_model,
     request_arguments,
 )
 from dialbench.llm.specs import ModelConfig
+from dialbench.version import __version__
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
-RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
+# Sent to OpenAI when set, as its SDK does.
+OPENAI_ACCOUNT_HEADERS = {
+    "OPENAI_ORG_ID": "OpenAI-Organization",
+    "OPENAI_PROJECT_ID": "OpenAI-Project",
+}
 
 
 class MissingAPIKeyError(DialbenchError):
@@ -50,38 +48,6 @@ def read_api_key(variable: str) -> str:
     return key
 
 
-def retry_after_seconds(headers: Any) -> float | None:
-    """Seconds to wait from `retry-after-ms` / `Retry-After` (seconds or an HTTP date)."""
-    if value := headers.get("retry-after-ms"):
-        try:
-            return float(value) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
-
-
-def model_error(error: openai.APIError) -> ModelError:
-    if isinstance(error, openai.APIStatusError):
-        return ModelError(
-            f"HTTP {error.status_code}: {error.message}",
-            retryable=error.status_code in RETRYABLE_STATUS,
-            retry_after_s=retry_after_seconds(error.response.headers),
-        )
-    # Connection errors, timeouts, and bodies that are not the JSON the API promises.
-    return ModelError(f"{type(error).__name__}: {error.message}", retryable=True)
-
-
 class OpenAICompatAPI:
     """One model on one OpenAI-compatible endpoint."""
 
@@ -89,80 +55,49 @@ class OpenAICompatAPI:
         parsed = config.parsed
         self.config = config
         self.model = parsed.model
-        self.base_url = parsed.base_url or OPENAI_BASE_URL
+        base_url = parsed.base_url or OPENAI_BASE_URL
         key_env = config.api_key_env or ("OPENAI_API_KEY" if parsed.backend == "openai" else None)
-        self._api_key = read_api_key(key_env) if key_env else "no-key"
+        headers = {"User-Agent": f"dialbench/{__version__}"}
+        if key_env:
+            headers["Authorization"] = f"Bearer {read_api_key(key_env)}"
+        if parsed.backend == "openai":
+            headers |= {
+                h: v for env, h in OPENAI_ACCOUNT_HEADERS.items() if (v := os.environ.get(env))
+            }
+        self._http = JsonHttpClient(base_url, headers, config.timeout_s)
         # json_schema is what OpenAI, vLLM, SGLang, Ollama and llama.cpp's C++ server take;
         # llama_cpp.server (Python) needs structured_output="json_object".
         self.structured_mode: StructuredMode = config.structured_output or "json_schema"
         self.reasoning = (
             config.reasoning if config.reasoning is not None else is_reasoning_model(self.model)
         )
-        self._clients: dict[asyncio.AbstractEventLoop, AsyncOpenAI] = {}
-        self.endpoint = without_credentials(self.base_url)
+        self.endpoint = without_credentials(base_url)
         self.spec = (
             config.spec
             if parsed.backend == "openai"
             else f"openai-compat:{self.endpoint}#{self.model}"
         )
 
-    def _client(self) -> AsyncOpenAI:
-        """One client per event loop: an aiohttp session cannot move between loops."""
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = AsyncOpenAI(
-                api_key=self._api_key,
-                base_url=self.base_url,
-                max_retries=0,
-                timeout=self.config.timeout_s,
-                http_client=DefaultAioHttpClient(),
-            )
-            self._clients[loop] = client
-        return client
-
     async def aclose(self) -> None:
-        client = self._clients.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.close()
+        await self._http.aclose()
 
     async def generate(self, request: Request) -> Completion:
-        started = time.perf_counter()
-        try:
-            if request.kind == "chat":
-                completion = await self._chat(request)
-            else:
-                completion = await self._complete(request)
-        except openai.APIError as error:
-            raise model_error(error) from error
-        except ValueError as error:  # a 200 response whose body is not valid JSON
-            raise ModelError(f"malformed response body: {error}", retryable=True) from error
-        return completion.model_copy(update={"latency_s": time.perf_counter() - started})
-
-    async def _chat(self, request: Request) -> Completion:
-        body = self._arguments(request) | {
-            "model": self.model,
-            "messages": [m.model_dump() for m in request.messages],
-        }
-        return await self._post("/chat/completions", body, chat=True)
-
-    async def _complete(self, request: Request) -> Completion:
-        body = self._arguments(request) | {"model": self.model, "prompt": request.prompt}
-        return await self._post("/completions", body, chat=False)
-
-    def _arguments(self, request: Request) -> dict[str, Any]:
-        return request_arguments(
+        arguments = request_arguments(
             request,
             reasoning=self.reasoning,
             reasoning_effort=self.config.reasoning_effort,
             structured_mode=self.structured_mode,
         )
-
-    async def _post(self, path: str, body: dict[str, Any], *, chat: bool) -> Completion:
-        """POST a plain JSON body through the SDK (auth, transport, errors) and read the reply.
-
-        The typed `create()` methods spend about 2 ms per call transforming parameters, which
-        caps a 2-core machine far below the concurrency an endpoint allows; `post` does not.
-        """
-        response = await self._client().post(path, body=body, cast_to=object)
-        return completion_from_response(response, 0.0, chat=chat)
+        chat = request.kind == "chat"
+        if chat:
+            path = "/chat/completions"
+            body = arguments | {
+                "model": self.model,
+                "messages": [m.model_dump() for m in request.messages],
+            }
+        else:
+            path = "/completions"
+            body = arguments | {"model": self.model, "prompt": request.prompt}
+        started = time.perf_counter()
+        response = await self._http.post(path, body)
+        return completion_from_response(response, time.perf_counter() - started, chat=chat)
