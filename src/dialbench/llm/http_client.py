@@ -1,10 +1,10 @@
 """JSON over HTTP to one endpoint, with every failure told apart: retry it or not, and when.
 
-Plain aiohttp rather than the `openai` SDK. The SDK cost 1.6–2.0 ms of CPU per call on this
-2-core machine even with its aiohttp transport and without its typed `create()`; this client
-costs 0.7 ms including the runner and cache. That kept 64 concurrent calls to a 200 ms endpoint
-at 0.88–0.92 of the ideal throughput with the SDK against 0.93–0.94 without it, and 256 at
-0.45 against 0.82 (benchmarks/runner_overhead.py). The request and response format is
+Plain aiohttp rather than the `openai` SDK. Through the runner (cache on), a call cost 1.6–2.0 ms
+of CPU on this 2-core machine with the SDK, even with its aiohttp transport and without its typed
+`create()`, and 0.7 ms with this client. That held 64 concurrent calls to a 200 ms endpoint
+at 0.88–0.92 of the ideal throughput with the SDK against 0.94 without it, and 256 at 0.45
+against 0.86 (benchmarks/runner_overhead.py). The request and response format is
 `openai_format`'s; auth is a bearer header.
 """
 
