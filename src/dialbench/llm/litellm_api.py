@@ -17,11 +17,7 @@ import openai
 from dialbench.llm.base import Completion, ModelError, Request, StructuredMode
 from dialbench.llm.http_client import RETRYABLE_STATUS, retry_after_seconds
 from dialbench.llm.openai_compat import read_api_key, without_credentials
-from dialbench.llm.openai_format import (
-    completion_from_response,
-    is_reasoning_model,
-    request_arguments,
-)
+from dialbench.llm.openai_format import RequestStyle, completion_from_response, request_arguments
 from dialbench.llm.specs import ModelConfig
 
 
@@ -40,10 +36,8 @@ class LiteLLMAPI:
     def __init__(self, config: ModelConfig) -> None:
         self.config = config
         self.model = config.parsed.model
-        self.structured_mode: StructuredMode = config.structured_output or "json_schema"
-        self.reasoning = (
-            config.reasoning if config.reasoning is not None else is_reasoning_model(self.model)
-        )
+        self.style = RequestStyle.of(config, self.model)
+        self.structured_mode: StructuredMode = self.style.structured_mode
         self._connection: dict[str, Any] = {"timeout": self.config.timeout_s, "num_retries": 0}
         if config.base_url:
             self._connection["api_base"] = config.base_url
@@ -57,13 +51,8 @@ class LiteLLMAPI:
         """LiteLLM owns its HTTP sessions."""
 
     async def generate(self, request: Request) -> Completion:
-        arguments = request_arguments(
-            request,
-            reasoning=self.reasoning,
-            reasoning_effort=self.config.reasoning_effort,
-            structured_mode=self.structured_mode,
-        )
-        arguments |= self._connection | {"model": self.model, "drop_params": True}
+        arguments = request_arguments(request, self.style) | self._connection
+        arguments |= {"model": self.model, "drop_params": True}
         started = time.perf_counter()
         try:
             if request.kind == "chat":

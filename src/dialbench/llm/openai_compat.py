@@ -13,11 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 from dialbench.errors import DialbenchError
 from dialbench.llm.base import Completion, Request, StructuredMode
 from dialbench.llm.http_client import JsonHttpClient
-from dialbench.llm.openai_format import (
-    completion_from_response,
-    is_reasoning_model,
-    request_arguments,
-)
+from dialbench.llm.openai_format import RequestStyle, completion_from_response, request_arguments
 from dialbench.llm.specs import ModelConfig
 from dialbench.version import __version__
 
@@ -65,12 +61,8 @@ class OpenAICompatAPI:
                 h: v for env, h in OPENAI_ACCOUNT_HEADERS.items() if (v := os.environ.get(env))
             }
         self._http = JsonHttpClient(base_url, headers, config.timeout_s)
-        # json_schema is what OpenAI, vLLM, SGLang, Ollama and llama.cpp's C++ server take;
-        # llama_cpp.server (Python) needs structured_output="json_object".
-        self.structured_mode: StructuredMode = config.structured_output or "json_schema"
-        self.reasoning = (
-            config.reasoning if config.reasoning is not None else is_reasoning_model(self.model)
-        )
+        self.style = RequestStyle.of(config, self.model)
+        self.structured_mode: StructuredMode = self.style.structured_mode
         self.endpoint = without_credentials(base_url)
         self.spec = (
             config.spec
@@ -82,12 +74,7 @@ class OpenAICompatAPI:
         await self._http.aclose()
 
     async def generate(self, request: Request) -> Completion:
-        arguments = request_arguments(
-            request,
-            reasoning=self.reasoning,
-            reasoning_effort=self.config.reasoning_effort,
-            structured_mode=self.structured_mode,
-        )
+        arguments = request_arguments(request, self.style)
         chat = request.kind == "chat"
         if chat:
             path = "/chat/completions"

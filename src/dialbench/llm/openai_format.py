@@ -5,6 +5,7 @@ llama.cpp alike: one place that writes request arguments and reads completions.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from dialbench.llm.base import (
@@ -16,6 +17,7 @@ from dialbench.llm.base import (
     StructuredMode,
     TokenLogprob,
 )
+from dialbench.llm.specs import ModelConfig
 from dialbench.schema import Usage
 
 REASONING_MODEL = re.compile(r"^(?:[\w.-]+/)?(o\d|gpt-5)")
@@ -34,18 +36,34 @@ def response_format(mode: StructuredMode, schema: JsonSchema) -> dict[str, Any] 
     return None
 
 
-def request_arguments(
-    request: Request,
-    *,
-    reasoning: bool,
-    reasoning_effort: ReasoningEffort | None,
-    structured_mode: StructuredMode,
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class RequestStyle:
+    """What one model takes: how to ask for JSON, and whether it is a reasoning model."""
+
+    structured_mode: StructuredMode
+    reasoning: bool
+    reasoning_effort: ReasoningEffort | None
+
+    @classmethod
+    def of(cls, config: ModelConfig, model: str) -> RequestStyle:
+        """From the config; a reasoning model unless said otherwise is guessed from its name."""
+        reasoning = config.reasoning if config.reasoning is not None else is_reasoning_model(model)
+        return cls(
+            # json_schema is what OpenAI, vLLM, SGLang, Ollama and llama.cpp's C++ server take;
+            # llama_cpp.server (Python) needs structured_output="json_object".
+            structured_mode=config.structured_output or "json_schema",
+            reasoning=reasoning,
+            reasoning_effort=config.reasoning_effort,
+        )
+
+
+def request_arguments(request: Request, style: RequestStyle) -> dict[str, Any]:
     """Everything but model and messages/prompt, without what reasoning models reject
     (temperature, top_p, presence_penalty, stop, seed, logprobs, max_tokens)."""
     params = request.params
+    reasoning = style.reasoning
     if reasoning:
-        effort = params.reasoning_effort or reasoning_effort
+        effort = params.reasoning_effort or style.reasoning_effort
         arguments: dict[str, Any] = {"max_completion_tokens": params.max_tokens}
         if effort:
             arguments["reasoning_effort"] = effort
@@ -64,7 +82,7 @@ def request_arguments(
             arguments["logprobs"] = request.top_logprobs
         return arguments
     if request.json_schema is not None and (
-        fmt := response_format(structured_mode, request.json_schema)
+        fmt := response_format(style.structured_mode, request.json_schema)
     ):
         arguments["response_format"] = fmt
     if request.top_logprobs and not reasoning:
