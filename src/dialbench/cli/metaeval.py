@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from dialbench.cli import app
-from dialbench.cli.tables import table
+from dialbench.cli.tables import figure, table
 from dialbench.errors import DialbenchError
 from dialbench.schema import Judgment
 from dialbench.store import RunStore
@@ -19,10 +19,6 @@ if TYPE_CHECKING:
     from dialbench.metaeval.ratings import Rating
 
 console = Console()
-
-
-def _figure(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
 
 
 TEXT = ("dimension", "language", "scale", "rater", "95% CI", "note")
@@ -38,7 +34,7 @@ def _print_summary(report: MetaEvalReport) -> None:
                     a.dimension,
                     a.language,
                     a.alpha_level,
-                    _figure(a.alpha),
+                    figure(a.alpha, 3),
                     str(a.n_items),
                     str(a.n_annotators),
                     a.note or "",
@@ -58,9 +54,9 @@ def _print_summary(report: MetaEvalReport) -> None:
                         d.dimension,
                         d.language,
                         d.rater,
-                        _figure(d.f1_positive),
-                        _figure(d.f1_negative),
-                        _figure(d.accuracy),
+                        figure(d.f1_positive, 3),
+                        figure(d.f1_negative, 3),
+                        figure(d.accuracy, 3),
                         str(d.n_items),
                     )
                     for d in report.detection
@@ -79,9 +75,9 @@ def _print_summary(report: MetaEvalReport) -> None:
                         c.dimension,
                         c.language,
                         c.rater,
-                        _figure(c.r),
-                        f"[{_figure(c.ci_low)}, {_figure(c.ci_high)}]",
-                        _figure(c.p_value),
+                        figure(c.r, 3),
+                        f"[{figure(c.ci_low, 3)}, {figure(c.ci_high, 3)}]",
+                        figure(c.p_value, 3),
                         str(c.n_items),
                     )
                     for c in spearman

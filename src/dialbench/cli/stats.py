@@ -9,15 +9,11 @@ import typer
 from rich.console import Console
 
 from dialbench.cli import app
-from dialbench.cli.tables import table
+from dialbench.cli.tables import figure, table
 from dialbench.store import RunStore
 
 console = Console()
 TEXT = ("language", "end reason", "role", "model")
-
-
-def _number(value: float | None, digits: int = 1) -> str:
-    return "-" if value is None else f"{value:,.{digits}f}"
 
 
 @app.command()
@@ -51,11 +47,11 @@ def stats(
                     (
                         r.language,
                         f"{r.dialogues:,}",
-                        _number(r.turns_per_dialogue, 2),
-                        _number(r.utterance_length),
-                        _number(r.user_utterance_length),
-                        _number(r.assistant_utterance_length),
-                        _number(r.mtld),
+                        figure(r.turns_per_dialogue, 2),
+                        figure(r.utterance_length),
+                        figure(r.user_utterance_length),
+                        figure(r.assistant_utterance_length),
+                        figure(r.mtld),
                     )
                     for r in result.languages
                 ),

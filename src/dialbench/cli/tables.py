@@ -7,6 +7,11 @@ from collections.abc import Collection, Iterable, Sequence
 from rich.table import Table
 
 
+def figure(value: float | None, digits: int = 1) -> str:
+    """A figure for a table cell; an undefined one (None) shows as "-"."""
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
 def table(
     title: str, columns: Sequence[str], rows: Iterable[Sequence[str]], *, text: Collection[str] = ()
 ) -> Table:
