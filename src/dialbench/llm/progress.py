@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from types import TracebackType
-
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -11,7 +9,6 @@ from rich.progress import (
     Progress,
     ProgressColumn,
     Task,
-    TaskID,
     TextColumn,
     TimeRemainingColumn,
 )
@@ -23,39 +20,15 @@ class _RateColumn(ProgressColumn):
         return Text(f"{task.speed:.1f}/s" if task.speed else "-/s")
 
 
-class CallProgress:
-    """Shown on stderr unless `quiet`; a no-op in quiet mode so scripts stay clean."""
-
-    def __init__(self, description: str, total: int, *, quiet: bool) -> None:
-        self._progress: Progress | None = None
-        self._task = TaskID(0)
-        if not quiet:
-            self._progress = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                _RateColumn(),
-                TimeRemainingColumn(),
-                TextColumn("${task.fields[spend]:.4f}"),
-                console=Console(stderr=True),
-                transient=False,
-            )
-            self._task = self._progress.add_task(description, total=total, spend=0.0)
-
-    def advance(self, spend_usd: float) -> None:
-        if self._progress is not None:
-            self._progress.update(self._task, advance=1, spend=spend_usd)
-
-    def __enter__(self) -> CallProgress:
-        if self._progress is not None:
-            self._progress.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        if self._progress is not None:
-            self._progress.stop()
+def call_progress(*, quiet: bool) -> Progress:
+    """On stderr; disabled (a no-op) when `quiet`, so scripts stay clean. Tasks carry `spend`."""
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        _RateColumn(),
+        TimeRemainingColumn(),
+        TextColumn("${task.fields[spend]:.4f}"),
+        console=Console(stderr=True),
+        disable=quiet,
+    )

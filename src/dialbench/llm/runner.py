@@ -25,7 +25,7 @@ from dialbench.llm.base import Completion, ModelAPI, ModelError, Request
 from dialbench.llm.cache import CacheEntry, CallCache, cache_key
 from dialbench.llm.model import Model
 from dialbench.llm.prices import PriceTable
-from dialbench.llm.progress import CallProgress
+from dialbench.llm.progress import call_progress
 from dialbench.llm.specs import ModelConfig
 
 log = logging.getLogger(__name__)
@@ -169,7 +169,8 @@ class Runner:
         self, jobs: Sequence[Awaitable[T]], description: str = "model calls"
     ) -> list[T | CallFailed]:
         """Run jobs concurrently with a progress bar; a failed item is returned, not raised."""
-        with CallProgress(description, len(jobs), quiet=self.quiet) as progress:
+        with call_progress(quiet=self.quiet) as progress:
+            task = progress.add_task(description, total=len(jobs), spend=0.0)
 
             async def one(job: Awaitable[T]) -> T | CallFailed:
                 try:
@@ -177,7 +178,7 @@ class Runner:
                 except CallFailed as failure:
                     return failure
                 finally:
-                    progress.advance(self.accounting.total_cost_usd)
+                    progress.update(task, advance=1, spend=self.accounting.total_cost_usd)
 
             return list(await asyncio.gather(*(one(job) for job in jobs)))
 
