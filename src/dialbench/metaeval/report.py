@@ -4,18 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from dialbench.metaeval.evaluate import MetaEvalReport
 from dialbench.metaeval.references import HUMAN_CEILING
+from dialbench.plotting import save_png
 
 TITLES = {
     "agreement": "Agreement between human annotators",
@@ -75,13 +71,6 @@ def _bar_groups(ax: Axes, frame: pd.DataFrame, x: str, value: str, raters: list[
     ax.grid(axis="y", alpha=0.3)
 
 
-def _save(figure: Figure, path: Path) -> Path:
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-    return path
-
-
 def plot_detection(detection: pd.DataFrame, folder: Path) -> list[Path]:
     """Per language: F1+ and F1- per label, a bar per judge, the human ceiling marked."""
     paths = []
@@ -102,7 +91,7 @@ def plot_detection(detection: pd.DataFrame, folder: Path) -> list[Path]:
             ax.set_ylabel(title)
         axes[0].legend(fontsize=8, loc="best")
         figure.suptitle(f"Issue detection vs. human annotators — {language}")
-        paths.append(_save(figure, folder / f"detection_{language}.png"))
+        paths.append(save_png(figure, folder / f"detection_{language}.png"))
     return paths
 
 
@@ -119,7 +108,7 @@ def plot_correlation(correlation: pd.DataFrame, folder: Path) -> list[Path]:
         ax.set_ylabel("Spearman with mean human score")
         ax.legend(fontsize=8, loc="best")
         ax.set_title(f"{dimension}: correlation with humans per language")
-        paths.append(_save(figure, folder / f"correlation_{dimension}.png"))
+        paths.append(save_png(figure, folder / f"correlation_{dimension}.png"))
     return paths
 
 

@@ -5,25 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
+from dialbench.plotting import save_png
 from dialbench.report.tables import ALL, ISSUES_PREFIX, issue_columns
-
-DPI = 120
-
-
-def _save(figure: Figure, path: Path) -> Path:
-    figure.tight_layout()
-    figure.savefig(path, dpi=DPI)
-    plt.close(figure)
-    return path
 
 
 def slug(text: str) -> str:
@@ -70,7 +57,7 @@ def issue_heatmaps(rates: pd.DataFrame, folder: Path) -> list[Path]:
         right.set_yticks([])
         right.set_title("mean 1-5")
         figure.suptitle(f"Issues per chatbot and language — judge {judge}", fontsize=10)
-        paths.append(_save(figure, folder / f"issues_heatmap_{slug(str(judge))}.png"))
+        paths.append(save_png(figure, folder / f"issues_heatmap_{slug(str(judge))}.png"))
     return paths
 
 
@@ -101,7 +88,7 @@ def issue_proportion_bars(proportions: pd.DataFrame, folder: Path) -> list[Path]
         ax.set_ylim(0, 1)
         ax.legend(fontsize=7, ncol=2)
         ax.set_title(f"Issue proportions per language — judge {judge}", fontsize=10)
-        paths.append(_save(figure, folder / f"issue_proportions_{slug(str(judge))}.png"))
+        paths.append(save_png(figure, folder / f"issue_proportions_{slug(str(judge))}.png"))
     return paths
 
 
@@ -127,4 +114,4 @@ def stacked_distribution(
         title="score", ncol=len(levels), fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2)
     )
     ax.set_title(title, fontsize=10)
-    return _save(figure, path)
+    return save_png(figure, path)
