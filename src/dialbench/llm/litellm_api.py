@@ -2,8 +2,7 @@
 
 LiteLLM speaks the OpenAI format and raises the `openai` SDK's exception types (the SDK comes
 with LiteLLM), so requests, responses and retry decisions are those of the OpenAI-compatible
-backend. Its own retries
-are off; `drop_params` lets it drop what a provider does not take.
+backend. Its own retries are off; `drop_params` lets it drop what a provider does not take.
 """
 
 from __future__ import annotations
