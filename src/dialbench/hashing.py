@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -29,3 +30,9 @@ def sha256_text(text: str) -> str:
 def content_hash(value: Any) -> str:
     """sha256 of the canonical JSON of a JSON-compatible value."""
     return sha256_text(canonical_json(value))
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file's bytes, read in blocks (model files are hundreds of MB)."""
+    with path.open("rb") as stream:
+        return hashlib.file_digest(stream, "sha256").hexdigest()

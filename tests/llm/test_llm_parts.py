@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from dialbench.hashing import file_sha256
 from dialbench.llm.base import Completion, Request, TokenLogprob
 from dialbench.llm.cache import CacheEntry, CallCache, cache_key
 from dialbench.llm.http_client import error_message, retry_after_seconds
@@ -20,7 +21,6 @@ from dialbench.llm.packaged import (
     PackagedModelError,
     cache_dir,
     ensure_assembled,
-    file_sha256,
     status,
 )
 from dialbench.llm.prices import PriceTable, PriceTableError

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
+from dialbench.hashing import file_sha256
 from dialbench.io.formats import Format, ImportOptions, RecordKind, detect_format, load_records
 from dialbench.schema import Dialogue, Judgment, Provenance, Record, Run, StoredRecord
 from dialbench.store import OnConflict, RunStore
@@ -19,16 +19,6 @@ class ImportReport(Record):
     unchanged: int
     replaced: int
     run_id: str
-
-
-def _file_sha256(path: Path) -> str | None:
-    if not path.is_file():
-        return None
-    digest = hashlib.sha256()
-    with path.open("rb") as stream:
-        while chunk := stream.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _traced(record: StoredRecord, run: Run, path: Path, line: int | None) -> StoredRecord:
@@ -55,7 +45,7 @@ def import_file(
     loaded = load_records(path, options)
     config = {
         "file": str(path),
-        "sha256": _file_sha256(path),
+        "sha256": file_sha256(path) if path.is_file() else None,
         "options": options.model_dump(mode="json"),
         "on_conflict": on_conflict,
     }

@@ -19,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from dialbench.errors import DialbenchError
+from dialbench.hashing import file_sha256
 
 CHUNK_BYTES = 1 << 22
 ModelStatus = Literal["verified", "assembled", "not assembled", "parts missing", "sha256 mismatch"]
@@ -129,13 +130,6 @@ def _chunks(paths: list[Path]) -> Iterator[bytes]:
         with path.open("rb") as chunk:
             while block := chunk.read(CHUNK_BYTES):
                 yield block
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    for block in _chunks([path]):
-        digest.update(block)
-    return digest.hexdigest()
 
 
 def status(model: PackagedModel, *, rehash: bool = False) -> ModelStatus:
