@@ -33,6 +33,11 @@ def standard_language_tag(tag: str) -> str:
     return str(langcodes.standardize_tag(tag))
 
 
+def base_language(tag: str) -> str:
+    """`zh-Hant` -> `zh`: for rules that depend on the language, not the script or region."""
+    return tag.split("-", 1)[0].lower()
+
+
 LanguageCode = Annotated[str, AfterValidator(standard_language_tag)]
 NonEmptyText = Annotated[str, Field(min_length=1)]
 

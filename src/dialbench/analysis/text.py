@@ -9,13 +9,10 @@ import unicodedata
 import jieba
 from lexical_diversity import lex_div
 
+from dialbench.schema import base_language
+
 CHARACTER_LANGUAGES = frozenset({"zh", "ja"})
 jieba.setLogLevel(logging.WARNING)
-
-
-def base_language(tag: str) -> str:
-    """`zh-Hant` -> `zh`: the rules here depend on the language, not the script or region."""
-    return tag.split("-", 1)[0].lower()
 
 
 def length_unit(language: str) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from pydantic import Field
 
-from dialbench.schema import LanguageCode, Record, SeedContext
+from dialbench.schema import LanguageCode, Record, SeedContext, base_language
 from dialbench.seeds.affect import affect_lexicon, detect_affect
 from dialbench.seeds.gender import is_gender_neutral
 from dialbench.seeds.loaders import SeedText
@@ -36,7 +36,7 @@ class LanguageTarget(Record):
 
     @property
     def resolved_culture(self) -> str | None:
-        return self.culture or DEFAULT_CULTURES.get(self.language.split("-")[0])
+        return self.culture or DEFAULT_CULTURES.get(base_language(self.language))
 
 
 def _draw(rng: random.Random, items: Sequence[SeedText], n: int) -> list[SeedText]:

@@ -15,7 +15,7 @@ from pydantic import Field
 
 from dialbench.llm.model import Model
 from dialbench.prompts import load_prompt
-from dialbench.schema import Dialogue, Record
+from dialbench.schema import Dialogue, Record, base_language
 from dialbench.simulate.language import detected_language, language_name
 from dialbench.simulate.transcript import render_transcript
 
@@ -42,7 +42,7 @@ def rule_checks(dialogue: Dialogue) -> FilterResult:
         if turn.role != "user" or not turn.text:
             continue
         found = detected_language(turn.text, dialogue.language)
-        if found is not None and found != dialogue.language.split("-")[0]:
+        if found is not None and found != base_language(dialogue.language):
             result.flags.append(WRONG_LANGUAGE)
             result.details.append(f"turn {index}: lingua says {found}")
         if phrase := assistant_phrases().search(turn.text):

@@ -10,6 +10,8 @@ from functools import cache
 
 from lingua import IsoCode639_1, Language, LanguageDetector, LanguageDetectorBuilder
 
+from dialbench.schema import base_language
+
 # Languages a user turn is most often confused with or slips into, besides the targets.
 COMMON = ("en", "zh", "de", "fr", "pt", "es", "it", "nl", "ja", "ko", "ru")
 # Below this, close languages (es/pt) are confused on real sentences; a slip into another
@@ -20,9 +22,8 @@ MIN_CJK_CHARACTERS = 6
 
 
 def _lingua(tag: str) -> Language | None:
-    base = tag.split("-")[0].lower()
     try:
-        return Language.from_iso_code_639_1(IsoCode639_1.from_str(base))
+        return Language.from_iso_code_639_1(IsoCode639_1.from_str(base_language(tag)))
     except ValueError:
         return None
 
