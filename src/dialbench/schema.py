@@ -72,6 +72,30 @@ class Usage(Record):
         )
 
 
+class UsageLine(Record):
+    """One role's use of one model, in one run or summed over runs. Cached calls cost nothing."""
+
+    role: str
+    model: str
+    calls: int = Field(default=0, ge=0, description="calls answered by the model")
+    cached_calls: int = Field(default=0, ge=0)
+    failed_calls: int = Field(default=0, ge=0, description="calls that failed after retries")
+    retries: int = Field(default=0, ge=0)
+    usage: Usage = Field(default_factory=Usage)
+
+    def __add__(self, other: UsageLine) -> UsageLine:
+        """The two lines' counts together, under this line's role and model."""
+        return self.model_copy(
+            update={
+                "calls": self.calls + other.calls,
+                "cached_calls": self.cached_calls + other.cached_calls,
+                "failed_calls": self.failed_calls + other.failed_calls,
+                "retries": self.retries + other.retries,
+                "usage": self.usage + other.usage,
+            }
+        )
+
+
 class Provenance(Record):
     """Where a record came from: enough to reproduce it or to trace it back to its input."""
 
@@ -179,16 +203,42 @@ class Target(Record):
         return self
 
 
+class JudgeConfiguration(Record):
+    """Everything besides the item, the protocol and the judge model that shapes an answer.
+
+    It is part of a judgment's identity: judging again with other options, sampling settings or
+    an edited prompt file makes new judgments beside the old ones instead of finding those done.
+    How many calls run at once or how many samples are drawn are not part of it.
+    """
+
+    options: dict[str, JsonValue] = Field(default_factory=dict, description="the protocol's")
+    params: dict[str, JsonValue] = Field(
+        default_factory=dict, description="generation parameters: temperature, max tokens, ..."
+    )
+    structured_mode: str = Field(default="", description="how the answer's JSON was asked for")
+    max_reasks: int = Field(default=0, ge=0)
+    file_hashes: dict[str, str] = Field(
+        default_factory=dict, description="prompt and data file name -> sha256 of its text"
+    )
+
+    @property
+    def fingerprint(self) -> str:
+        """Short and stable: `c-` and 12 hex digits, shown wherever two configurations meet."""
+        return "c-" + content_hash(self.model_dump(mode="json"))[:12]
+
+
 class Judgment(StoredRecord):
-    """One judge's verdict on one target under one protocol.
+    """One judge's verdict on one target under one protocol and configuration.
 
     An output that could not be parsed is `unscored` with no result: never a default label.
+    Judgments stored before configurations existed have none, and keep their ids.
     """
 
     protocol: str = Field(min_length=1)
     judge_model: str = Field(min_length=1)
     target: Target
     sample_index: int = Field(default=0, ge=0)
+    configuration: JudgeConfiguration | None = None
     result: dict[str, JsonValue] | None = None
     raw_output: str = ""
     parse_status: ParseStatus
@@ -205,6 +255,8 @@ class Judgment(StoredRecord):
             raise ValueError("an unscored judgment has no result (it must never become a label)")
         if not self.id:
             key = [self.protocol, self.judge_model, self.target.model_dump(), self.sample_index]
+            if self.configuration is not None:
+                key.append(self.configuration.fingerprint)
             self.id = "j-" + content_hash(key)[:24]
         return self
 

@@ -28,6 +28,7 @@ from dialbench.schema import (
     Run,
     StoredRecord,
     Target,
+    UsageLine,
     utc_now,
 )
 from dialbench.version import __version__
@@ -98,6 +99,17 @@ TABLES: dict[type[StoredRecord], _Table] = {
 }
 
 
+@dataclass(frozen=True)
+class CachedCall:
+    """One completed model call as the cache keeps it: request and completion as JSON."""
+
+    key: str
+    spec: str
+    kind: str
+    request: str
+    completion: str
+
+
 class AddResult(Record):
     """What a batch write did: new records, identical ones already present, and replaced ones."""
 
@@ -125,8 +137,12 @@ class RunStore:
         self.path = path
 
     @classmethod
-    def open(cls, run_dir: str | Path, *, create: bool = True) -> RunStore:
-        """Open (and with `create`, make) the store in `run_dir`, migrating it to this version."""
+    def open(
+        cls, run_dir: str | Path, *, create: bool = True, any_thread: bool = False
+    ) -> RunStore:
+        """Open (and with `create`, make) the store in `run_dir`, migrating it to this version.
+
+        `any_thread` lets other threads use this connection; the caller serialises them."""
         run_dir = Path(run_dir)
         path = run_dir / STORE_FILENAME
         if not path.exists():
@@ -136,7 +152,9 @@ class RunStore:
                 raise StoreError(f"{run_dir}: is a file, not a run directory")
             run_dir.mkdir(parents=True, exist_ok=True)
         try:
-            connection = sqlite3.connect(path, isolation_level=None, timeout=30.0)
+            connection = sqlite3.connect(
+                path, isolation_level=None, timeout=30.0, check_same_thread=not any_thread
+            )
             connection.execute("PRAGMA journal_mode=WAL")
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{path}: not a dialbench store ({error})") from error
@@ -288,13 +306,43 @@ class RunStore:
         )
         return [tuple(row) for row in self._db.execute(query)]
 
-    def llm_usage_records(self) -> list[str]:
-        """The LLM layer's per-run usage lines (JSON), as `Runner.save_usage` stored them."""
-        return [record for (record,) in self._db.execute("SELECT record FROM llm_usage")]
+    # model calls: the cache and the usage lines
 
-    def dialogue_languages(self) -> dict[str, str]:
-        """Dialogue id -> language, for placing judgments and annotations by language."""
-        return dict(self._db.execute("SELECT id, language FROM dialogues").fetchall())
+    def cached_completion(self, key: str) -> str | None:
+        """The stored completion (JSON) of the call with this cache key, if it was made."""
+        row = self._db.execute("SELECT completion FROM llm_cache WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def add_cached_calls(self, calls: Sequence[CachedCall]) -> None:
+        """Store completed calls in one transaction; a key already stored keeps its first answer."""
+        created = utc_now().isoformat()
+        rows = [(c.key, c.spec, c.kind, created, c.request, c.completion) for c in calls]
+        with self.transaction() as db:
+            db.executemany("INSERT OR IGNORE INTO llm_cache VALUES (?, ?, ?, ?, ?, ?)", rows)
+
+    def cached_call_count(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM llm_cache").fetchone()[0])
+
+    def save_usage(self, run_id: str, lines: Sequence[UsageLine]) -> None:
+        """One run's usage per role and model; saving again replaces that run's lines."""
+        rows = [(run_id, line.role, line.model, _json(line)) for line in lines]
+        with self.transaction() as db:
+            db.executemany("INSERT OR REPLACE INTO llm_usage VALUES (?, ?, ?, ?)", rows)
+
+    def usage(self) -> list[UsageLine]:
+        """Usage of every run added up per (role, model), in that order."""
+        total: dict[tuple[str, str], UsageLine] = {}
+        for (record,) in self._db.execute("SELECT record FROM llm_usage"):
+            line = UsageLine.model_validate_json(record)
+            key = (line.role, line.model)
+            total[key] = total[key] + line if key in total else line
+        return [total[key] for key in sorted(total)]
+
+    def dialogue_placements(self) -> dict[str, tuple[str, str | None]]:
+        """Dialogue id -> (language, chatbot model): where a judgment or annotation of it falls
+        in tables by language and chatbot, without reading whole dialogues."""
+        rows = self._db.execute("SELECT id, language, assistant_model FROM dialogues")
+        return {id_: (language, chatbot) for id_, language, chatbot in rows}
 
     def turn_count(self) -> int:
         return int(

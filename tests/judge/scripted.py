@@ -1,15 +1,13 @@
-"""A scripted judge: a `ModelAPI` whose answer depends on a marker in the judged dialogue and on
-how many times the same conversation was asked (the first answer, then each re-ask)."""
+"""A scripted judge: its answer depends on a marker in the judged dialogue and on how many times
+the same conversation was asked (the first answer, then each re-ask)."""
 
 from __future__ import annotations
 
 import json
 
-from dialbench.llm.base import Completion, ModelError, Request, StructuredMode
-from dialbench.llm.model import Model
-from dialbench.llm.runner import Runner
-from dialbench.llm.specs import ModelConfig
+from dialbench.llm.base import Completion, ModelError, Request
 from dialbench.schema import Dialogue, Turn, Usage
+from tests.scripted_models import ScriptedModel
 
 ISSUE_KEYS = (
     "uninterpretable",
@@ -49,28 +47,14 @@ def marker(request: Request) -> str:
 MARKERS = (*ISSUES_SCRIPT, "call-fails")
 
 
-class ScriptedAPI:
-    structured_mode: StructuredMode = "json_object"
+def scripted_judge(name: str, script: dict[str, list[str]]) -> ScriptedModel:
+    """A judge `scripted:NAME` giving each marker's answers in turn; "call-fails" is refused."""
 
-    def __init__(self, name: str, script: dict[str, list[str]]) -> None:
-        self.name = name
-        self.script = script
-        self.requests: list[Request] = []
-
-    @property
-    def spec(self) -> str:
-        return f"scripted:{self.name}"
-
-    @property
-    def endpoint(self) -> str:
-        return self.spec
-
-    async def generate(self, request: Request) -> Completion:
-        self.requests.append(request)
+    def answer(request: Request) -> Completion:
         key = marker(request)
         if key == "call-fails":
             raise ModelError("HTTP 400: the model refused the request", retryable=False)
-        answers = self.script[key]
+        answers = script[key]
         attempt = (len(request.messages) - 2) // 2  # each re-ask adds an answer and a request
         return Completion(
             text=answers[min(attempt, len(answers) - 1)],
@@ -78,13 +62,7 @@ class ScriptedAPI:
             usage=Usage(prompt_tokens=50, completion_tokens=20),
         )
 
-    async def aclose(self) -> None:
-        pass
-
-
-def scripted_judge(runner: Runner, api: ScriptedAPI) -> Model:
-    config = ModelConfig(spec="openai-compat:http://127.0.0.1:9/v1#scripted", max_attempts=1)
-    return Model(runner, api, config, "judge")
+    return ScriptedModel(name, answer, structured_output="json_object")
 
 
 def dialogue(text: str, language: str = "en", turns: int = 2) -> Dialogue:

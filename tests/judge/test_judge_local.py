@@ -38,7 +38,7 @@ def run(example_jsonl: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     run = folder / "run"
     dialbench("import", subset, "--run", run)
     dialbench("judge", run, "--protocol", "issues", "--quiet")
-    dialbench("judge", run, "--protocol", "holistic", "--few-shot", "--quiet")
+    dialbench("judge", run, "--protocol", "holistic", "--option", "few_shot=true", "--quiet")
     dialbench("judge", run, "--protocol", "submetrics", "--quiet")
     return run
 
@@ -72,8 +72,9 @@ def test_holistic_few_shot(run: Path) -> None:
         assert j.result is not None
         assert j.result["quality"] in (0, 1, 2)
         assert isinstance(j.result["reason"], str)
-        assert j.provenance is not None
-        assert "holistic_examples" in j.provenance.prompt_hashes
+        assert j.configuration is not None
+        assert j.configuration.options == {"few_shot": True}
+        assert "holistic_examples" in j.configuration.file_hashes
 
 
 def test_submetrics_on_every_chatbot_turn(run: Path) -> None:

@@ -7,35 +7,37 @@ import json
 from pathlib import Path
 
 import pytest
-from scripted import ISSUES_SCRIPT, ScriptedAPI, dialogue, scripted_judge
+from pydantic import JsonValue
+from scripted import ISSUES_SCRIPT, dialogue, scripted_judge
 
 from dialbench.errors import DialbenchError
-from dialbench.judge.protocols import get_protocol
-from dialbench.judge.run import JudgeRunSummary, judge_dialogues, select_dialogues
+from dialbench.judge.registry import get_protocol
 from dialbench.judge.settings import JudgeSettings
+from dialbench.judge.stage import JudgeRunSummary, judge_dialogues, select_dialogues
 from dialbench.llm.runner import Runner
 from dialbench.schema import Dialogue, Judgment
 from dialbench.store import RunStore
+from tests.scripted_models import ScriptedModel
 
 MARKED = [dialogue(key) for key in (*ISSUES_SCRIPT, "call-fails")]
 
 
 def judge(
     run_dir: Path,
-    apis: list[ScriptedAPI],
+    apis: list[ScriptedModel],
     dialogues: list[Dialogue],
     protocol: str = "issues",
     settings: JudgeSettings | None = None,
+    options: dict[str, JsonValue] | None = None,
 ) -> tuple[JudgeRunSummary, dict[str, Judgment]]:
     """Judge the dialogues (stored first) and return the summary and judgments by marker."""
     with RunStore.open(run_dir) as store, Runner(run_dir, quiet=True) as runner:
         with store.run("import") as run:
             store.add(dialogues, run)
-        models = [scripted_judge(runner, api) for api in apis]
+        models = [api.model(runner, "judge") for api in apis]
         with store.run("judge") as run:
-            job = judge_dialogues(
-                store, runner, get_protocol(protocol, settings), models, dialogues, run
-            )
+            chosen = get_protocol(protocol, settings, options)
+            job = judge_dialogues(store, runner, chosen, models, dialogues, run)
             summary = runner.run_sync(job)
         texts = {d.id: d.turns[0].text.split(" (")[0] for d in dialogues}
         stored = {
@@ -48,7 +50,7 @@ def judge(
 
 @pytest.fixture
 def judged(tmp_path: Path) -> dict[str, Judgment]:
-    return judge(tmp_path, [ScriptedAPI("a", ISSUES_SCRIPT)], MARKED)[1]
+    return judge(tmp_path, [scripted_judge("a", ISSUES_SCRIPT)], MARKED)[1]
 
 
 def one(judged: dict[str, Judgment], key: str) -> Judgment:
@@ -105,12 +107,19 @@ def test_a_failed_call_is_an_unscored_judgment_not_a_crash(judged: dict[str, Jud
     assert "refused" in j.error
 
 
-def test_provenance_names_the_prompts_the_labels_and_the_judge(
+def test_configuration_names_the_prompts_the_labels_and_provenance_the_judge(
     judged: dict[str, Judgment],
 ) -> None:
     j = one(judged, "well-formed")
+    assert j.configuration is not None
+    assert set(j.configuration.file_hashes) == {
+        "judge_issues",
+        "judge_dialogue",
+        "issue_labels",
+        "llm_reask",
+    }
+    assert j.configuration.structured_mode == "json_object"
     assert j.provenance is not None
-    assert set(j.provenance.prompt_hashes) >= {"judge_issues", "judge_dialogue", "issue_labels"}
     assert j.provenance.models == {"judge": "scripted:a"}
     assert j.created_at is not None
 
@@ -118,9 +127,9 @@ def test_provenance_names_the_prompts_the_labels_and_the_judge(
 def test_rerun_skips_ok_judgments_and_asks_unscored_ones_again_from_the_cache(
     tmp_path: Path,
 ) -> None:
-    first = ScriptedAPI("a", ISSUES_SCRIPT)
+    first = scripted_judge("a", ISSUES_SCRIPT)
     judge(tmp_path, [first], MARKED)
-    again = ScriptedAPI("a", ISSUES_SCRIPT)
+    again = scripted_judge("a", ISSUES_SCRIPT)
     summary, stored = judge(tmp_path, [again], MARKED)
     [tally] = summary.judges
     assert tally.already_ok == 3
@@ -133,7 +142,7 @@ def test_rerun_skips_ok_judgments_and_asks_unscored_ones_again_from_the_cache(
 
 
 def test_several_judges_side_by_side_and_samples(tmp_path: Path) -> None:
-    apis = [ScriptedAPI("a", ISSUES_SCRIPT), ScriptedAPI("b", ISSUES_SCRIPT)]
+    apis = [scripted_judge("a", ISSUES_SCRIPT), scripted_judge("b", ISSUES_SCRIPT)]
     settings = JudgeSettings(samples=2, temperature=0.7)
     summary, stored = judge(tmp_path, apis, [dialogue("well-formed")], settings=settings)
     assert sorted(stored) == [
@@ -152,7 +161,7 @@ def test_holistic_and_submetrics_reject_out_of_range_scores(tmp_path: Path) -> N
     }
     _, stored = judge(
         tmp_path / "h",
-        [ScriptedAPI("a", holistic)],
+        [scripted_judge("a", holistic)],
         [dialogue("well-formed"), dialogue("out-of-range")],
         "holistic",
     )
@@ -164,7 +173,7 @@ def test_holistic_and_submetrics_reject_out_of_range_scores(tmp_path: Path) -> N
     scores = {"well-formed": ['{"score": 4}'], "out-of-range": ['{"score": 0}']}
     _, stored = judge(
         tmp_path / "s",
-        [ScriptedAPI("a", scores)],
+        [scripted_judge("a", scores)],
         [dialogue("well-formed", turns=4), dialogue("out-of-range")],
         "submetrics",
     )
@@ -191,7 +200,7 @@ def test_an_empty_run_is_a_clear_error(tmp_path: Path) -> None:
 def test_a_protocol_with_nothing_to_judge_is_a_clear_error(tmp_path: Path) -> None:
     only_users = dialogue("well-formed", turns=1)
     with pytest.raises(DialbenchError, match="finds nothing to judge"):
-        judge(tmp_path, [ScriptedAPI("a", ISSUES_SCRIPT)], [only_users], "submetrics")
+        judge(tmp_path, [scripted_judge("a", ISSUES_SCRIPT)], [only_users], "submetrics")
 
 
 def test_an_unknown_protocol_is_a_clear_error() -> None:

@@ -7,10 +7,9 @@ from pathlib import Path
 
 from scripted import ISSUE_KEYS, dialogue
 
-from dialbench.judge.holistic import load_examples
-from dialbench.judge.labels import load_issue_labels
-from dialbench.judge.protocols import get_protocol
-from dialbench.judge.settings import JudgeSettings
+from dialbench.issue_labels import load_issue_labels
+from dialbench.judge.protocols.holistic import load_examples
+from dialbench.judge.registry import get_protocol
 from dialbench.metaeval.ratings import from_store
 from dialbench.schema import Judgment, Target
 from dialbench.store import RunStore
@@ -26,7 +25,7 @@ def test_the_labels_file_holds_medal_table_4() -> None:
 
 
 def test_issues_prompt_gives_every_definition_and_the_schema_bounds_overall() -> None:
-    [task] = get_protocol("issues").tasks(dialogue("hello", "de"))
+    [task] = get_protocol("issues").tasks([dialogue("hello", "de")])
     [question] = task.questions
     system, user = question.messages
     for label in load_issue_labels().selected(include_optional=False):
@@ -41,8 +40,8 @@ def test_issues_prompt_gives_every_definition_and_the_schema_bounds_overall() ->
 
 
 def test_other_is_asked_only_when_turned_on() -> None:
-    with_other = get_protocol("issues", JudgeSettings(other_issue=True))
-    [task] = with_other.tasks(dialogue("hello"))
+    with_other = get_protocol("issues", options={"other": "true"})
+    [task] = with_other.tasks([dialogue("hello")])
     assert task.questions[0].json_schema["properties"]["issues"]["required"][-1] == "other"
     assert "- other: " in task.questions[0].messages[0].content
 
@@ -63,20 +62,22 @@ def test_issue_comments_are_kept_only_for_issues_present() -> None:
 
 
 def test_holistic_few_shot_adds_diqad_examples_as_turns() -> None:
-    zero = get_protocol("holistic").tasks(dialogue("hello"))[0].questions[0]
-    few = get_protocol("holistic", JudgeSettings(few_shot=True)).tasks(dialogue("hello"))[0]
+    zero = get_protocol("holistic").tasks([dialogue("hello")])[0].questions[0]
+    few_shot = get_protocol("holistic", options={"few_shot": True})
+    few = few_shot.tasks([dialogue("hello")])[0]
     assert [m.role for m in zero.messages] == ["system", "user"]
     roles = [m.role for m in few.questions[0].messages]
     assert roles == ["system", *["user", "assistant"] * 3, "user"]
     assert [example.quality for example in load_examples().examples] == [0, 1, 2]
     assert '"quality": 0' in few.questions[0].messages[2].content
-    assert "holistic_examples" in few.prompt_hashes
+    assert "holistic_examples" in few_shot.file_hashes()
+    assert "holistic_examples" not in get_protocol("holistic").file_hashes()
     assert "0 (low quality)" in zero.messages[0].content
     assert "{{" not in zero.messages[0].content
 
 
 def test_submetrics_judge_each_chatbot_turn_with_and_without_context() -> None:
-    tasks = get_protocol("submetrics").tasks(dialogue("hi", turns=4))
+    tasks = get_protocol("submetrics").tasks([dialogue("hi", turns=4)])
     assert [t.target.turn_index for t in tasks] == [1, 3]
     understandability, sensibleness = tasks[1].questions
     assert understandability.messages[1].content == "Response: hi (3)\n"

@@ -15,6 +15,7 @@ from dialbench.llm.base import GenerationParams
 from dialbench.llm.openai_compat import MissingAPIKeyError
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import ModelConfig
+from dialbench.llm.structured import file_hashes
 
 
 def ask(text: str) -> list[dict[str, str]]:
@@ -171,7 +172,7 @@ def test_structured_gives_up_as_unscored(loopback: Loopback) -> None:
     assert result.error is not None
     assert result.error.startswith("not valid JSON")
     assert len(result.raw_outputs) == 3  # the first answer and two re-asks
-    assert set(result.prompt_hashes) == {"llm_reask", "llm_json_instruction"}
+    assert set(file_hashes(schema_in_prompt=True)) == {"llm_reask", "llm_json_instruction"}
     assert "response_format" not in loopback.stats()["last_body"]
 
 

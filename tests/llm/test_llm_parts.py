@@ -204,12 +204,12 @@ def test_cache_serves_pending_and_committed_entries(tmp_path: Path) -> None:
     key = cache_key("local:x", request)
     assert key != cache_key("local:y", request)
     assert key != cache_key("local:x", request.model_copy(update={"sample": 1}))
-    with CallCache.open(tmp_path) as cache:
+    with CallCache(tmp_path) as cache:
         assert cache.get(key) is None
         cache.put(
             CacheEntry(key=key, spec="local:x", request=request, completion=Completion(text="a"))
         )
         assert cache.get(key) == Completion(text="a")
         assert len(cache) == 1
-    with CallCache.open(tmp_path) as reopened:
+    with CallCache(tmp_path) as reopened:
         assert reopened.get(key) == Completion(text="a")

@@ -133,7 +133,10 @@ def test_api_key_never_reaches_exports_reports_or_output(
         "1",
         "--language",
         "en",
+        ok=False,
     )
+    # The loopback server echoes, which is no judgment: stored as unscored, and the exit says so.
+    assert "every judgment is unscored" in judged.stderr
     outputs += [judged.stdout, judged.stderr]
     for records in ("dialogues", "judgments"):
         for fmt in ("jsonl", "parquet", "hf"):

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from dialbench.metaeval.evaluate import MetaEvalOptions, MetaEvalReport, meta_evaluate
-from dialbench.metaeval.ratings import Rating, flatten
+from dialbench.metaeval.ratings import Rating
 from dialbench.metaeval.scales import ScaleSpec
+from dialbench.rated_items import flatten
 from dialbench.schema import Judgment, Target
 
 A = [1, 1, 0, 0]

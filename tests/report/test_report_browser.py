@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from known_judgments import JUDGES, make_store
 from PIL import Image
-from report_data import JUDGES, make_store
 
 from dialbench.report.writer import write_report
 from dialbench.store import RunStore

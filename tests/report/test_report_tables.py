@@ -6,9 +6,17 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from report_data import judgments, make_store
+from known_judgments import judgments, make_store
 
 from dialbench.errors import DialbenchError
+from dialbench.judge.protocols.holistic.report import holistic_distribution
+from dialbench.judge.protocols.issues.report import (
+    issue_proportions,
+    issue_proportions_wide,
+    issue_rates,
+    overall_distribution,
+)
+from dialbench.judge.protocols.submetrics.report import submetric_means
 from dialbench.report import tables
 from dialbench.report.frames import judgment_frame
 from dialbench.report.writer import write_report
@@ -33,7 +41,7 @@ def row(table: pd.DataFrame, **where: str) -> pd.Series:
 
 
 def test_issue_rates_per_judge_chatbot_and_language(frame: pd.DataFrame) -> None:
-    rates = tables.issue_rates(frame)
+    rates = issue_rates(frame)
     german_b = row(rates, judge="judge-x", chatbot="bot-b", language="de")
     assert (german_b["items"], german_b["issues.repetitive"], german_b["overall"]) == (4, 1.0, 2.0)
     english_a = row(rates, judge="judge-x", chatbot="bot-a", language="en")
@@ -46,24 +54,24 @@ def test_issue_rates_per_judge_chatbot_and_language(frame: pd.DataFrame) -> None
 
 
 def test_issue_proportions_per_language_with_counts(frame: pd.DataFrame) -> None:
-    proportions = tables.issue_proportions(frame)
+    proportions = issue_proportions(frame)
     german = row(proportions, judge="judge-x", language="de", issue="repetitive")
     assert (german["dialogues"], german["flagged"], german["rate"]) == (8, 4, 0.5)
-    wide = tables.issue_proportions_wide(proportions)
+    wide = issue_proportions_wide(proportions)
     assert row(wide, judge="judge-x", language="de")["repetitive"] == "50% (4/8)"
     assert list(wide.columns[2:]) == list(ISSUE_KEYS)
 
 
 def test_overall_and_holistic_distributions(frame: pd.DataFrame) -> None:
-    overall = row(tables.overall_distribution(frame), judge="judge-x", language="de")
+    overall = row(overall_distribution(frame), judge="judge-x", language="de")
     assert (overall["judgments"], overall["n_2"], overall["n_5"], overall["n_1"]) == (8, 5, 3, 0)
-    holistic = tables.holistic_distribution(frame)
+    holistic = holistic_distribution(frame)
     b = row(holistic, judge="judge-x", chatbot="bot-b", language="en")
     assert (b["judgments"], b["n_0"], b["n_1"], b["n_2"], b["share_1"]) == (8, 4, 4, 0, 0.5)
 
 
 def test_submetric_means_count_chatbot_turns(frame: pd.DataFrame) -> None:
-    means = row(tables.submetric_means(frame), judge="judge-y", chatbot="bot-a", language="zh")
+    means = row(submetric_means(frame), judge="judge-y", chatbot="bot-a", language="zh")
     assert (means["turns"], means["understandability"], means["sensibleness"]) == (4, 4.0, 3.0)
 
 

@@ -7,7 +7,7 @@ import csv
 from pathlib import Path
 
 import pytest
-from simulate_scripted import ScriptedAPI, model
+from simulate_scripted import scripted
 
 from dialbench.llm.runner import Runner
 from dialbench.schema import Dialogue, Turn
@@ -75,7 +75,7 @@ def test_the_llm_check_flags_from_yes_no_probabilities() -> None:
         return "No"
 
     runner = Runner(None, quiet=True)
-    checker = model(runner, ScriptedAPI("filter", answer), "filter")
+    checker = scripted("filter", answer).model(runner, "filter")
     dialogue = conversation("en", ["I burned the rice again, any tricks to save it?"])
     result = asyncio.run(check_dialogue(dialogue, rules=False, llm=checker))
     assert result.flags == []

@@ -7,12 +7,13 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 import pytest
-from simulate_scripted import CONTEXT, FAIL, ScriptedAPI, agents, request_text
+from simulate_scripted import CONTEXT, FAIL, agents, request_text, scripted
 
 from dialbench.llm.base import Request
 from dialbench.llm.runner import Runner
 from dialbench.simulate.dialogue import Outcome, UserTurn, write_user_turn
 from dialbench.simulate.transcript import END_MARKER, clean_user_text
+from tests.scripted_models import ScriptedModel
 
 T = TypeVar("T")
 
@@ -21,31 +22,31 @@ def run(job: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(job)
 
 
-def user_by_seed(*answers: str) -> ScriptedAPI:
+def user_by_seed(*answers: str) -> ScriptedModel:
     """The n-th attempt (seed n) at any turn answers answers[n] (the last one repeats)."""
-    return ScriptedAPI("user", lambda r: answers[min(r.params.seed or 0, len(answers) - 1)])
+    return scripted("user", lambda r: answers[min(r.params.seed or 0, len(answers) - 1)])
 
 
-def judge_rejecting(*bad: str, feedback: str = "Too formal.") -> ScriptedAPI:
+def judge_rejecting(*bad: str, feedback: str = "Too formal.") -> ScriptedModel:
     def answer(request: Request) -> str:
         candidate = request_text(request).rsplit("USER:", 1)[-1]
         return f"No. {feedback}" if any(b in candidate for b in bad) else "Yes."
 
-    return ScriptedAPI("judge", answer)
+    return scripted("judge", answer)
 
 
-def chatbot(reply: str = "Oh no! What were you cooking?") -> ScriptedAPI:
-    return ScriptedAPI("bot", lambda r: reply)
+def chatbot(reply: str = "Oh no! What were you cooking?") -> ScriptedModel:
+    return scripted("bot", lambda r: reply)
 
 
-def first_turn(user: ScriptedAPI, judge: ScriptedAPI | None, attempts: int = 3) -> UserTurn:
+def first_turn(user: ScriptedModel, judge: ScriptedModel | None, attempts: int = 3) -> UserTurn:
     runner = Runner(None, quiet=True)
     agent, validator, _ = agents(runner, user, judge, chatbot())
     return run(write_user_turn(agent, validator, CONTEXT, [], attempts))
 
 
 def dialogue(
-    user: ScriptedAPI, judge: ScriptedAPI | None, bot: ScriptedAPI, **options: Any
+    user: ScriptedModel, judge: ScriptedModel | None, bot: ScriptedModel, **options: Any
 ) -> Outcome:
     runner = Runner(None, quiet=True)
     agent, validator, loop = agents(runner, user, judge, bot, **options)
@@ -108,7 +109,7 @@ def test_a_later_turn_that_fails_keeps_the_dialogue_so_far() -> None:
         )
 
     outcome = dialogue(
-        ScriptedAPI("user", answer), judge_rejecting("Same again"), chatbot(), turn_attempts=2
+        scripted("user", answer), judge_rejecting("Same again"), chatbot(), turn_attempts=2
     )
     assert outcome.end_reason == "validation_failed"
     assert [t.role for t in outcome.turns] == ["user", "assistant", "user"]
@@ -123,7 +124,7 @@ def test_the_end_marker_ends_the_dialogue_and_is_never_stored() -> None:
             return "My soup is burnt, any rescue trick?"
         return f"Thanks, that helps a lot! [{END_MARKER.lower()}]"
 
-    outcome = dialogue(ScriptedAPI("user", answer), judge_rejecting(), chatbot())
+    outcome = dialogue(scripted("user", answer), judge_rejecting(), chatbot())
     assert outcome.end_reason == "natural_end"
     assert [t.text for t in outcome.turns][-1] == "Thanks, that helps a lot!"
     assert outcome.turns[-1].metadata == {"ends_dialogue": True}
@@ -138,7 +139,7 @@ def test_a_marker_alone_adds_no_turn_but_keeps_its_attempts() -> None:
             else END_MARKER
         )
 
-    outcome = dialogue(ScriptedAPI("user", answer), judge_rejecting(), chatbot())
+    outcome = dialogue(scripted("user", answer), judge_rejecting(), chatbot())
     assert outcome.end_reason == "natural_end"
     assert [t.role for t in outcome.turns] == ["user", "assistant"]
     assert [a.text for a in outcome.end_attempts] == [END_MARKER]
@@ -168,7 +169,7 @@ def test_the_chatbot_sees_only_its_system_prompt_and_the_dialogue() -> None:
 
 
 def test_an_answer_without_yes_or_no_is_a_rejection_that_quotes_it() -> None:
-    judge = ScriptedAPI("judge", lambda r: "Maybe, it depends.")
+    judge = scripted("judge", lambda r: "Maybe, it depends.")
     turn = first_turn(user_by_seed("What can I cook fast?"), judge, attempts=1)
     assert turn.text is None
     assert turn.attempts[0].feedback is not None
@@ -177,7 +178,7 @@ def test_an_answer_without_yes_or_no_is_a_rejection_that_quotes_it() -> None:
 
 def test_a_chatbot_call_that_fails_for_good_ends_the_dialogue_as_error() -> None:
     outcome = dialogue(
-        user_by_seed("Quick dinner ideas?"), judge_rejecting(), ScriptedAPI("bot", lambda r: FAIL)
+        user_by_seed("Quick dinner ideas?"), judge_rejecting(), scripted("bot", lambda r: FAIL)
     )
     assert outcome.end_reason == "error"
     assert outcome.error is not None

@@ -5,13 +5,11 @@ run has: the validator's acceptance per turn, how dialogues ended, and tokens an
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
 
 from pydantic import Field
 
 from dialbench.analysis.text import length_unit, mtld, tokens, utterance_length
-from dialbench.llm.accounting import UsageLine
-from dialbench.schema import Dialogue, Record, Turn
+from dialbench.schema import Dialogue, Record, Turn, UsageLine
 from dialbench.store import RunStore
 
 ALL_LANGUAGES = "all"
@@ -103,28 +101,6 @@ def acceptance_by_turn(language: str, dialogues: list[Dialogue]) -> list[TurnAcc
     return rows
 
 
-def summed_usage(records: Iterable[str]) -> list[UsageLine]:
-    """Usage lines of every run added up per (role, model)."""
-    total: dict[tuple[str, str], UsageLine] = {}
-    for record in records:
-        line = UsageLine.model_validate_json(record)
-        key = (line.role, line.model)
-        if key not in total:
-            total[key] = line
-            continue
-        seen = total[key]
-        total[key] = seen.model_copy(
-            update={
-                "calls": seen.calls + line.calls,
-                "cached_calls": seen.cached_calls + line.cached_calls,
-                "failed_calls": seen.failed_calls + line.failed_calls,
-                "retries": seen.retries + line.retries,
-                "usage": seen.usage + line.usage,
-            }
-        )
-    return sorted(total.values(), key=lambda line: (line.role, line.model))
-
-
 def dataset_statistics(store: RunStore, source: str | None = None) -> DatasetStats:
     """Statistics of the store's dialogues (of one source, e.g. `medal`, when given); empty lists
     when there are none."""
@@ -132,7 +108,7 @@ def dataset_statistics(store: RunStore, source: str | None = None) -> DatasetSta
     for dialogue in store.records(Dialogue, **({"source": source} if source else {})):
         by_language[dialogue.language].append(dialogue)
     everything = [d for dialogues in by_language.values() for d in dialogues]
-    stats = DatasetStats(usage=summed_usage(store.llm_usage_records()))
+    stats = DatasetStats(usage=store.usage())
     if not everything:
         return stats
     stats.languages.append(language_stats(ALL_LANGUAGES, everything, measure=False))

@@ -6,25 +6,33 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 
 from dialbench.cli import app
-from dialbench.cli.data import DEFAULT_RUN, RunDir
-from dialbench.judge.protocols import PROTOCOLS, get_protocol
-from dialbench.judge.run import (
-    DEFAULT_BATCH_SIZE,
-    JudgeRunSummary,
-    judge_dialogues,
-    select_dialogues,
-)
+from dialbench.cli.data import DEFAULT_RUN, RunDir, _pairs
+from dialbench.errors import DialbenchError
+from dialbench.io.validation import _describe
+from dialbench.judge.registry import PROTOCOLS
 from dialbench.judge.settings import JudgeSettings
+from dialbench.judge.stage import DEFAULT_BATCH_SIZE, JudgeConfig, JudgeRunSummary, judge
 from dialbench.llm.base import ReasoningEffort
-from dialbench.llm.runner import Runner
 from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig
-from dialbench.store import RunStore
 
 console = Console()
-PROTOCOL_HELP = "; ".join(f"{name}: {p.description}" for name, p in PROTOCOLS.items())
+
+
+def _protocol_help() -> str:
+    lines = []
+    for name, protocol in PROTOCOLS.items():
+        options = ", ".join(
+            f"{key} ({field.description})" if field.description else key
+            for key, field in protocol.Options.model_fields.items()
+        )
+        lines.append(
+            f"{name}: {protocol.description}" + (f"; options: {options}" if options else "")
+        )
+    return ". ".join(lines)
 
 
 def _print_summary(summary: JudgeRunSummary) -> None:
@@ -36,8 +44,8 @@ def _print_summary(summary: JudgeRunSummary) -> None:
     for tally in summary.judges:
         done = tally.ok + tally.unscored
         line = (
-            f"{tally.judge_model}: {tally.judgments} judgment(s): {tally.already_ok} already ok, "
-            f"{tally.ok} ok, {tally.unscored} unscored"
+            f"{tally.judge_model} [{tally.configuration}]: {tally.judgments} judgment(s): "
+            f"{tally.already_ok} already ok, {tally.ok} ok, {tally.unscored} unscored"
         )
         if done:
             cost = tally.usage.cost_usd
@@ -46,26 +54,33 @@ def _print_summary(summary: JudgeRunSummary) -> None:
                 f"{tally.usage.completion_tokens} completion tokens, "
                 f"cost {'unknown' if cost is None else f'${cost:.4f}'}"
             )
-        console.print(line, highlight=False, soft_wrap=True)
+        console.print(line, highlight=False, soft_wrap=True, markup=False)
 
 
-@app.command()
-def judge(
+def _nothing_usable(summary: JudgeRunSummary) -> str | None:
+    """Why the command produced nothing usable (every judgment unscored), if it did not."""
+    if any(t.ok or t.already_ok for t in summary.judges):
+        return None
+    first = next((t.first_error for t in summary.judges if t.first_error), "no reason recorded")
+    return f"every judgment is unscored (stored as such); the first error: {first}"
+
+
+@app.command(name="judge")
+def judge_command(
     run: RunDir = DEFAULT_RUN,
-    protocol: Annotated[str, typer.Option("--protocol", "-p", help=PROTOCOL_HELP)] = "issues",
+    protocol: Annotated[str, typer.Option("--protocol", "-p", help=_protocol_help())] = "issues",
+    option: Annotated[
+        list[str], typer.Option("--option", "-o", help="Protocol option KEY=VALUE; repeatable.")
+    ] = [],  # noqa: B006  (typer reads defaults, never mutates them)
     judges: Annotated[
         list[str], typer.Option("--judge", "-j", help="Judge model spec; repeat for several.")
-    ] = [DEFAULT_LOCAL_MODEL],  # noqa: B006  (typer reads defaults, never mutates them)
+    ] = [DEFAULT_LOCAL_MODEL],  # noqa: B006
     samples: Annotated[int, typer.Option(min=1, max=20, help="Judgments per item.")] = 1,
     temperature: Annotated[float, typer.Option(min=0.0)] = 0.0,
     reasoning_effort: Annotated[
         ReasoningEffort | None, typer.Option(help="For reasoning models.")
     ] = None,
     max_tokens: Annotated[int | None, typer.Option(min=1, help="Default: the protocol's.")] = None,
-    few_shot: Annotated[
-        bool, typer.Option("--few-shot", help="holistic: DiQAD's three examples.")
-    ] = False,
-    other: Annotated[bool, typer.Option("--other", help="issues: also ask for 'other'.")] = False,
     language: Annotated[
         list[str], typer.Option(help="Only dialogues in this language; repeat for several.")
     ] = [],  # noqa: B006
@@ -82,40 +97,38 @@ def judge(
 ) -> None:
     """Judge the run's dialogues under one protocol with one or more judges.
 
-    A re-run skips what is judged (zero model calls) and resumes a killed run.
+    A re-run under the same settings skips what is judged (zero model calls) and resumes a
+    killed run; other options, settings or edited prompt files make new judgments beside the
+    old ones. Exits non-zero when every judgment is unscored.
     """
-    settings = JudgeSettings(
-        temperature=temperature,
-        reasoning_effort=reasoning_effort,
-        samples=samples,
-        max_tokens=max_tokens,
-        few_shot=few_shot,
-        other_issue=other,
-    )
-    chosen = get_protocol(protocol, settings)
+    try:
+        config = JudgeConfig(
+            protocol=protocol,
+            options=dict(_pairs(option, "--option")),
+            judges=[
+                ModelConfig(spec=spec, api_key_env=api_key_env) for spec in dict.fromkeys(judges)
+            ],
+            settings=JudgeSettings(
+                temperature=temperature,
+                reasoning_effort=reasoning_effort,
+                samples=samples,
+                max_tokens=max_tokens,
+            ),
+            languages=language,
+            limit=limit,
+            batch_size=batch_size,
+        )
+    except ValidationError as invalid:  # a value no option check caught, e.g. a language tag
+        field, message = _describe(invalid.errors()[0])
+        raise DialbenchError(f"{field}: {message}") from None
+    config.build_protocol()  # an unknown protocol or option is reported before any work
     if samples > 1 and temperature == 0.0:
         console.print(
             "note: at temperature 0 the samples will be alike; set --temperature to vary them",
             highlight=False,
         )
-    configs = [ModelConfig(spec=spec, api_key_env=api_key_env) for spec in dict.fromkeys(judges)]
-    config = {
-        "protocol": protocol,
-        "judges": [c.spec for c in configs],
-        "settings": settings.model_dump(mode="json"),
-        "languages": language,
-        "limit": limit,
-    }
-    with RunStore.open(run, create=False) as store:
-        dialogues = select_dialogues(store, languages=language, limit=limit)
-        with (
-            store.run("judge", config) as record,
-            Runner(run, run_id=record.id, quiet=quiet) as runner,
-        ):
-            models = [runner.model(c, role="judge") for c in configs]
-            job = judge_dialogues(
-                store, runner, chosen, models, dialogues, record, batch_size=batch_size
-            )
-            summary = runner.run_sync(job)
+    summary = judge(config, run, quiet=quiet)
     _print_summary(summary)
-    console.print(f"report: dialbench report {Path(run)}", highlight=False)
+    if (reason := _nothing_usable(summary)) is not None:
+        raise DialbenchError(reason)
+    console.print(f"report: dialbench report {Path(run)}", highlight=False, markup=False)

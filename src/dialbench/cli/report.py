@@ -10,13 +10,12 @@ from rich.console import Console
 
 from dialbench.cli import app
 from dialbench.cli.data import DEFAULT_RUN, RunDir
-from dialbench.store import RunStore
 
 console = Console()
 
 
-@app.command()
-def report(
+@app.command(name="report")
+def report_command(
     run: RunDir = DEFAULT_RUN,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Folder; default RUN/report.")
@@ -24,10 +23,9 @@ def report(
 ) -> None:
     """Write the report: issue heatmaps, distributions per language, judges' unscored rates and
     cost, dataset statistics; every rate with its count."""
-    from dialbench.report.writer import write_report  # pandas and matplotlib only when it runs
+    from dialbench.report.writer import ReportConfig, report  # pandas, matplotlib when it runs
 
-    with RunStore.open(run, create=False) as store:
-        written = write_report(store, output or Path(run) / "report")
+    written = report(ReportConfig(output=output), run)
     for note in written.notes:
         console.print(f"note: {note}", highlight=False)
     titles = ", ".join(section.title for section in written.sections)

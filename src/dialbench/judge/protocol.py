@@ -1,19 +1,27 @@
-"""What a judging protocol is: the structured questions it asks about a dialogue, and how the
+"""What a judging protocol is: the structured questions it asks about an item, and how the
 validated answers become one judgment's result.
 
-A protocol knows nothing of models, caches or the store; `run.py` does the asking and storing.
-One task is one judgment; a task may need several questions (submetrics asks understandability
-without the context and sensibleness with it), and its result exists only when all are answered.
+Three kinds of item, each a base class that enumerates its targets: a whole dialogue
+(`DialogueProtocol`), one chatbot turn in its dialogue (`TurnProtocol`, every turn or only the
+last), and an ordered pair of dialogues (`PairProtocol`). A protocol knows nothing of models,
+caches or the store: `stage.py` does the asking and storing. One task is one judgment; a task
+may need several questions (submetrics asks understandability without the context and
+sensibleness with it), and its result exists only when all are answered.
+
+A protocol lives in its own package under `judge/protocols/` with its prompt files and,
+optionally, a `report.py` whose `sections(frame, folder)` adds its part of the report; it is
+registered by one line in `judge/registry.py`.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
-from typing import ClassVar
+from collections.abc import Iterator, Mapping, Sequence
+from typing import ClassVar, Literal
 
 from pydantic import Field, JsonValue
 
+from dialbench.hashing import canonical_json
 from dialbench.judge.settings import JudgeSettings
 from dialbench.llm.base import GenerationParams, JsonSchema, Message
 from dialbench.prompts import Prompt
@@ -36,7 +44,17 @@ class Task(Record):
 
     target: Target
     questions: list[Question] = Field(min_length=1)
-    prompt_hashes: dict[str, str] = Field(default_factory=dict)
+
+
+class ProtocolOptions(Record):
+    """A protocol's own options, given as `--option KEY=VALUE`; part of each judgment's
+    configuration, so judgments under other options are kept apart."""
+
+
+class TurnOptions(ProtocolOptions):
+    turns: Literal["all", "last"] = Field(
+        default="all", description="judge every chatbot turn, or only each dialogue's last one"
+    )
 
 
 def enum_of(values: range | list[int]) -> JsonSchema:
@@ -52,9 +70,14 @@ class JudgeProtocol(ABC):
     name: ClassVar[str]
     description: ClassVar[str]
     default_max_tokens: ClassVar[int]
+    Options: ClassVar[type[ProtocolOptions]] = ProtocolOptions
 
-    def __init__(self, settings: JudgeSettings) -> None:
-        self.settings = settings
+    def __init__(
+        self, settings: JudgeSettings | None = None, options: Mapping[str, JsonValue] | None = None
+    ) -> None:
+        """Options are validated by the protocol's `Options` (strings are coerced: "true")."""
+        self.settings = settings or JudgeSettings()
+        self.options = self.Options.model_validate(dict(options or {}))
 
     @property
     def params(self) -> GenerationParams:
@@ -65,9 +88,88 @@ class JudgeProtocol(ABC):
         )
 
     @abstractmethod
-    def tasks(self, dialogue: Dialogue) -> list[Task]:
-        """The judgments this protocol makes about one dialogue (none when nothing applies)."""
+    def file_hashes(self) -> dict[str, str]:
+        """The sha256 of every prompt and data file the questions are built from, by name."""
+
+    @abstractmethod
+    def tasks(self, dialogues: Sequence[Dialogue]) -> list[Task]:
+        """The judgments this protocol makes about these dialogues (none when nothing applies)."""
 
     @abstractmethod
     def result(self, answers: Mapping[str, JsonValue]) -> Result:
         """One judgment's result from its schema-valid answers, keyed by question name."""
+
+
+class DialogueProtocol(JudgeProtocol):
+    """Judges each dialogue as a whole."""
+
+    def tasks(self, dialogues: Sequence[Dialogue]) -> list[Task]:
+        return [
+            Task(target=Target(dialogue_id=d.id), questions=self.questions(d)) for d in dialogues
+        ]
+
+    @abstractmethod
+    def questions(self, dialogue: Dialogue) -> list[Question]:
+        """What to ask about one dialogue."""
+
+
+class TurnProtocol(JudgeProtocol):
+    """Judges chatbot turns, each in its dialogue: every one, or only each dialogue's last."""
+
+    Options: ClassVar[type[ProtocolOptions]] = TurnOptions
+    options: TurnOptions
+
+    def tasks(self, dialogues: Sequence[Dialogue]) -> list[Task]:
+        tasks = []
+        for dialogue in dialogues:
+            indices = [i for i, turn in enumerate(dialogue.turns) if turn.role == "assistant"]
+            if self.options.turns == "last":
+                indices = indices[-1:]
+            tasks += [
+                Task(
+                    target=Target(dialogue_id=dialogue.id, turn_index=index),
+                    questions=self.questions(dialogue, index),
+                )
+                for index in indices
+            ]
+        return tasks
+
+    @abstractmethod
+    def questions(self, dialogue: Dialogue, turn_index: int) -> list[Question]:
+        """What to ask about one chatbot turn of a dialogue."""
+
+
+class PairProtocol(JudgeProtocol):
+    """Judges ordered pairs of dialogues; both orders are judged, so position bias shows."""
+
+    def pairs(self, dialogues: Sequence[Dialogue]) -> Iterator[tuple[Dialogue, Dialogue]]:
+        """By default, dialogues from the same seed, language and user with different chatbots,
+        in both orders; a pair whose turns are identical is not worth a question."""
+        groups: dict[str, list[Dialogue]] = {}
+        for d in dialogues:
+            if d.seed is not None:
+                key = canonical_json(
+                    [d.seed.model_dump(mode="json"), d.language, d.participants.user]
+                )
+                groups.setdefault(key, []).append(d)
+        for group in groups.values():
+            for first in group:
+                for second in group:
+                    if (
+                        first.participants.assistant != second.participants.assistant
+                        and first.turns != second.turns
+                    ):
+                        yield first, second
+
+    def tasks(self, dialogues: Sequence[Dialogue]) -> list[Task]:
+        return [
+            Task(
+                target=Target(dialogue_id=first.id, other_dialogue_id=second.id),
+                questions=self.questions(first, second),
+            )
+            for first, second in self.pairs(dialogues)
+        ]
+
+    @abstractmethod
+    def questions(self, first: Dialogue, second: Dialogue) -> list[Question]:
+        """What to ask about two dialogues, shown in this order."""

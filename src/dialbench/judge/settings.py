@@ -1,4 +1,5 @@
-"""How judges are asked: sampling, reasoning, repeated samples, and protocol options."""
+"""How judges are asked under any protocol: sampling, reasoning, repeated samples, re-asks.
+A protocol's own options are its `Options` record (see `judge/protocol.py`)."""
 
 from __future__ import annotations
 
@@ -18,5 +19,3 @@ class JudgeSettings(Record):
     samples: int = Field(default=1, ge=1, le=20, description="independent judgments per item")
     max_tokens: int | None = Field(default=None, ge=1, description="default: the protocol's")
     max_reasks: int = Field(default=DEFAULT_MAX_REASKS, ge=0)
-    few_shot: bool = Field(default=False, description="holistic: DiQAD's three examples")
-    other_issue: bool = Field(default=False, description="issues: also ask for 'other'")

@@ -2,21 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field
-
-from dialbench.schema import Record, Usage
-
-
-class UsageLine(Record):
-    """One role's use of one model. Cached calls are counted but cost nothing."""
-
-    role: str
-    model: str
-    calls: int = Field(default=0, ge=0, description="calls answered by the model")
-    cached_calls: int = Field(default=0, ge=0)
-    failed_calls: int = Field(default=0, ge=0, description="calls that failed after retries")
-    retries: int = Field(default=0, ge=0)
-    usage: Usage = Field(default_factory=Usage)
+from dialbench.schema import Usage, UsageLine
 
 
 class Accounting:

@@ -1,4 +1,4 @@
-"""The content-addressed cache of model calls, kept in the run store's SQLite file.
+"""The content-addressed cache of model calls, kept in the run store.
 
 Look-ups are single primary-key reads. Writes go through a queue to one writer thread that
 commits whatever has accumulated in one transaction, so thousands of concurrent calls never wait
@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import atexit
 import queue
-import sqlite3
 import threading
 from pathlib import Path
-from typing import Any
 
 from pydantic import ConfigDict
 
 from dialbench.hashing import canonical_json, content_hash
 from dialbench.llm.base import Completion, Request
-from dialbench.schema import Record, utc_now
-from dialbench.store import RunStore
+from dialbench.schema import Record, UsageLine
+from dialbench.store import CachedCall, RunStore
 
 
 class CacheEntry(Record):
@@ -29,6 +27,15 @@ class CacheEntry(Record):
     spec: str
     request: Request
     completion: Completion
+
+    def as_cached_call(self) -> CachedCall:
+        return CachedCall(
+            key=self.key,
+            spec=self.spec,
+            kind=self.request.kind,
+            request=canonical_json(self.request.model_dump(mode="json")),
+            completion=self.completion.model_dump_json(),
+        )
 
 
 def cache_key(spec: str, request: Request) -> str:
@@ -44,9 +51,9 @@ class _Flush:
 class CallCache:
     """Use as a context manager, or call `close()`: closing waits for every queued write."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._reader = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        self._reader = RunStore.open(run_dir, any_thread=True)
         self._read_lock = threading.Lock()
         self._pending: dict[str, Completion] = {}
         self._queue: queue.SimpleQueue[CacheEntry | _Flush | None] = queue.SimpleQueue()
@@ -56,22 +63,13 @@ class CallCache:
         self._writer.start()
         atexit.register(self.close)
 
-    @classmethod
-    def open(cls, run_dir: str | Path) -> CallCache:
-        """The cache of a run directory, creating and migrating its store if needed."""
-        with RunStore.open(run_dir) as store:
-            path = store.path
-        return cls(path)
-
     def get(self, key: str) -> Completion | None:
         pending = self._pending.get(key)
         if pending is not None:
             return pending
         with self._read_lock:
-            row = self._reader.execute(
-                "SELECT completion FROM llm_cache WHERE key = ?", (key,)
-            ).fetchone()
-        return None if row is None else Completion.model_validate_json(row[0])
+            stored = self._reader.cached_completion(key)
+        return None if stored is None else Completion.model_validate_json(stored)
 
     def put(self, entry: CacheEntry) -> None:
         self._pending[entry.key] = entry.completion
@@ -80,7 +78,7 @@ class CallCache:
     def __len__(self) -> int:
         self.flush()
         with self._read_lock:
-            return int(self._reader.execute("SELECT COUNT(*) FROM llm_cache").fetchone()[0])
+            return self._reader.cached_call_count()
 
     def flush(self) -> None:
         """Block until every entry put so far is committed."""
@@ -103,14 +101,12 @@ class CallCache:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def execute(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        """A read or a single write on the cache's own connection (usage records, tests)."""
+    def save_usage(self, run_id: str, lines: list[UsageLine]) -> None:
         with self._read_lock:
-            return list(self._reader.execute(sql, parameters))
+            self._reader.save_usage(run_id, lines)
 
     def _write_loop(self) -> None:
-        writer = sqlite3.connect(self.path, isolation_level=None, timeout=60.0)
-        writer.execute("PRAGMA synchronous=NORMAL")
+        writer = RunStore.open(self.run_dir)
         stopping = False
         while not stopping:
             batch: list[CacheEntry] = []
@@ -133,21 +129,7 @@ class CallCache:
                 marker.done.set()
         writer.close()
 
-    def _write(self, writer: sqlite3.Connection, batch: list[CacheEntry]) -> None:
-        created = utc_now().isoformat()
-        rows = [
-            (
-                e.key,
-                e.spec,
-                e.request.kind,
-                created,
-                canonical_json(e.request.model_dump(mode="json")),
-                e.completion.model_dump_json(),
-            )
-            for e in batch
-        ]
-        writer.execute("BEGIN IMMEDIATE")
-        writer.executemany("INSERT OR IGNORE INTO llm_cache VALUES (?, ?, ?, ?, ?, ?)", rows)
-        writer.execute("COMMIT")
+    def _write(self, writer: RunStore, batch: list[CacheEntry]) -> None:
+        writer.add_cached_calls([entry.as_cached_call() for entry in batch])
         for entry in batch:
             self._pending.pop(entry.key, None)

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from aiolimiter import AsyncLimiter
 
 from dialbench.errors import DialbenchError
-from dialbench.llm.accounting import Accounting, UsageLine
+from dialbench.llm.accounting import Accounting
 from dialbench.llm.backends import create_api
 from dialbench.llm.base import Completion, ModelAPI, ModelError, Request
 from dialbench.llm.cache import CacheEntry, CallCache, cache_key
@@ -27,6 +27,7 @@ from dialbench.llm.model import Model
 from dialbench.llm.prices import PriceTable
 from dialbench.llm.progress import call_progress
 from dialbench.llm.specs import ModelConfig
+from dialbench.schema import UsageLine
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -80,7 +81,7 @@ class Runner:
         prices: PriceTable | None = None,
         jitter_seed: int | None = None,
     ) -> None:
-        self.cache = CallCache.open(run_dir) if run_dir is not None else None
+        self.cache = CallCache(Path(run_dir)) if run_dir is not None else None
         self.quiet = quiet
         self.run_id = run_id
         self.prices = prices or PriceTable.load()
@@ -104,8 +105,7 @@ class Runner:
         key = (asyncio.get_running_loop(), api.endpoint)
         endpoint = self._endpoints.get(key)
         if endpoint is None:
-            local = config.parsed.backend == "local"
-            limit = config.max_concurrency or (1 if local else DEFAULT_HTTP_CONCURRENCY)
+            limit = config.max_concurrency or (1 if config.local else DEFAULT_HTTP_CONCURRENCY)
             endpoint = _Endpoint(
                 slots=asyncio.Semaphore(limit),
                 requests=AsyncLimiter(config.requests_per_minute)
@@ -187,13 +187,8 @@ class Runner:
 
     def save_usage(self) -> None:
         """Record this run's usage lines in the store (needs a run directory and a run id)."""
-        if self.cache is None or self.run_id is None:
-            return
-        for line in self.accounting.lines():
-            self.cache.execute(
-                "INSERT OR REPLACE INTO llm_usage VALUES (?, ?, ?, ?)",
-                (self.run_id, line.role, line.model, line.model_dump_json()),
-            )
+        if self.cache is not None and self.run_id is not None:
+            self.cache.save_usage(self.run_id, self.accounting.lines())
 
     def run_sync(self, job: Coroutine[Any, Any, T]) -> T:
         """Run a coroutine to completion from synchronous code (scripts, the CLI)."""

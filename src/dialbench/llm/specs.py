@@ -5,6 +5,7 @@
     openai:gpt-4.1                           OpenAI, key from OPENAI_API_KEY
     openai-compat:http://host:8000/v1#name   any OpenAI-compatible server (vLLM, Ollama, ...)
     litellm:anthropic/claude-sonnet-4        through LiteLLM (pip install 'dialbench[litellm]')
+    scripted:NAME                            answers from a function registered in-process (tests)
 
 Everything else about a model (key variable, limits, timeouts) is a `ModelConfig` field, so the
 spec stays short and never carries a secret.
@@ -12,15 +13,13 @@ spec stays short and never carries a secret.
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import ConfigDict, Field
 
 from dialbench.errors import DialbenchError
+from dialbench.llm.backends import BACKENDS
 from dialbench.llm.base import ReasoningEffort, StructuredMode
 from dialbench.schema import Record
 
-Backend = Literal["local", "openai", "openai-compat", "litellm"]
 DEFAULT_LOCAL_MODEL = "local:qwen2.5-0.5b"
 
 
@@ -31,7 +30,7 @@ class ModelSpecError(DialbenchError):
 class ParsedSpec(Record):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    backend: Backend
+    backend: str
     model: str
     base_url: str | None = None
 
@@ -79,6 +78,11 @@ class ModelConfig(Record):
     def parsed(self) -> ParsedSpec:
         return parse_spec(self.spec)
 
+    @property
+    def local(self) -> bool:
+        """Runs in this process: one call at a time unless told otherwise."""
+        return BACKENDS[self.parsed.backend].local
+
 
 def parse_spec(spec: str) -> ParsedSpec:
     """Split a spec into backend, model and endpoint, or say what a valid spec looks like."""
@@ -88,16 +92,16 @@ def parse_spec(spec: str) -> ParsedSpec:
             f"model spec {spec!r} has no backend; write e.g. local:qwen2.5-0.5b, openai:gpt-4.1 "
             "or openai-compat:http://127.0.0.1:8000/v1#my-model"
         )
-    if backend in ("local", "openai", "litellm"):
+    if backend not in BACKENDS:
+        raise ModelSpecError(
+            f"model spec {spec!r}: unknown backend {backend!r} (known: {', '.join(BACKENDS)})"
+        )
+    if not BACKENDS[backend].endpoint_in_spec:
         return ParsedSpec(backend=backend, model=rest)
-    if backend == "openai-compat":
-        base_url, hash_sign, model = rest.partition("#")
-        if not hash_sign or not model or not base_url.startswith(("http://", "https://")):
-            raise ModelSpecError(
-                f"model spec {spec!r}: write openai-compat:<http(s) base URL>#<model name>, "
-                "e.g. openai-compat:http://127.0.0.1:8000/v1#my-model"
-            )
-        return ParsedSpec(backend="openai-compat", model=model, base_url=base_url)
-    raise ModelSpecError(
-        f"model spec {spec!r}: unknown backend {backend!r} (known: local, openai, openai-compat)"
-    )
+    base_url, hash_sign, model = rest.partition("#")
+    if not hash_sign or not model or not base_url.startswith(("http://", "https://")):
+        raise ModelSpecError(
+            f"model spec {spec!r}: write {backend}:<http(s) base URL>#<model name>, "
+            f"e.g. {backend}:http://127.0.0.1:8000/v1#my-model"
+        )
+    return ParsedSpec(backend=backend, model=model, base_url=base_url)

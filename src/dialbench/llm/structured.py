@@ -30,7 +30,13 @@ class StructuredResult(Record):
     error: str | None = Field(default=None, description="why the last answer was rejected")
     raw_outputs: list[str] = Field(default_factory=list, description="every answer, in order")
     usage: Usage = Field(default_factory=Usage)
-    prompt_hashes: dict[str, str] = Field(default_factory=dict)
+
+
+def file_hashes(*, schema_in_prompt: bool) -> dict[str, str]:
+    """The prompt files structured output adds to a conversation, by name: part of what shapes
+    an answer, so a judge's configuration includes them."""
+    names = ["llm_reask", *(["llm_json_instruction"] if schema_in_prompt else [])]
+    return {name: load_prompt(name).sha256 for name in names}
 
 
 class InvalidOutput(ValueError):
@@ -67,11 +73,9 @@ async def structured_output(
     numbers independent draws of the same question (it is part of every call's cache key)."""
     schema_text = canonical_json(schema)
     reask = load_prompt("llm_reask")
-    hashes = {reask.name: reask.sha256}
     conversation = list(messages)
     if schema_in_prompt:
         instruction = load_prompt("llm_json_instruction")
-        hashes[instruction.name] = instruction.sha256
         conversation.append(Message(role="system", content=instruction.format(schema=schema_text)))
     outputs: list[str] = []
     usage = Usage()
@@ -92,13 +96,9 @@ async def structured_output(
         except InvalidOutput as invalid:
             error = str(invalid)
         else:
-            return StructuredResult(
-                value=value, status="ok", raw_outputs=outputs, usage=usage, prompt_hashes=hashes
-            )
+            return StructuredResult(value=value, status="ok", raw_outputs=outputs, usage=usage)
         conversation += [
             Message(role="assistant", content=completion.text),
             Message(role="user", content=reask.format(error=error, schema=schema_text)),
         ]
-    return StructuredResult(
-        status="unscored", error=error, raw_outputs=outputs, usage=usage, prompt_hashes=hashes
-    )
+    return StructuredResult(status="unscored", error=error, raw_outputs=outputs, usage=usage)

@@ -9,6 +9,7 @@ import pandas as pd
 
 from dialbench.metaeval.panels import ALL_LANGUAGES, Panel
 from dialbench.metaeval.ratings import UNSCORED
+from dialbench.rated_items import JudgeNames
 from dialbench.schema import Judgment, Record
 
 HUMANS = "humans"
@@ -101,10 +102,11 @@ def _preferred(judgment: Judgment) -> str | None:
 
 def position_consistency(judgments: Sequence[Judgment]) -> list[ConsistencyRow]:
     verdicts: dict[tuple[str, str, str], str | None] = {}
+    name_of = JudgeNames(judgments)
     for judgment in judgments:
         if judgment.target.kind == "pair" and judgment.sample_index == 0:
             key = (
-                judgment.judge_model,
+                name_of(judgment),
                 judgment.target.dialogue_id,
                 judgment.target.other_dialogue_id or "",
             )

@@ -21,7 +21,8 @@ from dialbench.io.jsonl import Item, read_jsonl
 from dialbench.io.table import read_rows
 from dialbench.io.text import decode_utf8
 from dialbench.io.validation import validate_items
-from dialbench.metaeval.ratings import UNKNOWN_LANGUAGE, RaterKind, Rating, scalar
+from dialbench.metaeval.ratings import RaterKind, Rating
+from dialbench.rated_items import UNKNOWN_LANGUAGE, scalar
 from dialbench.schema import LanguageCode, Record
 
 TRUE, FALSE = {"true", "yes", "y"}, {"false", "no", "n"}

@@ -1,25 +1,24 @@
 """Ratings in long form, one row per (item, rater, dimension): the input of every statistic.
 
-Store annotations and judgments, and files from elsewhere, all become these rows, so the same
-statistics serve dialbench's own runs and published annotation sets.
+Store annotations and judgments (placed by `rated_items`, as the report places them), and files
+from elsewhere, all become these rows, so the same statistics serve dialbench's own runs and
+published annotation sets.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Literal
 
 import pandas as pd
-from pydantic import JsonValue
 
 from dialbench.errors import DialbenchError
-from dialbench.schema import Annotation, Judgment, Record, Target
+from dialbench.rated_items import UNKNOWN_LANGUAGE, flatten, placed_annotations, placed_judgments
+from dialbench.schema import Judgment, Record
 from dialbench.store import RunStore
 
 RaterKind = Literal["human", "judge"]
-UNKNOWN_LANGUAGE = "und"
 UNSCORED = "*"
-TEXT_KEYS = frozenset({"comment", "comments", "reason", "rationale", "explanation", "feedback"})
 COLUMNS = ["item_id", "rater", "kind", "dimension", "value", "language"]
 
 
@@ -34,75 +33,37 @@ class Rating(Record):
     language: str = UNKNOWN_LANGUAGE
 
 
-def item_key(target: Target) -> str:
-    if target.other_dialogue_id is not None:
-        return f"{target.dialogue_id}|{target.other_dialogue_id}"
-    if target.turn_index is not None:
-        return f"{target.dialogue_id}#{target.turn_index}"
-    return target.dialogue_id
-
-
-def scalar(value: JsonValue) -> float | str | None:
-    """Booleans and numbers as floats (True = 1.0), strings as they are; anything else: None."""
-    if isinstance(value, bool | int | float):
-        return float(value)
-    if isinstance(value, str):
-        return value
-    return None
-
-
-def flatten(labels: Mapping[str, JsonValue], prefix: str = "") -> Iterator[tuple[str, float | str]]:
-    """Nested label dicts as dotted dimensions: {"issues": {"empathy": true}} -> issues.empathy.
-
-    Free-text explanations (keys in TEXT_KEYS, at any depth) are not dimensions and are skipped.
-    """
-    for key, value in labels.items():
-        if key in TEXT_KEYS:
-            continue
-        if isinstance(value, dict):
-            yield from flatten(value, f"{prefix}{key}.")
-        elif (converted := scalar(value)) is not None:
-            yield f"{prefix}{key}", converted
-
-
 def from_store(store: RunStore, protocol: str | None = None) -> tuple[list[Rating], list[Judgment]]:
-    """Human ratings from annotations and judge ratings from judgments (of one protocol)."""
-    languages = store.dialogue_languages()
-
-    def rows(
-        target: Target,
-        rater: str,
-        kind: RaterKind,
-        values: Iterable[tuple[str, float | str | None]],
-    ) -> Iterator[Rating]:
-        language = languages.get(target.dialogue_id, UNKNOWN_LANGUAGE)
-        for dimension, value in values:
-            yield Rating(
-                item_id=item_key(target),
-                rater=rater,
-                kind=kind,
-                dimension=dimension,
-                value=value,
-                language=language,
-            )
-
-    ratings: list[Rating] = []
-    for annotation in store.records(Annotation):
-        ratings += rows(
-            annotation.target, annotation.annotator_id, "human", flatten(annotation.labels)
+    """Human ratings from annotations and judge ratings from judgments (of one protocol); a
+    judge that judged under several configurations is one rater per configuration."""
+    ratings = [
+        Rating(
+            item_id=p.item, rater=p.rater, kind="human", dimension=d, value=v, language=p.language
         )
-    where = {"protocol": protocol} if protocol else {}
-    judgments = list(store.records(Judgment, **where))
-    protocols = {j.protocol for j in judgments}
+        for annotation, p in placed_annotations(store)
+        for d, v in flatten(annotation.labels)
+    ]
+    placed = placed_judgments(store, protocol)
+    protocols = {j.protocol for j, _ in placed}
     if len(protocols) > 1:
         raise DialbenchError(
             f"the run holds judgments of several protocols ({', '.join(sorted(protocols))}); "
             "choose one with --protocol"
         )
-    for judgment in judgments:
+    for judgment, p in placed:
         values = flatten(judgment.result) if judgment.result else [(UNSCORED, None)]
-        ratings += rows(judgment.target, judgment.judge_model, "judge", values)
-    return ratings, judgments
+        ratings += [
+            Rating(
+                item_id=p.item,
+                rater=p.rater,
+                kind="judge",
+                dimension=d,
+                value=v,
+                language=p.language,
+            )
+            for d, v in values
+        ]
+    return ratings, [j for j, _ in placed]
 
 
 def to_frame(ratings: Sequence[Rating], default_language: str | None = None) -> pd.DataFrame:

@@ -22,7 +22,8 @@ class Prompt(BaseModel):
 
 
 @cache
-def load_prompt(name: str) -> Prompt:
-    """The template `prompts/<name>.txt` with the sha256 of its text, for provenance."""
-    text = (resources.files("dialbench.prompts") / f"{name}.txt").read_text(encoding="utf-8")
+def load_prompt(name: str, package: str = __name__) -> Prompt:
+    """The template `<name>.txt` of a package (default: this one) with the sha256 of its text,
+    for provenance. Names are unique across packages, since records key hashes by name."""
+    text = (resources.files(package) / f"{name}.txt").read_text(encoding="utf-8")
     return Prompt(name=name, text=text, sha256=sha256_text(text))

@@ -1,18 +1,21 @@
-"""Judgments as one flat table: a row per judgment, with its dialogue's chatbot and language and
-the result flattened to dotted columns (`issues.repetitive`), as the meta-evaluation reads them."""
+"""Judgments as one flat table: a row per judgment, placed by item, chatbot and language as
+`rated_items` places them for the meta-evaluation, the result flattened to dotted columns
+(`issues.repetitive`), and the judge named with its configuration where it had several
+(`settings` holds the configuration itself, or None for judgments from before they existed)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from dialbench.metaeval.ratings import UNKNOWN_LANGUAGE, flatten, item_key
-from dialbench.schema import Dialogue, Judgment
+from dialbench.rated_items import configuration_of, flatten, placed_judgments
 from dialbench.store import RunStore
-from dialbench.summary import HUMAN
 
 BASE_COLUMNS = [
     "protocol",
     "judge",
+    "judge_model",
+    "configuration",
+    "settings",
     "item",
     "dialogue_id",
     "turn_index",
@@ -27,28 +30,26 @@ BASE_COLUMNS = [
 
 
 def judgment_frame(store: RunStore) -> pd.DataFrame:
-    placed = {
-        d.id: (d.participants.assistant or HUMAN, d.language) for d in store.records(Dialogue)
-    }
-    rows = []
-    for j in store.records(Judgment):
-        chatbot, language = placed.get(j.target.dialogue_id, (HUMAN, UNKNOWN_LANGUAGE))
-        rows.append(
-            {
-                "protocol": j.protocol,
-                "judge": j.judge_model,
-                "item": item_key(j.target),
-                "dialogue_id": j.target.dialogue_id,
-                "turn_index": j.target.turn_index,
-                "sample_index": j.sample_index,
-                "chatbot": chatbot,
-                "language": language,
-                "status": j.parse_status,
-                "prompt_tokens": j.usage.prompt_tokens,
-                "completion_tokens": j.usage.completion_tokens,
-                "cost_usd": j.usage.cost_usd,
-                **dict(flatten(j.result or {})),
-            }
-        )
+    rows = [
+        {
+            "protocol": j.protocol,
+            "judge": placed.rater,
+            "judge_model": j.judge_model,
+            "configuration": configuration_of(j),
+            "settings": j.configuration,
+            "item": placed.item,
+            "dialogue_id": j.target.dialogue_id,
+            "turn_index": j.target.turn_index,
+            "sample_index": j.sample_index,
+            "chatbot": placed.chatbot,
+            "language": placed.language,
+            "status": j.parse_status,
+            "prompt_tokens": j.usage.prompt_tokens,
+            "completion_tokens": j.usage.completion_tokens,
+            "cost_usd": j.usage.cost_usd,
+            **dict(flatten(j.result or {})),
+        }
+        for j, placed in placed_judgments(store)
+    ]
     frame = pd.DataFrame(rows)
     return frame if not frame.empty else pd.DataFrame(columns=BASE_COLUMNS)

@@ -1,18 +1,28 @@
 """The report's sections: for each kind of judgment in the run, its tables (CSV in `tables/`)
-and figures (PNG in `plots/`), with the note a reader needs to interpret them."""
+and figures (PNG in `plots/`), with the note a reader needs to interpret them.
+
+A protocol's own sections come from its package's `report.py` (`sections(frame, folder)`,
+given only that protocol's judgments); the sections here hold for every protocol.
+"""
 
 from __future__ import annotations
 
+from importlib import import_module
+from importlib.util import find_spec
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 from pydantic import Field
 
 from dialbench.analysis.dataset_stats import dataset_statistics
-from dialbench.judge.labels import load_issue_labels
+from dialbench.judge.registry import PROTOCOLS
 from dialbench.report import plots, tables
 from dialbench.schema import Record
 from dialbench.store import RunStore
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 class ReportTable(Record):
@@ -30,15 +40,20 @@ class Section(Record):
     tables: list[ReportTable] = Field(default_factory=list)
 
 
-def _table(
-    folder: Path, name: str, title: str, frame: pd.DataFrame, shown: pd.DataFrame | None = None
+def table(
+    folder: Path,
+    name: str,
+    title: str,
+    frame: pd.DataFrame,
+    shown: pd.DataFrame | None = None,
+    drop_prefix: str = "",
 ) -> ReportTable:
     """The CSV holds `frame` as computed; HTML and markdown show `shown` (default: the same,
-    with `issues.` dropped from column names)."""
+    with `drop_prefix` dropped from column names)."""
     csv = Path("tables") / f"{name}.csv"
     frame.to_csv(folder / csv, index=False)
     if shown is None:
-        shown = frame.rename(columns=lambda c: str(c).removeprefix(tables.ISSUES_PREFIX))
+        shown = frame.rename(columns=lambda c: str(c).removeprefix(drop_prefix))
     return ReportTable(
         title=title,
         csv=csv.as_posix(),
@@ -47,7 +62,11 @@ def _table(
     )
 
 
-def _distribution_plots(
+def relative(folder: Path, paths: list[Path]) -> list[str]:
+    return [path.relative_to(folder).as_posix() for path in paths]
+
+
+def distribution_plots(
     folder: Path, table: pd.DataFrame, by: list[str], levels: list[int], title: str, stem: str
 ) -> list[str]:
     """One stacked-share figure per judge, as paths relative to the report folder."""
@@ -55,101 +74,33 @@ def _distribution_plots(
     for judge, part in table.groupby("judge", sort=True):
         path = folder / "plots" / f"{stem}_{plots.slug(str(judge))}.png"
         plots.stacked_distribution(part, by, levels, f"{title} — judge {judge}", path)
-        paths.append(path.relative_to(folder).as_posix())
-    return paths
+        paths.append(path)
+    return relative(folder, paths)
 
 
-def _relative(folder: Path, paths: list[Path]) -> list[str]:
-    return [path.relative_to(folder).as_posix() for path in paths]
+def _protocol_sections(protocol: str) -> Callable[[pd.DataFrame, Path], list[Section]] | None:
+    """The `sections` function of a registered protocol's `report.py`, if it has one."""
+    if protocol not in PROTOCOLS:
+        return None
+    module = f"{PROTOCOLS[protocol].__module__}.report"
+    if find_spec(module) is None:
+        return None
+    found: Callable[[pd.DataFrame, Path], list[Section]] = import_module(module).sections
+    return found
 
 
-def issues_sections(frame: pd.DataFrame, folder: Path) -> list[Section]:
-    """MEDAL: the chatbot x language heatmap, issue proportions and overall scores per language."""
-    rates = tables.issue_rates(frame)
-    if rates.empty:
+def samples_section(frame: pd.DataFrame, folder: Path) -> list[Section]:
+    spread = tables.sample_spread(frame)
+    if spread.empty:
         return []
-    proportions = tables.issue_proportions(frame)
-    overall = tables.overall_distribution(frame)
-    scale = load_issue_labels().overall.scale
     return [
         Section(
-            key="issues",
-            title="Issues and overall score per chatbot and language",
-            note="MEDAL's multidimensional evaluation: the share of dialogues a judge flagged "
-            "with each issue, and the mean overall score (1-5); items = dialogues judged ok.",
-            plots=_relative(folder, plots.issue_heatmaps(rates, folder / "plots")),
-            tables=[_table(folder, "issue_rates", "Issue rates and mean overall", rates)],
-        ),
-        Section(
-            key="issue-proportions",
-            title="Issue proportions per language",
-            plots=_relative(folder, plots.issue_proportion_bars(proportions, folder / "plots")),
-            tables=[
-                _table(
-                    folder,
-                    "issue_proportions",
-                    "Dialogues flagged: share (flagged / judged)",
-                    proportions,
-                    tables.issue_proportions_wide(proportions),
-                )
-            ],
-        ),
-        Section(
-            key="overall",
-            title="Overall score distribution per language",
-            plots=_distribution_plots(
-                folder, overall, ["language"], scale, "Overall score per language", "overall"
-            ),
-            tables=[_table(folder, "overall_distribution", "Overall scores", overall)],
-        ),
-    ]
-
-
-def holistic_sections(frame: pd.DataFrame, folder: Path) -> list[Section]:
-    holistic = tables.holistic_distribution(frame)
-    if holistic.empty:
-        return []
-    figures = _distribution_plots(
-        folder, holistic, ["chatbot", "language"], [0, 1, 2], "Holistic quality", "holistic"
-    )
-    return [
-        Section(
-            key="holistic",
-            title="Holistic quality 0/1/2 per chatbot and language",
-            note="DiQAD: 0 fails the basics, 1 answers but lacks proactivity or "
-            "informativeness, 2 meets all six dimensions.",
-            plots=figures,
-            tables=[_table(folder, "holistic_distribution", "Quality levels", holistic)],
-        )
-    ]
-
-
-def table_sections(frame: pd.DataFrame, folder: Path) -> list[Section]:
-    """Submetric means and the spread of repeated samples, where the run has them."""
-    found = [
-        (
-            "submetrics",
-            "Turn-level submetrics per chatbot and language",
-            "Mean understandability (the response alone) and sensibleness (the response in its "
-            "context), 1-5, over the chatbot turns judged ok.",
-            "submetric_means",
-            "Means over chatbot turns",
-            tables.submetric_means(frame),
-        ),
-        (
-            "samples",
-            "Spread across samples",
-            "Items judged several times: mean standard deviation of their samples, and the "
+            key="samples",
+            title="Spread across samples",
+            note="Items judged several times: mean standard deviation of their samples, and the "
             "share of items on which every sample agreed.",
-            "sample_spread",
-            "Per protocol, judge and dimension",
-            tables.sample_spread(frame),
-        ),
-    ]
-    return [
-        Section(key=key, title=title, note=note, tables=[_table(folder, name, caption, table)])
-        for key, title, note, name, caption, table in found
-        if not table.empty
+            tables=[table(folder, "sample_spread", "Per protocol, judge and dimension", spread)],
+        )
     ]
 
 
@@ -160,9 +111,23 @@ def judges_section(frame: pd.DataFrame, folder: Path) -> Section:
         note="Unscored = no usable answer after the bounded re-ask, or a failed call: counted "
         "here, never turned into a label. Cost is empty for unpriced models.",
         tables=[
-            _table(
+            table(
                 folder, "judges", "Per protocol, judge and language", tables.usage_by_judge(frame)
             )
+        ],
+    )
+
+
+def configurations_section(frame: pd.DataFrame, folder: Path) -> Section:
+    return Section(
+        key="configurations",
+        title="Judge configurations",
+        note="What each judge was asked under: the protocol's options, the generation "
+        "parameters, and the sha256 of the prompt and data files (first 8 hex digits). Where one "
+        "judge judged a protocol under several configurations, tables name it with the "
+        "configuration in brackets, and each configuration's judgments are counted apart.",
+        tables=[
+            table(folder, "configurations", "Per protocol and judge", tables.configurations(frame))
         ],
     )
 
@@ -176,15 +141,23 @@ def dataset_section(store: RunStore, folder: Path) -> Section:
         if rows:
             frame = pd.json_normalize([row.model_dump(mode="json") for row in rows])
             section.tables.append(
-                _table(folder, f"dataset_{name}", name.replace("_", " ").capitalize(), frame)
+                table(folder, f"dataset_{name}", name.replace("_", " ").capitalize(), frame)
             )
     return section
 
 
 def judged_sections(frame: pd.DataFrame, folder: Path) -> list[Section]:
+    """Each protocol's own sections, in registry order, then those every protocol shares."""
+    present = set(frame["protocol"])
+    found: list[Section] = []
+    for protocol in [p for p in PROTOCOLS if p in present] + sorted(present - set(PROTOCOLS)):
+        sections = _protocol_sections(protocol)
+        if sections is not None:
+            own = frame[frame["protocol"] == protocol].dropna(axis=1, how="all")
+            found += sections(own, folder)
     return [
-        *issues_sections(frame, folder),
-        *holistic_sections(frame, folder),
-        *table_sections(frame, folder),
+        *found,
+        *samples_section(frame, folder),
         judges_section(frame, folder),
+        configurations_section(frame, folder),
     ]

@@ -15,6 +15,12 @@ from dialbench.store import RunStore
 from dialbench.version import __version__
 
 
+class ReportConfig(Record):
+    """The `report` stage: where to write (default: the run directory's `report/`)."""
+
+    output: Path | None = None
+
+
 class ReportOutput(Record):
     folder: Path
     html: Path
@@ -73,3 +79,9 @@ def write_report(store: RunStore, folder: Path) -> ReportOutput:
     return ReportOutput(
         folder=folder, html=html_path, markdown=markdown_path, sections=sections, notes=notes
     )
+
+
+def report(config: ReportConfig, run_dir: str | Path) -> ReportOutput:
+    """Run the stage: the report of the run directory's store."""
+    with RunStore.open(run_dir, create=False) as store:
+        return write_report(store, config.output or Path(run_dir) / "report")

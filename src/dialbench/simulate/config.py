@@ -152,7 +152,7 @@ def resolve_form(choice: FormChoice, model: ModelConfig) -> Form:
     """`auto` means transcript form for local models and chat form for everything else."""
     if choice != "auto":
         return choice
-    return "transcript" if model.parsed.backend == "local" else "chat"
+    return "transcript" if model.local else "chat"
 
 
 def _line_of(node: yaml.Node, loc: tuple[int | str, ...]) -> int:

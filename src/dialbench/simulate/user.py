@@ -2,7 +2,7 @@
 
 Capable API models stay in role with a system prompt (MEDAL Tables 5-6). Small local models slip
 into the assistant voice or narrate there, so `transcript` form has them continue a few-shot
-`USER:` transcript instead, stopping at the end of the line (see DESIGN.md).
+`USER:` transcript instead, stopping at the end of the line.
 """
 
 from __future__ import annotations

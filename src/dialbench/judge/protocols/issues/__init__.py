@@ -7,17 +7,29 @@ Comments are kept only for issues marked present: the comment explains a label, 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import ClassVar
 
-from pydantic import JsonValue
+from pydantic import Field, JsonValue
 
-from dialbench.judge.labels import IssueLabel, load_issue_labels
-from dialbench.judge.protocol import JudgeProtocol, Question, Result, Task, enum_of, hashes
+from dialbench.issue_labels import IssueLabel, load_issue_labels
+from dialbench.judge.protocol import (
+    DialogueProtocol,
+    ProtocolOptions,
+    Question,
+    Result,
+    enum_of,
+    hashes,
+)
 from dialbench.judge.transcript import transcript
 from dialbench.llm.base import JsonSchema, Message
 from dialbench.prompts import load_prompt
-from dialbench.schema import Dialogue, Record, Target
+from dialbench.schema import Dialogue, Record
 
 COMMENT_MAX_CHARS = 300
+
+
+class IssuesOptions(ProtocolOptions):
+    other: bool = Field(default=False, description="also ask for the optional 'other' issue")
 
 
 class IssuesAnswer(Record):
@@ -26,14 +38,20 @@ class IssuesAnswer(Record):
     overall: int
 
 
-class IssuesProtocol(JudgeProtocol):
+class IssuesProtocol(DialogueProtocol):
     name = "issues"
     description = "MEDAL: 8 binary issues of the chatbot's turns (+ comments) and overall 1-5"
     default_max_tokens = 512
+    Options: ClassVar[type[ProtocolOptions]] = IssuesOptions
+    options: IssuesOptions
 
     @property
     def labels(self) -> list[IssueLabel]:
-        return load_issue_labels().selected(include_optional=self.settings.other_issue)
+        return load_issue_labels().selected(include_optional=self.options.other)
+
+    def file_hashes(self) -> dict[str, str]:
+        prompts = hashes(load_prompt("judge_issues", __name__), load_prompt("judge_dialogue"))
+        return prompts | {"issue_labels": load_issue_labels().sha256}
 
     def schema(self) -> JsonSchema:
         keys = [label.key for label in self.labels]
@@ -58,8 +76,8 @@ class IssuesProtocol(JudgeProtocol):
             "additionalProperties": False,
         }
 
-    def tasks(self, dialogue: Dialogue) -> list[Task]:
-        instructions, shown = load_prompt("judge_issues"), load_prompt("judge_dialogue")
+    def questions(self, dialogue: Dialogue) -> list[Question]:
+        instructions, shown = load_prompt("judge_issues", __name__), load_prompt("judge_dialogue")
         overall = load_issue_labels().overall
         system = instructions.format(
             labels="\n".join(f"- {label.key}: {label.definition}" for label in self.labels),
@@ -68,18 +86,15 @@ class IssuesProtocol(JudgeProtocol):
             scale="|".join(str(score) for score in overall.scale),
         )
         user = shown.format(language=dialogue.language, transcript=transcript(dialogue.turns))
-        question = Question(
-            name=self.name,
-            messages=(Message(role="system", content=system), Message(role="user", content=user)),
-            json_schema=self.schema(),
-            params=self.params,
-        )
-        prompt_hashes = hashes(instructions, shown) | {"issue_labels": load_issue_labels().sha256}
         return [
-            Task(
-                target=Target(dialogue_id=dialogue.id),
-                questions=[question],
-                prompt_hashes=prompt_hashes,
+            Question(
+                name=self.name,
+                messages=(
+                    Message(role="system", content=system),
+                    Message(role="user", content=user),
+                ),
+                json_schema=self.schema(),
+                params=self.params,
             )
         ]
 

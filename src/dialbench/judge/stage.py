@@ -1,10 +1,14 @@
-"""Judging the dialogues of a run store: ask every judge, store every judgment, resume safely.
+"""The `judge` stage: ask every judge about the selected dialogues, store every judgment, resume.
 
-Judgment ids come from (protocol, judge, target, sample), so a re-run knows what is done: `ok`
-judgments are skipped, and unscored ones are asked again (a parse failure comes back from the
-call cache unchanged, at no cost; a failed call gets another chance). Each batch is stored in
-one transaction, and every call is cached as it completes, so a killed run loses nothing.
-A model failure becomes an unscored judgment with the error, never a crash or a default label.
+A judgment's id comes from (protocol, judge, target, sample, configuration), where the
+configuration holds everything else that shapes the answer: protocol options, generation
+parameters, how JSON is asked for, re-asks, and the hashes of the prompt and data files. So a
+re-run under the same configuration knows what is done (`ok` judgments are skipped; unscored
+ones are asked again: a parse failure comes back from the call cache unchanged, at no cost, a
+failed call gets another chance), and a changed setting or edited prompt makes new judgments
+beside the old ones. Each batch is stored in one transaction and every call is cached as it
+completes, so a killed run loses nothing. A model failure becomes an unscored judgment with the
+error, never a crash or a default label.
 """
 
 from __future__ import annotations
@@ -13,17 +17,23 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-from pydantic import Field, JsonValue, ValidationError
+from pydantic import Field, JsonValue, ValidationError, field_validator
 
 from dialbench.errors import DialbenchError
 from dialbench.judge.protocol import JudgeProtocol, Question, Task
+from dialbench.judge.registry import get_protocol
+from dialbench.judge.settings import JudgeSettings
 from dialbench.llm.model import Model
 from dialbench.llm.runner import CallFailed, Runner
-from dialbench.llm.structured import StructuredResult
+from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig
+from dialbench.llm.structured import StructuredResult, file_hashes
 from dialbench.schema import (
     Dialogue,
+    JudgeConfiguration,
     Judgment,
+    LanguageCode,
     Provenance,
     Record,
     Run,
@@ -36,14 +46,45 @@ from dialbench.store import RunStore
 DEFAULT_BATCH_SIZE = 16
 
 
+class JudgeConfig(Record):
+    """One `judge` stage: a protocol and its options, judges side by side, what to judge."""
+
+    protocol: str = "issues"
+    options: dict[str, JsonValue] = Field(
+        default_factory=dict, description="the protocol's own options, checked by it"
+    )
+    judges: list[ModelConfig] = Field(
+        default_factory=lambda: [ModelConfig(spec=DEFAULT_LOCAL_MODEL)], min_length=1
+    )
+    settings: JudgeSettings = Field(default_factory=JudgeSettings)
+    languages: list[LanguageCode] = Field(
+        default_factory=list, description="only dialogues in these languages (default: all)"
+    )
+    limit: int | None = Field(default=None, ge=1, description="at most N dialogues per language")
+    batch_size: int = Field(default=DEFAULT_BATCH_SIZE, ge=1, description="per transaction")
+
+    @field_validator("judges")
+    @classmethod
+    def _distinct(cls, judges: list[ModelConfig]) -> list[ModelConfig]:
+        specs = [judge.spec for judge in judges]
+        if len(set(specs)) != len(specs):
+            raise ValueError("the same judge is listed twice")
+        return judges
+
+    def build_protocol(self) -> JudgeProtocol:
+        return get_protocol(self.protocol, self.settings, self.options)
+
+
 class JudgeTally(Record):
     """What one judge did in one `judge` command."""
 
     judge_model: str
+    configuration: str = Field(description="fingerprint of the judge configuration")
     judgments: int = Field(default=0, description="items x samples")
     already_ok: int = Field(default=0, description="stored ok before this command: skipped")
     ok: int = 0
     unscored: int = 0
+    first_error: str | None = None
     usage: Usage = Field(default_factory=Usage)
 
 
@@ -57,6 +98,7 @@ class JudgeRunSummary(Record):
 @dataclass(frozen=True)
 class _Job:
     model: Model
+    configuration: JudgeConfiguration
     task: Task
     sample: int
 
@@ -87,6 +129,18 @@ def select_dialogues(
     return dialogues
 
 
+def judge_configuration(protocol: JudgeProtocol, model: Model) -> JudgeConfiguration:
+    """Everything besides the item that shapes this judge's answers under this protocol."""
+    schema_in_prompt = model.api.structured_mode == "prompt"
+    return JudgeConfiguration(
+        options=protocol.options.model_dump(mode="json"),
+        params=protocol.params.model_dump(mode="json"),
+        structured_mode=model.api.structured_mode,
+        max_reasks=protocol.settings.max_reasks,
+        file_hashes=protocol.file_hashes() | file_hashes(schema_in_prompt=schema_in_prompt),
+    )
+
+
 async def _ask(model: Model, question: Question, sample: int, max_reasks: int) -> StructuredResult:
     """A structured answer for one sample: the sample number is part of the call's cache key."""
     return await model.structured(
@@ -106,12 +160,23 @@ def _raw_output(named: list[tuple[str, list[str]]]) -> str:
     return "\n\n".join(f"--- {name}, answer {i} ---\n{text}" for name, i, text in flat)
 
 
+def _unjudged(protocol: JudgeProtocol, job: _Job) -> Judgment:
+    """The judgment a job will make, without its answer: its id is the finished one's."""
+    return Judgment(
+        protocol=protocol.name,
+        judge_model=job.model.spec,
+        target=job.task.target,
+        sample_index=job.sample,
+        configuration=job.configuration,
+        parse_status="unscored",
+    )
+
+
 async def _judge(protocol: JudgeProtocol, job: _Job, run: Run) -> Judgment:
     answers: dict[str, JsonValue] = {}
     outputs: list[tuple[str, list[str]]] = []
     errors: list[str] = []
     usage = Usage()
-    hashes = dict(job.task.prompt_hashes)
     for question in job.task.questions:
         try:
             answer = await _ask(job.model, question, job.sample, protocol.settings.max_reasks)
@@ -120,7 +185,6 @@ async def _judge(protocol: JudgeProtocol, job: _Job, run: Run) -> Judgment:
             continue
         outputs.append((question.name, answer.raw_outputs))
         usage = usage + answer.usage
-        hashes |= answer.prompt_hashes
         if answer.status == "ok":
             answers[question.name] = answer.value
         else:
@@ -132,36 +196,19 @@ async def _judge(protocol: JudgeProtocol, job: _Job, run: Run) -> Judgment:
             result = protocol.result(answers)
         except ValidationError as invalid:
             errors.append(f"answer does not fit the protocol: {invalid.errors()[0]['msg']}")
-    return Judgment(
-        protocol=protocol.name,
-        judge_model=job.model.spec,
-        target=job.task.target,
-        sample_index=job.sample,
-        result=result if not errors else None,
-        raw_output=_raw_output(outputs),
-        parse_status="unscored" if errors else "ok",
-        error="; ".join(errors) or None,
-        usage=usage,
-        provenance=Provenance(
-            run_id=run.id,
-            config_hash=run.config_hash,
-            prompt_hashes=hashes,
-            models={"judge": job.model.spec},
-        ),
-        created_at=utc_now(),
+    return _unjudged(protocol, job).model_copy(
+        update={
+            "result": result if not errors else None,
+            "raw_output": _raw_output(outputs),
+            "parse_status": "unscored" if errors else "ok",
+            "error": "; ".join(errors) or None,
+            "usage": usage,
+            "provenance": Provenance(
+                run_id=run.id, config_hash=run.config_hash, models={"judge": job.model.spec}
+            ),
+            "created_at": utc_now(),
+        }
     )
-
-
-def _judgment_id(protocol: str, model: Model, task: Task, sample: int) -> str:
-    """The id the judgment will have, by the same content rule the record applies."""
-    placeholder = Judgment(
-        protocol=protocol,
-        judge_model=model.spec,
-        target=task.target,
-        sample_index=sample,
-        parse_status="unscored",
-    )
-    return placeholder.id
 
 
 async def judge_dialogues(
@@ -174,11 +221,11 @@ async def judge_dialogues(
     *,
     batch_size: int = DEFAULT_BATCH_SIZE,
 ) -> JudgeRunSummary:
-    """Judge every dialogue with every judge (side by side in one run) under one protocol.
+    """Judge the dialogues with every judge (side by side in one run) under one protocol.
 
     The judges are models of `runner` (`runner.model(spec, role="judge")`)."""
     started = time.perf_counter()
-    tasks = [task for dialogue in dialogues for task in protocol.tasks(dialogue)]
+    tasks = protocol.tasks(dialogues)
     if not tasks:
         raise DialbenchError(
             f"protocol {protocol.name!r} finds nothing to judge in the {len(dialogues)} "
@@ -187,16 +234,21 @@ async def judge_dialogues(
     stored_ok = {
         j.id for j in store.records(Judgment, protocol=protocol.name) if j.parse_status == "ok"
     }
-    tallies = {model.spec: JudgeTally(judge_model=model.spec) for model in judges}
+    tallies: dict[str, JudgeTally] = {}
     jobs: list[_Job] = []
     for model in judges:
+        configuration = judge_configuration(protocol, model)
+        tally = tallies[model.spec] = JudgeTally(
+            judge_model=model.spec, configuration=configuration.fingerprint
+        )
         for task in tasks:
             for sample in range(protocol.settings.samples):
-                tallies[model.spec].judgments += 1
-                if _judgment_id(protocol.name, model, task, sample) in stored_ok:
-                    tallies[model.spec].already_ok += 1
+                job = _Job(model, configuration, task, sample)
+                tally.judgments += 1
+                if _unjudged(protocol, job).id in stored_ok:
+                    tally.already_ok += 1
                 else:
-                    jobs.append(_Job(model, task, sample))
+                    jobs.append(job)
     for start in range(0, len(jobs), batch_size):
         batch = jobs[start : start + batch_size]
         judged = await runner.gather(
@@ -211,9 +263,26 @@ async def judge_dialogues(
                 tally.ok += 1
             else:
                 tally.unscored += 1
+                tally.first_error = tally.first_error or judgment.error
     return JudgeRunSummary(
         protocol=protocol.name,
         dialogues=len(dialogues),
         seconds=time.perf_counter() - started,
         judges=list(tallies.values()),
     )
+
+
+def judge(config: JudgeConfig, run_dir: str | Path, *, quiet: bool = False) -> JudgeRunSummary:
+    """Run the stage on the run directory's store: judgments are stored, usage is recorded."""
+    protocol = config.build_protocol()
+    with RunStore.open(run_dir, create=False) as store:
+        dialogues = select_dialogues(store, languages=config.languages, limit=config.limit)
+        with (
+            store.run("judge", config.model_dump(mode="json")) as record,
+            Runner(run_dir, run_id=record.id, quiet=quiet) as runner,
+        ):
+            models = [runner.model(judge, role="judge") for judge in config.judges]
+            job = judge_dialogues(
+                store, runner, protocol, models, dialogues, record, batch_size=config.batch_size
+            )
+            return runner.run_sync(job)

@@ -1,4 +1,5 @@
-"""The issue label definitions, read from the data file that judges and annotators share."""
+"""MEDAL's issue labels and their definitions, from `issue_labels.yaml`: the one file that LLM
+judges and human annotators both read, so both are asked the same words."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from functools import cache
 
 from pydantic import Field
 
-from dialbench.judge.data import load_data_file
 from dialbench.schema import Record
+from dialbench.yaml_records import load_yaml_record
 
 LABELS_FILE = "issue_labels.yaml"
 
@@ -39,4 +40,4 @@ class IssueLabels(Record):
 
 @cache
 def load_issue_labels() -> IssueLabels:
-    return load_data_file(LABELS_FILE, IssueLabels)
+    return load_yaml_record("dialbench", LABELS_FILE, IssueLabels)

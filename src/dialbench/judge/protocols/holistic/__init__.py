@@ -6,15 +6,23 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from functools import cache
+from typing import ClassVar
 
 from pydantic import Field, JsonValue
 
-from dialbench.judge.data import load_data_file
-from dialbench.judge.protocol import JudgeProtocol, Question, Result, Task, enum_of, hashes
+from dialbench.judge.protocol import (
+    DialogueProtocol,
+    ProtocolOptions,
+    Question,
+    Result,
+    enum_of,
+    hashes,
+)
 from dialbench.judge.transcript import transcript
 from dialbench.llm.base import JsonSchema, Message
 from dialbench.prompts import load_prompt
-from dialbench.schema import Dialogue, LanguageCode, Record, Target, Turn
+from dialbench.schema import Dialogue, LanguageCode, Record, Turn
+from dialbench.yaml_records import load_yaml_record
 
 QUALITY_LEVELS = [0, 1, 2]
 REASON_MAX_CHARS = 400
@@ -28,6 +36,10 @@ SCHEMA: JsonSchema = {
     "required": ["reason", "quality"],
     "additionalProperties": False,
 }
+
+
+class HolisticOptions(ProtocolOptions):
+    few_shot: bool = Field(default=False, description="DiQAD's three examples as turns")
 
 
 class HolisticAnswer(Record):
@@ -47,38 +59,43 @@ class HolisticExamples(Record):
 
 @cache
 def load_examples() -> HolisticExamples:
-    return load_data_file(EXAMPLES_FILE, HolisticExamples)
+    return load_yaml_record(__name__, EXAMPLES_FILE, HolisticExamples)
 
 
-class HolisticProtocol(JudgeProtocol):
+class HolisticProtocol(DialogueProtocol):
     name = "holistic"
     description = "DiQAD: dialogue quality 0/1/2 over six dimensions, with the reason"
     default_max_tokens = 256
+    Options: ClassVar[type[ProtocolOptions]] = HolisticOptions
+    options: HolisticOptions
 
-    def tasks(self, dialogue: Dialogue) -> list[Task]:
-        instructions, shown = load_prompt("judge_holistic"), load_prompt("judge_dialogue")
-        prompt_hashes = hashes(instructions, shown)
+    def file_hashes(self) -> dict[str, str]:
+        files = hashes(load_prompt("judge_holistic", __name__), load_prompt("judge_dialogue"))
+        if self.options.few_shot:
+            files["holistic_examples"] = load_examples().sha256
+        return files
+
+    def questions(self, dialogue: Dialogue) -> list[Question]:
+        instructions, shown = load_prompt("judge_holistic", __name__), load_prompt("judge_dialogue")
 
         def ask(language: str, turns: list[Turn]) -> Message:
             text = shown.format(language=language, transcript=transcript(turns))
             return Message(role="user", content=text)
 
         messages = [Message(role="system", content=instructions.format())]
-        if self.settings.few_shot:
-            examples = load_examples()
-            prompt_hashes["holistic_examples"] = examples.sha256
-            for example in examples.examples:
+        if self.options.few_shot:
+            for example in load_examples().examples:
                 answer = {"reason": example.reason, "quality": example.quality}
                 messages += [
                     ask(example.language, example.turns),
                     Message(role="assistant", content=json.dumps(answer, ensure_ascii=False)),
                 ]
         messages.append(ask(dialogue.language, dialogue.turns))
-        question = Question(
-            name=self.name, messages=tuple(messages), json_schema=SCHEMA, params=self.params
-        )
-        target = Target(dialogue_id=dialogue.id)
-        return [Task(target=target, questions=[question], prompt_hashes=prompt_hashes)]
+        return [
+            Question(
+                name=self.name, messages=tuple(messages), json_schema=SCHEMA, params=self.params
+            )
+        ]
 
     def result(self, answers: Mapping[str, JsonValue]) -> Result:
         answer = HolisticAnswer.model_validate(answers[self.name])

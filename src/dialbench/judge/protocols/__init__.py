@@ -1,0 +1,1 @@
+"""One package per judging protocol: its module, prompt files, and optional `report.py`."""

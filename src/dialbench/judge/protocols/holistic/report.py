@@ -1,0 +1,35 @@
+"""The DiQAD part of the report: quality levels 0/1/2 per chatbot and language."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from dialbench.judge.protocols.holistic import QUALITY_LEVELS, HolisticProtocol
+from dialbench.report.sections import Section, distribution_plots, table
+from dialbench.report.tables import distribution
+
+
+def holistic_distribution(frame: pd.DataFrame) -> pd.DataFrame:
+    by = ["judge", "chatbot", "language"]
+    return distribution(frame, HolisticProtocol.name, "quality", QUALITY_LEVELS, by)
+
+
+def sections(frame: pd.DataFrame, folder: Path) -> list[Section]:
+    levels = holistic_distribution(frame)
+    if levels.empty:
+        return []
+    figures = distribution_plots(
+        folder, levels, ["chatbot", "language"], QUALITY_LEVELS, "Holistic quality", "holistic"
+    )
+    return [
+        Section(
+            key="holistic",
+            title="Holistic quality 0/1/2 per chatbot and language",
+            note="DiQAD: 0 fails the basics, 1 answers but lacks proactivity or "
+            "informativeness, 2 meets all six dimensions.",
+            plots=figures,
+            tables=[table(folder, "holistic_distribution", "Quality levels", levels)],
+        )
+    ]

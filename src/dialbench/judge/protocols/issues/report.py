@@ -1,0 +1,208 @@
+"""The MEDAL issues part of the report: the chatbot x language heatmap (Figure 2), issue
+proportions per language (Figure 6), and the overall-score distribution, from the judgment
+frame of this protocol's judgments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from dialbench.issue_labels import load_issue_labels
+from dialbench.judge.protocols.issues import IssuesProtocol
+from dialbench.plotting import save_png
+from dialbench.report.plots import slug
+from dialbench.report.sections import Section, distribution_plots, relative, table
+from dialbench.report.tables import (
+    ALL,
+    all_languages_last,
+    distribution,
+    ok,
+    per_item,
+    with_all_languages,
+)
+
+ISSUES_PREFIX = "issues."
+
+
+def issue_columns(frame: pd.DataFrame) -> list[str]:
+    """The issue columns present, in the label file's order (then any others)."""
+    present = [c for c in frame.columns if c.startswith(ISSUES_PREFIX)]
+    order = [ISSUES_PREFIX + label.key for label in load_issue_labels().issues]
+    return [c for c in order if c in present] + sorted(set(present) - set(order))
+
+
+def issue_rates(frame: pd.DataFrame) -> pd.DataFrame:
+    """MEDAL Figure 2: per judge, chatbot and language, the share of dialogues with each issue
+    and the mean overall score, over the items judged ok."""
+    scored = ok(frame, IssuesProtocol.name)
+    columns = issue_columns(scored)
+    if scored.empty or not columns or "overall" not in scored:
+        return pd.DataFrame()
+    items = with_all_languages(per_item(scored, [*columns, "overall"]))
+    rates = items.groupby(["judge", "chatbot", "language"]).agg(
+        items=("item", "size"), **{c: (c, "mean") for c in [*columns, "overall"]}
+    )
+    return all_languages_last(rates.reset_index())
+
+
+def issue_proportions(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per judge and language, each issue: dialogues judged, dialogues flagged, and the share."""
+    if issue_rates(frame).empty:
+        return pd.DataFrame()
+    items = with_all_languages(per_item(ok(frame, IssuesProtocol.name), issue_columns(frame)))
+    long = items.melt(["judge", "item", "chatbot", "language"], var_name="issue", value_name="v")
+    long = long.sort_values(["judge", "language"], kind="stable")
+    proportions = long.groupby(["judge", "language", "issue"], sort=False).agg(
+        dialogues=("v", "size"), flagged=("v", lambda v: int((v >= 0.5).sum())), rate=("v", "mean")
+    )
+    proportions = proportions.reset_index()
+    proportions["issue"] = proportions["issue"].str.removeprefix(ISSUES_PREFIX)
+    return all_languages_last(proportions)
+
+
+def overall_distribution(frame: pd.DataFrame) -> pd.DataFrame:
+    scale = load_issue_labels().overall.scale
+    return distribution(frame, IssuesProtocol.name, "overall", scale, ["judge", "language"])
+
+
+def issue_proportions_wide(proportions: pd.DataFrame) -> pd.DataFrame:
+    """For reading: a row per judge and language, a column per issue, cells "25% (2/8)"."""
+    cells = proportions.assign(
+        cell=[
+            f"{rate:.0%} ({flagged}/{n})"
+            for rate, flagged, n in proportions[["rate", "flagged", "dialogues"]].itertuples(
+                index=False
+            )
+        ]
+    )
+    wide = cells.pivot(index=["judge", "language"], columns="issue", values="cell")
+    rows = list(dict.fromkeys(zip(proportions["judge"], proportions["language"], strict=True)))
+    issues = list(dict.fromkeys(proportions["issue"]))
+    return wide.reindex(index=rows, columns=issues).rename_axis(columns=None).reset_index()
+
+
+def issue_heatmaps(rates: pd.DataFrame, folder: Path) -> list[Path]:
+    """MEDAL Figure 2, one per judge: rows chatbot x language, columns the issue rates (red) and
+    the mean overall score (green, its own scale); each row names its number of dialogues."""
+    paths = []
+    for judge, part in rates[rates["language"] != ALL].groupby("judge", sort=True):
+        part = part.sort_values(["chatbot", "language"])
+        issues = issue_columns(part)
+        labels = [
+            f"{c} · {lang} (n={n})"
+            for c, lang, n in part[["chatbot", "language", "items"]].itertuples(index=False)
+        ]
+        height = 2.6 + 0.4 * len(part)
+        figure, (left, right) = plt.subplots(
+            1,
+            2,
+            figsize=(2.2 + 0.9 * len(issues) + 1.2, height),
+            gridspec_kw={"width_ratios": [len(issues), 1]},
+        )
+        values = part[issues].to_numpy(dtype=float)
+        left.imshow(values, cmap="Reds", vmin=0, vmax=1, aspect="auto")
+        for (row, col), value in np.ndenumerate(values):
+            colour = "white" if value > 0.6 else "black"
+            left.text(col, row, f"{value:.0%}", ha="center", va="center", fontsize=8, color=colour)
+        left.set_xticks(
+            range(len(issues)),
+            [i.removeprefix(ISSUES_PREFIX) for i in issues],
+            rotation=40,
+            ha="right",
+        )
+        left.set_yticks(range(len(part)), labels)
+        left.set_title("dialogues with the issue")
+        overall = part[["overall"]].to_numpy(dtype=float)
+        right.imshow(overall, cmap="Greens", vmin=1, vmax=5, aspect="auto")
+        for row, value in enumerate(overall[:, 0]):
+            colour = "white" if value > 3.5 else "black"
+            right.text(0, row, f"{value:.2f}", ha="center", va="center", fontsize=8, color=colour)
+        right.set_xticks([0], ["overall"])
+        right.set_yticks([])
+        right.set_title("mean 1-5")
+        figure.suptitle(f"Issues per chatbot and language — judge {judge}", fontsize=10)
+        paths.append(save_png(figure, folder / f"issues_heatmap_{slug(str(judge))}.png"))
+    return paths
+
+
+def issue_proportion_bars(proportions: pd.DataFrame, folder: Path) -> list[Path]:
+    """MEDAL Figure 6, per judge: the share of dialogues with each issue, a bar per language."""
+    paths = []
+    for judge, part in proportions.groupby("judge", sort=True):
+        issues = list(dict.fromkeys(part["issue"]))
+        languages = [*sorted(set(part["language"]) - {ALL}), ALL]
+        width = 0.8 / len(languages)
+        figure, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(issues) * len(languages) / 3), 4))
+        for k, language in enumerate(languages):
+            rows = part[part["language"] == language].set_index("issue").reindex(issues)
+            xs = np.arange(len(issues)) - 0.4 + width * (k + 0.5)
+            n = int(rows["dialogues"].max())
+            ax.bar(xs, rows["rate"].fillna(0), width, label=f"{language} (n={n})")
+        if not part["flagged"].any():
+            ax.text(
+                0.5,
+                0.5,
+                "no dialogue flagged with any issue",
+                ha="center",
+                transform=ax.transAxes,
+                color="grey",
+            )
+        ax.set_xticks(range(len(issues)), issues, rotation=30, ha="right")
+        ax.set_ylabel("share of dialogues")
+        ax.set_ylim(0, 1)
+        ax.legend(fontsize=7, ncol=2)
+        ax.set_title(f"Issue proportions per language — judge {judge}", fontsize=10)
+        paths.append(save_png(figure, folder / f"issue_proportions_{slug(str(judge))}.png"))
+    return paths
+
+
+def sections(frame: pd.DataFrame, folder: Path) -> list[Section]:
+    rates = issue_rates(frame)
+    if rates.empty:
+        return []
+    proportions = issue_proportions(frame)
+    overall = overall_distribution(frame)
+    scale = load_issue_labels().overall.scale
+    return [
+        Section(
+            key="issues",
+            title="Issues and overall score per chatbot and language",
+            note="MEDAL's multidimensional evaluation: the share of dialogues a judge flagged "
+            "with each issue, and the mean overall score (1-5); items = dialogues judged ok.",
+            plots=relative(folder, issue_heatmaps(rates, folder / "plots")),
+            tables=[
+                table(
+                    folder,
+                    "issue_rates",
+                    "Issue rates and mean overall",
+                    rates,
+                    drop_prefix=ISSUES_PREFIX,
+                )
+            ],
+        ),
+        Section(
+            key="issue-proportions",
+            title="Issue proportions per language",
+            plots=relative(folder, issue_proportion_bars(proportions, folder / "plots")),
+            tables=[
+                table(
+                    folder,
+                    "issue_proportions",
+                    "Dialogues flagged: share (flagged / judged)",
+                    proportions,
+                    issue_proportions_wide(proportions),
+                )
+            ],
+        ),
+        Section(
+            key="overall",
+            title="Overall score distribution per language",
+            plots=distribution_plots(
+                folder, overall, ["language"], scale, "Overall score per language", "overall"
+            ),
+            tables=[table(folder, "overall_distribution", "Overall scores", overall)],
+        ),
+    ]

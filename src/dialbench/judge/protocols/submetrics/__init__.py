@@ -1,0 +1,69 @@
+"""Turn-level submetrics, the LLM baseline of the multilingual submetrics paper (§4.1.3):
+understandability from the response alone, sensibleness from the response given its context,
+each asked on its own from 1 to 5 and combined into one judgment per chatbot turn."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pydantic import Field, JsonValue
+
+from dialbench.judge.protocol import Question, Result, TurnProtocol, enum_of, hashes
+from dialbench.judge.transcript import transcript
+from dialbench.llm.base import JsonSchema, Message
+from dialbench.prompts import Prompt, load_prompt
+from dialbench.schema import Dialogue, Record
+
+SCORES = [1, 2, 3, 4, 5]
+SCHEMA: JsonSchema = {
+    "type": "object",
+    "properties": {"score": enum_of(SCORES)},
+    "required": ["score"],
+    "additionalProperties": False,
+}
+DIMENSIONS = ("understandability", "sensibleness")
+
+
+class ScoreAnswer(Record):
+    score: int = Field(ge=1, le=5)
+
+
+def _prompts() -> tuple[Prompt, Prompt, dict[str, Prompt]]:
+    """The response shown alone, shown in context, and each dimension's instructions."""
+    instructions = {name: load_prompt(f"judge_{name}", __name__) for name in DIMENSIONS}
+    alone = load_prompt("judge_response", __name__)
+    return alone, load_prompt("judge_context_response", __name__), instructions
+
+
+class SubmetricsProtocol(TurnProtocol):
+    name = "submetrics"
+    description = "turn level: understandability (response alone), sensibleness (in context), 1-5"
+    default_max_tokens = 16
+
+    def file_hashes(self) -> dict[str, str]:
+        alone, in_context, instructions = _prompts()
+        return hashes(alone, in_context, *instructions.values())
+
+    def questions(self, dialogue: Dialogue, turn_index: int) -> list[Question]:
+        alone, in_context, instructions = _prompts()
+        response = dialogue.turns[turn_index].text
+        context = transcript(dialogue.turns[:turn_index]) or "(the chatbot speaks first)"
+        shown = {
+            "understandability": alone.format(response=response),
+            "sensibleness": in_context.format(context=context, response=response),
+        }
+        return [
+            Question(
+                name=name,
+                messages=(
+                    Message(role="system", content=instructions[name].format()),
+                    Message(role="user", content=shown[name]),
+                ),
+                json_schema=SCHEMA,
+                params=self.params,
+            )
+            for name in DIMENSIONS
+        ]
+
+    def result(self, answers: Mapping[str, JsonValue]) -> Result:
+        return {name: ScoreAnswer.model_validate(answers[name]).score for name in DIMENSIONS}

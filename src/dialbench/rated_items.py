@@ -1,0 +1,97 @@
+"""Judgments and annotations as rows the report and the meta-evaluation both read: one item key,
+one language and chatbot lookup, one way to name judges, one way to flatten labels.
+
+Items are keyed `dialogue_id` (a dialogue), `dialogue_id#turn_index` (one turn, 0-based) or
+`dialogue_id|other_dialogue_id` (an ordered pair). Nested labels become dotted dimensions
+({"issues": {"unsafe": true}} -> `issues.unsafe`); free-text explanations are not dimensions.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from pydantic import JsonValue
+
+from dialbench.schema import Annotation, Judgment, Target
+from dialbench.store import RunStore
+from dialbench.summary import HUMAN
+
+UNKNOWN_LANGUAGE = "und"
+TEXT_KEYS = frozenset({"comment", "comments", "reason", "rationale", "explanation", "feedback"})
+
+
+def item_key(target: Target) -> str:
+    if target.other_dialogue_id is not None:
+        return f"{target.dialogue_id}|{target.other_dialogue_id}"
+    if target.turn_index is not None:
+        return f"{target.dialogue_id}#{target.turn_index}"
+    return target.dialogue_id
+
+
+def scalar(value: JsonValue) -> float | str | None:
+    """Booleans and numbers as floats (True = 1.0), strings as they are; anything else: None."""
+    if isinstance(value, bool | int | float):
+        return float(value)
+    if isinstance(value, str):
+        return value
+    return None
+
+
+def flatten(labels: Mapping[str, JsonValue], prefix: str = "") -> Iterator[tuple[str, float | str]]:
+    """Nested label dicts as dotted dimensions; keys in TEXT_KEYS (at any depth) are skipped."""
+    for key, value in labels.items():
+        if key in TEXT_KEYS:
+            continue
+        if isinstance(value, dict):
+            yield from flatten(value, f"{prefix}{key}.")
+        elif (converted := scalar(value)) is not None:
+            yield f"{prefix}{key}", converted
+
+
+def configuration_of(judgment: Judgment) -> str:
+    return judgment.configuration.fingerprint if judgment.configuration else "unrecorded"
+
+
+class JudgeNames:
+    """How figures name a judge: its model spec, followed by its configuration's fingerprint
+    where the same model judged the same protocol under several configurations."""
+
+    def __init__(self, judgments: Sequence[Judgment]) -> None:
+        seen: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for j in judgments:
+            seen[(j.protocol, j.judge_model)].add(configuration_of(j))
+        self._several = {key for key, found in seen.items() if len(found) > 1}
+
+    def __call__(self, judgment: Judgment) -> str:
+        if (judgment.protocol, judgment.judge_model) in self._several:
+            return f"{judgment.judge_model} [{configuration_of(judgment)}]"
+        return judgment.judge_model
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Where a judgment or annotation falls: its item, language and chatbot, and its rater."""
+
+    item: str
+    language: str
+    chatbot: str
+    rater: str
+
+
+def _place(target: Target, rater: str, placements: Mapping[str, tuple[str, str | None]]) -> Placed:
+    language, chatbot = placements.get(target.dialogue_id, (UNKNOWN_LANGUAGE, None))
+    return Placed(item_key(target), language, chatbot or HUMAN, rater)
+
+
+def placed_judgments(store: RunStore, protocol: str | None = None) -> list[tuple[Judgment, Placed]]:
+    """The store's judgments (of one protocol) with their place, judges named by `JudgeNames`."""
+    judgments = list(store.records(Judgment, **({"protocol": protocol} if protocol else {})))
+    names, placements = JudgeNames(judgments), store.dialogue_placements()
+    return [(j, _place(j.target, names(j), placements)) for j in judgments]
+
+
+def placed_annotations(store: RunStore) -> list[tuple[Annotation, Placed]]:
+    placements = store.dialogue_placements()
+    return [(a, _place(a.target, a.annotator_id, placements)) for a in store.records(Annotation)]

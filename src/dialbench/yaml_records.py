@@ -1,0 +1,20 @@
+"""Records kept as YAML data files in the package (issue labels, few-shot examples), validated
+on load and hashed, so every judgment can name the exact text it was built from."""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import TypeVar
+
+import yaml
+
+from dialbench.hashing import sha256_text
+from dialbench.schema import Record
+
+R = TypeVar("R", bound=Record)
+
+
+def load_yaml_record(package: str, name: str, record_type: type[R]) -> R:
+    """`<package>/<name>` as a record; the record type has a `sha256` field for the file's hash."""
+    text = (resources.files(package) / name).read_text(encoding="utf-8")
+    return record_type.model_validate({**yaml.safe_load(text), "sha256": sha256_text(text)})

@@ -1,0 +1,154 @@
+"""The protocol extension points: options checked by each protocol's own schema, turn protocols
+that judge every chatbot turn or only the last, and a pairwise protocol that is one class and
+one registry entry; and the CLI's exit code when nothing usable came back."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+from pydantic import JsonValue
+from scripted import dialogue
+
+from dialbench.errors import DialbenchError
+from dialbench.judge import registry
+from dialbench.judge.protocol import PairProtocol, Question, Result, hashes
+from dialbench.judge.registry import get_protocol
+from dialbench.judge.stage import JudgeConfig, judge
+from dialbench.judge.transcript import transcript
+from dialbench.llm.base import JsonSchema, Message
+from dialbench.metaeval.diagnostics import position_consistency
+from dialbench.prompts import load_prompt
+from dialbench.schema import Dialogue, Judgment, Participants, SeedContext, Turn
+from dialbench.store import RunStore
+from tests.conftest import RunCli
+from tests.llm.loopback_server import Loopback, start_loopback
+from tests.scripted_models import ScriptedModel
+
+WINNER: JsonSchema = {
+    "type": "object",
+    "properties": {"winner": {"enum": ["first", "second", "tie"]}},
+    "required": ["winner"],
+}
+
+
+class PreferenceProtocol(PairProtocol):
+    """Which of two chatbots handled the same user better: all a pairwise protocol needs."""
+
+    name = "preference"
+    description = "pairwise: which chatbot did better"
+    default_max_tokens = 32
+
+    def file_hashes(self) -> dict[str, str]:
+        return hashes(load_prompt("judge_dialogue"))
+
+    def questions(self, first: Dialogue, second: Dialogue) -> list[Question]:
+        shown = "\n\n".join(
+            f"[{n}]\n{transcript(d.turns)}" for n, d in (("1", first), ("2", second))
+        )
+        message = Message(role="user", content=f"Which chatbot did better?\n{shown}")
+        return [
+            Question(name=self.name, messages=(message,), json_schema=WINNER, params=self.params)
+        ]
+
+    def result(self, answers: Mapping[str, JsonValue]) -> Result:
+        answer = answers[self.name]
+        assert isinstance(answer, dict)
+        return {"winner": answer["winner"]}
+
+
+def chat(seed: str, chatbot: str, reply: str) -> Dialogue:
+    return Dialogue(
+        language="en",
+        seed=SeedContext(scene=seed),
+        participants=Participants(user="sim", assistant=chatbot),
+        turns=[Turn(role="user", text=f"{seed}?"), Turn(role="assistant", text=reply)],
+    )
+
+
+def test_a_pairwise_protocol_judges_both_orders_of_each_pair(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(registry.PROTOCOLS, "preference", PreferenceProtocol)
+    dialogues = [
+        chat("picnic", "bot-a", "Bring a blanket."),
+        chat("picnic", "bot-b", "I like turtles."),
+        chat("picnic", "bot-c", "Bring a blanket."),  # the same turns as bot-a's: not compared
+        chat("exam", "bot-a", "Sleep well."),  # no other chatbot met this seed
+    ]
+    with RunStore.open(tmp_path) as store, store.run("import") as run:
+        store.add(dialogues, run)
+
+    first_shown = json.dumps({"winner": "first"})
+    model = ScriptedModel("pairs", lambda request: first_shown, structured_output="json_object")
+    config = JudgeConfig(protocol="preference", judges=[model.config()])
+    summary = judge(config, tmp_path, quiet=True)
+    with RunStore.open(tmp_path) as store:
+        judged = list(store.records(Judgment))
+    names = {d.id: d.participants.assistant for d in dialogues}
+    pairs = {(names[j.target.dialogue_id], names[j.target.other_dialogue_id or ""]) for j in judged}
+    assert pairs == {("bot-a", "bot-b"), ("bot-b", "bot-a"), ("bot-b", "bot-c"), ("bot-c", "bot-b")}
+    assert summary.judges[0].ok == 4
+    [consistency] = position_consistency(judged)
+    assert consistency.consistent == 0  # "first" in both orders: pure position bias
+
+
+def test_a_turn_protocol_judges_only_the_last_chatbot_turn_when_asked() -> None:
+    every = get_protocol("submetrics").tasks([dialogue("hi", turns=5)])
+    last = get_protocol("submetrics", options={"turns": "last"}).tasks([dialogue("hi", turns=5)])
+    assert [t.target.turn_index for t in every] == [1, 3]
+    assert [t.target.turn_index for t in last] == [3]
+
+
+def test_an_unknown_or_invalid_option_names_the_protocol_and_its_options() -> None:
+    with pytest.raises(DialbenchError, match=r"option fewshot: .*its options: few_shot"):
+        get_protocol("holistic", options={"fewshot": "true"})
+    with pytest.raises(DialbenchError, match=r"option turns: .*'all' or 'last'"):
+        get_protocol("submetrics", options={"turns": "first"})
+
+
+@pytest.fixture(scope="module")
+def echoing_server() -> Iterator[Loopback]:
+    server = start_loopback()
+    yield server
+    server.stop()
+
+
+def test_options_on_the_command_line_and_no_usable_judgment_exits_non_zero(
+    cli: RunCli, tmp_path: Path, echoing_server: Loopback
+) -> None:
+    dialogues = tmp_path / "d.jsonl"
+    line = {
+        "language": "de",
+        "turns": [{"role": "user", "text": "Hallo"}, {"role": "assistant", "text": "Hi"}],
+    }
+    dialogues.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    cli("import", dialogues, "--run", tmp_path / "run")
+    done = cli(
+        "judge",
+        tmp_path / "run",
+        "-p",
+        "holistic",
+        "--option",
+        "few_shot=yes",
+        "--quiet",
+        "--judge",
+        echoing_server.spec("echo"),
+        ok=False,
+    )
+    # The loopback server echoes the question back: never valid JSON, so every judgment is
+    # unscored after the re-asks; they stay stored, and the command says so and fails.
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: every judgment is unscored (stored as such)")
+    assert "unparseable after 3 answer(s)" in done.stderr
+    assert "0 ok, 1 unscored" in done.stdout
+    with RunStore.open(tmp_path / "run") as store:
+        [judged] = store.records(Judgment)
+    assert judged.parse_status == "unscored"
+    assert judged.configuration is not None
+    assert judged.configuration.options == {"few_shot": True}
+    bad = cli("judge", tmp_path / "run", "-p", "holistic", "--option", "shots=3", ok=False)
+    assert bad.returncode == 1
+    assert "option shots: Extra inputs are not permitted" in bad.stderr
