@@ -4,6 +4,7 @@ all three protocols, through the console script; then a re-run and the report.""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -103,7 +104,8 @@ def test_a_rerun_makes_no_call_and_adds_no_judgment(run: Path) -> None:
     calls = cached_calls(run)
     before = {j.id: j for j in judgments(run, "issues")}
     out = dialbench("judge", run, "--protocol", "issues", "--quiet")
-    assert "local:qwen2.5-0.5b: 3 judgment(s): 3 already ok, 0 ok, 0 unscored\n" in out
+    judge_line = r"local:qwen2\.5-0\.5b \[c-[0-9a-f]{12}\]: 3 judgment\(s\): "
+    assert re.search(judge_line + "3 already ok, 0 ok, 0 unscored\n", out)
     assert cached_calls(run) == calls
     assert {j.id: j for j in judgments(run, "issues")} == before
 
