@@ -208,8 +208,11 @@ class JudgeConfiguration(Record):
 
     It is part of a judgment's identity: judging again with other options, sampling settings or
     an edited prompt file makes new judgments beside the old ones instead of finding those done.
-    How many calls run at once or how many samples are drawn are not part of it.
+    How many calls run at once or how many samples are drawn are not part of it. Frozen, so its
+    fingerprint is computed once.
     """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     options: dict[str, JsonValue] = Field(default_factory=dict, description="the protocol's")
     params: dict[str, JsonValue] = Field(
@@ -221,7 +224,7 @@ class JudgeConfiguration(Record):
         default_factory=dict, description="prompt and data file name -> sha256 of its text"
     )
 
-    @property
+    @functools.cached_property
     def fingerprint(self) -> str:
         """Short and stable: `c-` and 12 hex digits, shown wherever two configurations meet."""
         return "c-" + content_hash(self.model_dump(mode="json"))[:12]

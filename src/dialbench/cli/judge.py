@@ -90,6 +90,10 @@ def judge_command(
     api_key_env: Annotated[
         str | None, typer.Option(help="Environment variable holding the judges' API key.")
     ] = None,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(min=1, help="Calls in flight per judge (default: 1 local, 32 HTTP)."),
+    ] = None,
     batch_size: Annotated[
         int, typer.Option(min=1, help="Judgments stored per transaction.")
     ] = DEFAULT_BATCH_SIZE,
@@ -106,7 +110,8 @@ def judge_command(
             protocol=protocol,
             options=dict(_pairs(option, "--option")),
             judges=[
-                ModelConfig(spec=spec, api_key_env=api_key_env) for spec in dict.fromkeys(judges)
+                ModelConfig(spec=spec, api_key_env=api_key_env, max_concurrency=concurrency)
+                for spec in dict.fromkeys(judges)
             ],
             settings=JudgeSettings(
                 temperature=temperature,

@@ -6,9 +6,13 @@ parameters, how JSON is asked for, re-asks, and the hashes of the prompt and dat
 re-run under the same configuration knows what is done (`ok` judgments are skipped; unscored
 ones are asked again: a parse failure comes back from the call cache unchanged, at no cost, a
 failed call gets another chance), and a changed setting or edited prompt makes new judgments
-beside the old ones. Each batch is stored in one transaction and every call is cached as it
-completes, so a killed run loses nothing. A model failure becomes an unscored judgment with the
-error, never a crash or a default label.
+beside the old ones.
+
+Judgments stream: each starts as soon as its judge has a free slot (the model's concurrency
+limit), with no barrier between batches, and finished ones are stored `batch_size` at a time in
+one transaction as they complete. Every call is cached as it completes, so a killed run loses
+nothing: what was not stored yet is rebuilt from the cache. A model failure becomes an unscored
+judgment with the error, never a crash or a default label.
 """
 
 from __future__ import annotations
@@ -61,7 +65,9 @@ class JudgeConfig(Record):
         default_factory=list, description="only dialogues in these languages (default: all)"
     )
     limit: int | None = Field(default=None, ge=1, description="at most N dialogues per language")
-    batch_size: int = Field(default=DEFAULT_BATCH_SIZE, ge=1, description="per transaction")
+    batch_size: int = Field(
+        default=DEFAULT_BATCH_SIZE, ge=1, description="finished judgments stored per transaction"
+    )
 
     @field_validator("judges")
     @classmethod
@@ -249,14 +255,11 @@ async def judge_dialogues(
                     tally.already_ok += 1
                 else:
                     jobs.append(job)
-    for start in range(0, len(jobs), batch_size):
-        batch = jobs[start : start + batch_size]
-        judged = await runner.gather(
-            [_judge(protocol, job, run) for job in batch], f"{protocol.name} judgments"
-        )
-        stored = [j for j in judged if isinstance(j, Judgment)]
-        store.add(stored, run, on_conflict="replace")
-        for judgment in stored:
+    finished: list[Judgment] = []
+
+    def store_finished() -> None:
+        store.add(finished, run, on_conflict="replace")
+        for judgment in finished:
             tally = tallies[judgment.judge_model]
             tally.usage = tally.usage + judgment.usage
             if judgment.parse_status == "ok":
@@ -264,6 +267,15 @@ async def judge_dialogues(
             else:
                 tally.unscored += 1
                 tally.first_error = tally.first_error or judgment.error
+        finished.clear()
+
+    async def judged(job: _Job) -> None:
+        finished.append(await _judge(protocol, job, run))
+        if len(finished) >= batch_size:
+            store_finished()
+
+    await runner.gather([judged(job) for job in jobs], f"{protocol.name} judgments")
+    store_finished()
     return JudgeRunSummary(
         protocol=protocol.name,
         dialogues=len(dialogues),

@@ -8,9 +8,11 @@ the reason, never a default value.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Awaitable, Callable, Sequence
 
+import orjson
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 from pydantic import Field, JsonValue
@@ -43,6 +45,13 @@ class InvalidOutput(ValueError):
     """An answer that is not JSON, or not valid under the schema."""
 
 
+@functools.lru_cache(maxsize=256)
+def _validator(schema_json: bytes) -> Draft202012Validator:
+    """One validator per schema: building one costs more than checking an answer with it. The
+    key keeps the schema's key order, which decides the error `best_match` reports."""
+    return Draft202012Validator(json.loads(schema_json))
+
+
 def parse_json_output(text: str, schema: JsonSchema) -> JsonValue:
     """The JSON value in `text` (a Markdown code fence around it is allowed), schema-checked."""
     body = text.strip()
@@ -52,7 +61,7 @@ def parse_json_output(text: str, schema: JsonSchema) -> JsonValue:
         value: JsonValue = json.loads(body)
     except json.JSONDecodeError as error:
         raise InvalidOutput(f"not valid JSON ({error})") from error
-    problem = best_match(Draft202012Validator(schema).iter_errors(value))
+    problem = best_match(_validator(orjson.dumps(schema)).iter_errors(value))
     if problem is not None:
         where = "/".join(str(p) for p in problem.absolute_path) or "the top level"
         raise InvalidOutput(f"at {where}: {problem.message}")
