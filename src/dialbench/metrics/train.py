@@ -1,0 +1,149 @@
+"""Train a metric: examples from run stores, frozen-encoder features, ridge heads per strategy,
+dev figures per language on held-out dialogues, and the versioned model directory."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import pearsonr, spearmanr
+from sklearn.linear_model import Ridge
+
+from dialbench.errors import DialbenchError
+from dialbench.hashing import content_hash
+from dialbench.metrics.config import MetricConfig
+from dialbench.metrics.encoders import Encoder, load_encoder
+from dialbench.metrics.examples import (
+    Example,
+    graded_examples,
+    held_out,
+    load_dialogues,
+    nsp_examples,
+    vsp_examples,
+)
+from dialbench.metrics.features import featurize
+from dialbench.metrics.model import (
+    ALL_LANGUAGES,
+    DevFigure,
+    EncoderInfo,
+    LinearHead,
+    MetricInfo,
+    MetricModel,
+    save_model,
+)
+from dialbench.schema import base_language
+from dialbench.store import RunStore
+
+MIN_STD = 1e-6
+
+
+def fit_ridge(features: np.ndarray, targets: np.ndarray, alpha: float) -> LinearHead:
+    """Ridge on standardised features, folded back into one weight vector over raw features."""
+    mean = features.mean(axis=0)
+    std = np.maximum(features.std(axis=0), MIN_STD)
+    ridge = Ridge(alpha=alpha).fit((features - mean) / std, targets)
+    w = ridge.coef_ / std
+    return LinearHead(w, float(ridge.intercept_) - float(mean @ w))
+
+
+def _correlation(function: Callable[..., object], x: np.ndarray, y: np.ndarray) -> float | None:
+    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return None
+    value = float(function(x, y)[0])  # type: ignore[index]
+    return value if np.isfinite(value) else None
+
+
+def examples_for(config: MetricConfig, stores: Sequence[RunStore]) -> list[Example]:
+    dialogues = load_dialogues(stores, config.data.languages)
+    if config.objective == "graded":
+        assert config.target is not None
+        return graded_examples(stores, dialogues, config.target.dimension, config.target.values)
+    if config.objective == "nsp":
+        return nsp_examples(dialogues, config.seed)
+    return vsp_examples(dialogues, config.seed)
+
+
+def _heads(
+    config: MetricConfig, features: np.ndarray, targets: np.ndarray, languages: np.ndarray
+) -> dict[str, LinearHead]:
+    if config.strategy == "ML":
+        return {ALL_LANGUAGES: fit_ridge(features, targets, config.alpha)}
+    if config.strategy == "EN":
+        english = languages == "en"
+        if not english.any():
+            raise DialbenchError("strategy EN needs English training data; there is none")
+        return {ALL_LANGUAGES: fit_ridge(features[english], targets[english], config.alpha)}
+    return {
+        str(lang): fit_ridge(features[languages == lang], targets[languages == lang], config.alpha)
+        for lang in sorted(set(languages))
+    }
+
+
+def _dev_figures(
+    model: MetricModel, examples: Sequence[Example], features: np.ndarray
+) -> list[DevFigure]:
+    figures = []
+    for language in sorted({base_language(e.language) for e in examples}):
+        rows = [i for i, e in enumerate(examples) if base_language(e.language) == language]
+        predicted = model.predict(features[rows], language)
+        if predicted is None:
+            continue
+        truth = np.array([examples[i].target for i in rows])
+        figures.append(
+            DevFigure(
+                language=language,
+                n_items=len(rows),
+                n_dialogues=len({examples[i].dialogue_id for i in rows}),
+                pearson=_correlation(pearsonr, predicted, truth),
+                spearman=_correlation(spearmanr, predicted, truth),
+            )
+        )
+    return figures
+
+
+def train_metric(config: MetricConfig, output: Path, encoder: Encoder | None = None) -> MetricInfo:
+    """Train on the configured runs and write the model directory `output`."""
+    started = time.perf_counter()
+    with ExitStack() as stack:
+        stores = [stack.enter_context(RunStore.open(run, create=False)) for run in config.data.runs]
+        examples = examples_for(config, stores)
+    if not examples:
+        raise DialbenchError(
+            "no training examples: the runs hold no dialogues (or, for a graded objective, no "
+            "annotations with the target dimension and values) in the chosen languages"
+        )
+    encoder = encoder or load_encoder(config.encoder)
+    features = featurize(examples, encoder, config.history)
+    targets = np.array([e.target for e in examples])
+    languages = np.array([base_language(e.language) for e in examples])
+    fraction, seed = config.holdout.fraction, config.holdout.seed
+    dev = np.array([held_out(e.dialogue_id, fraction, seed) for e in examples])
+    if dev.all():
+        raise DialbenchError("every dialogue is held out: lower holdout.fraction")
+    heads = _heads(config, features[~dev], targets[~dev], languages[~dev])
+    info = MetricInfo(
+        name=config.name,
+        dimension=config.result_key,
+        encoder=EncoderInfo(name=encoder.name, version=encoder.version, dim=encoder.dim),
+        history=config.history,
+        objective=config.objective,
+        strategy=config.strategy,
+        clip=(float(targets.min()), float(targets.max())),
+        config=config.model_dump(mode="json"),
+        data_hash=content_hash(
+            [[e.dialogue_id, e.turn_index, e.response, e.target] for e in examples]
+        ),
+        n_train={str(lang): int(((languages == lang) & ~dev).sum()) for lang in set(languages)},
+        train_seconds=0.0,
+        heads={},
+        heldout_dialogues=sorted({e.dialogue_id for e, d in zip(examples, dev, strict=True) if d}),
+    )
+    held = [e for e, d in zip(examples, dev, strict=True) if d]
+    figures = _dev_figures(MetricModel(info, heads), held, features[dev])
+    info = info.model_copy(
+        update={"dev": figures, "train_seconds": round(time.perf_counter() - started, 2)}
+    )
+    return save_model(output, info, heads)
