@@ -80,14 +80,17 @@ def main() -> None:
                         f"{d.spearman:.3f} ({d.n_items} turns, {d.n_dialogues} dialogues)"
                     )
             model = load_model(Path(scratch) / f"sens-{name}-ml")
-            fresh = load_encoder(name)
-            with RunStore.open(run) as store, store.run("benchmark") as record:
-                summary = score_run(model, store, record, heldout_only=True, encoder=fresh)
-            print(
-                f"{name} scoring (uncached encoder, 1 thread, {summary.dialogues} dialogues): "
-                f"{summary.judgments} turns in {summary.seconds:.1f} s = "
-                f"{summary.turns_per_second:.0f} turns/s"
-            )
+            for workers in (1, 2):
+                fresh = load_encoder(name, workers=workers)
+                fresh.encode(["warm up"] * 2 * workers)  # start the worker processes
+                with RunStore.open(run) as store, store.run("benchmark") as record:
+                    summary = score_run(model, store, record, encoder=fresh)
+                print(
+                    f"{name} scoring every chatbot turn ({summary.dialogues} dialogues, "
+                    f"uncached encoder, {workers} process(es) of 1 thread): "
+                    f"{summary.judgments} turns in {summary.seconds:.1f} s = "
+                    f"{summary.turns_per_second:.0f} turns/s"
+                )
 
 
 if __name__ == "__main__":

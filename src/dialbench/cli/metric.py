@@ -74,6 +74,9 @@ def score(
     heldout_only: Annotated[
         bool, typer.Option(help="Only the dialogues held out from training (honest figures).")
     ] = False,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Encoder processes (one per CPU core is fastest).")
+    ] = 1,
     human_labels: Annotated[
         bool,
         typer.Option(
@@ -102,6 +105,7 @@ def score(
                 roles=role,
                 heldout_only=heldout_only,
                 languages=language,
+                workers=workers,
             )
             if human_labels:
                 derived = human_scores(loaded, store.records(Annotation))

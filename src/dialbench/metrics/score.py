@@ -91,9 +91,11 @@ def score_run(
     heldout_only: bool = False,
     languages: Iterable[str] = (),
     encoder: Encoder | None = None,
+    workers: int = 1,
 ) -> ScoreSummary:
-    """Judge every turn of the given roles; re-scoring replaces the same judgments."""
-    encoder = encoder or load_encoder(model.info.encoder.name)
+    """Judge every turn of the given roles; re-scoring replaces the same judgments. `workers`
+    processes encode (when no `encoder` is given)."""
+    encoder = encoder or load_encoder(model.info.encoder.name, workers=workers)
     check_encoder(model, encoder)
     roles = tuple(roles)
     wanted = {base_language(lang) for lang in languages}
