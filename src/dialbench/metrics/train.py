@@ -14,6 +14,8 @@ from sklearn.linear_model import Ridge
 
 from dialbench.errors import DialbenchError
 from dialbench.hashing import content_hash
+from dialbench.llm.runner import Runner
+from dialbench.metrics.augment import augment
 from dialbench.metrics.config import MetricConfig
 from dialbench.metrics.encoders import Encoder, load_encoder
 from dialbench.metrics.examples import (
@@ -34,6 +36,7 @@ from dialbench.metrics.model import (
     MetricModel,
     save_model,
 )
+from dialbench.metrics.translate import LLMTranslator, Translator
 from dialbench.schema import base_language
 from dialbench.store import RunStore
 
@@ -104,8 +107,29 @@ def _dev_figures(
     return figures
 
 
-def train_metric(config: MetricConfig, output: Path, encoder: Encoder | None = None) -> MetricInfo:
-    """Train on the configured runs and write the model directory `output`."""
+def _augmented(
+    config: MetricConfig,
+    output: Path,
+    train: list[Example],
+    encoder: Encoder,
+    translator: Translator | None,
+) -> list[Example]:
+    assert config.augment is not None
+    if translator is not None:
+        return augment(train, config.augment, translator, encoder, config.history)
+    with Runner(output / "translations", quiet=True) as runner:
+        llm = LLMTranslator(runner, config.augment.translator)
+        return augment(train, config.augment, llm, encoder, config.history)
+
+
+def train_metric(
+    config: MetricConfig,
+    output: Path,
+    encoder: Encoder | None = None,
+    translator: Translator | None = None,
+) -> MetricInfo:
+    """Train on the configured runs and write the model directory `output`. Translations for
+    augmentation are cached in `output/translations`: a killed training resumes them."""
     started = time.perf_counter()
     with ExitStack() as stack:
         stores = [stack.enter_context(RunStore.open(run, create=False)) for run in config.data.runs]
@@ -123,7 +147,15 @@ def train_metric(config: MetricConfig, output: Path, encoder: Encoder | None = N
     dev = np.array([held_out(e.dialogue_id, fraction, seed) for e in examples])
     if dev.all():
         raise DialbenchError("every dialogue is held out: lower holdout.fraction")
-    heads = _heads(config, features[~dev], targets[~dev], languages[~dev])
+    train_x, train_y, train_lang = features[~dev], targets[~dev], languages[~dev]
+    if config.augment is not None:
+        train = [e for e, d in zip(examples, dev, strict=True) if not d]
+        extra = _augmented(config, output, train, encoder, translator)
+        if extra:
+            train_x = np.vstack([train_x, featurize(extra, encoder, config.history)])
+            train_y = np.concatenate([train_y, [e.target for e in extra]])
+            train_lang = np.concatenate([train_lang, [base_language(e.language) for e in extra]])
+    heads = _heads(config, train_x, train_y, train_lang)
     info = MetricInfo(
         name=config.name,
         dimension=config.result_key,
@@ -136,7 +168,7 @@ def train_metric(config: MetricConfig, output: Path, encoder: Encoder | None = N
         data_hash=content_hash(
             [[e.dialogue_id, e.turn_index, e.response, e.target] for e in examples]
         ),
-        n_train={str(lang): int(((languages == lang) & ~dev).sum()) for lang in set(languages)},
+        n_train={str(lang): int((train_lang == lang).sum()) for lang in set(train_lang)},
         train_seconds=0.0,
         heads={},
         heldout_dialogues=sorted({e.dialogue_id for e, d in zip(examples, dev, strict=True) if d}),
