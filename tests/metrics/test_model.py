@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dialbench import examples
 from dialbench.errors import DialbenchError
 from dialbench.metrics.config import DataConfig, MetricConfig, TargetConfig
 from dialbench.metrics.encoders import Encoder
@@ -93,3 +94,32 @@ def test_scoring_refuses_another_encoder(run_dir: Path, tmp_path: Path) -> None:
         pytest.raises(DialbenchError, match="trained on encoder fake 1"),
     ):
         score_run(model, store, run, encoder=other)
+
+
+def test_nsp_and_vsp_from_a_dialogue_file(tmp_path: Path) -> None:
+    """Unlabelled dialogues from any importable file: self-supervised targets, every language."""
+    jsonl = examples.bundled()["multilingual_dialogues"]
+    for objective, dimension in (("nsp", "sensibleness"), ("vsp", "understandability")):
+        config = MetricConfig(
+            name=objective,
+            objective=objective,
+            data=DataConfig(files=[jsonl]),
+            alpha=1.0,
+            holdout={"fraction": 0.0, "seed": 0},
+        )
+        info = train_metric(config, tmp_path / objective, fake_encoder())
+        assert info.dimension == dimension
+        assert set(info.n_train) == {"en", "de", "es", "fr", "ja", "pt", "zh"}
+        assert info.dev == []
+        assert info.clip == (0.0, 1.0)
+
+
+def test_a_graded_metric_needs_runs() -> None:
+    with pytest.raises(ValueError, match="reads human labels from runs"):
+        MetricConfig.model_validate(
+            {
+                "name": "x",
+                "data": {"files": ["a.jsonl"]},
+                "target": {"dimension": "breakdown", "values": {"O": 1, "X": 0}},
+            }
+        )

@@ -4,6 +4,7 @@ reported as `file:line: field …`.
     name: sensibleness                 # protocol metric:sensibleness
     data:
       runs: [../runs/dbdc]             # run stores (relative to this file): dialogues + labels
+      files: [chats.jsonl]             # and/or dialogue files in any import format (nsp, vsp)
       languages: [en, ja]              # default: every language in the runs
     objective: graded                  # graded (human labels) | nsp | vsp
     target:                            # graded only: which labels, mapped to numbers
@@ -44,8 +45,20 @@ DEFAULT_DIMENSION: dict[str, str] = {"nsp": "sensibleness", "vsp": "understandab
 
 
 class DataConfig(Record):
-    runs: list[Path] = Field(min_length=1, description="run directories, relative to the config")
+    runs: list[Path] = Field(default_factory=list, description="run stores, relative to the config")
+    files: list[Path] = Field(
+        default_factory=list, description="dialogue files in any import format (nsp, vsp)"
+    )
+    language: LanguageCode | None = Field(
+        default=None, description="for dialogues in files that name none"
+    )
     languages: list[LanguageCode] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _some_data(self) -> DataConfig:
+        if not self.runs and not self.files:
+            raise ValueError("give runs: [...] or files: [...]")
+        return self
 
 
 class TargetConfig(Record):
@@ -95,6 +108,8 @@ class MetricConfig(Record):
     def _target_for_graded(self) -> MetricConfig:
         if self.objective == "graded" and self.target is None:
             raise ValueError("objective 'graded' needs target: {dimension: ..., values: {...}}")
+        if self.objective == "graded" and not self.data.runs:
+            raise ValueError("objective 'graded' reads human labels from runs: give data.runs")
         return self
 
     @property
@@ -127,5 +142,9 @@ def load_config(path: str | Path) -> MetricConfig:
                 InputError(path, message, line=_line_of(root, problem["loc"]), field=field)
             )
         raise DialbenchError("\n".join(map(str, errors))) from None
-    runs = [run if run.is_absolute() else path.parent / run for run in config.data.runs]
-    return config.model_copy(update={"data": config.data.model_copy(update={"runs": runs})})
+    data = config.data
+    runs = [run if run.is_absolute() else path.parent / run for run in data.runs]
+    files = [file if file.is_absolute() else path.parent / file for file in data.files]
+    return config.model_copy(
+        update={"data": data.model_copy(update={"runs": runs, "files": files})}
+    )

@@ -13,11 +13,14 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
+from pathlib import Path
 
 from pydantic import JsonValue
 
+from dialbench.io.formats import ImportOptions, load_records
 from dialbench.metrics.words import NEGATIVE, POSITIVE, perturb, random_negative
 from dialbench.schema import Annotation, Dialogue, base_language
 from dialbench.store import RunStore
@@ -69,13 +72,22 @@ def human_targets(
     return {key: sum(v) / len(v) for key, v in sums.items()}
 
 
-def load_dialogues(stores: Sequence[RunStore], languages: Sequence[str]) -> list[Dialogue]:
+def file_dialogues(files: Sequence[Path], language: str | None) -> Iterator[Dialogue]:
+    """Dialogues from files in any format `dialbench import` reads, validated the same way."""
+    for path in files:
+        for _, record in load_records(path, ImportOptions(language=language)):
+            assert isinstance(record, Dialogue)
+            yield record
+
+
+def load_dialogues(
+    stores: Sequence[RunStore], languages: Sequence[str], extra: Iterable[Dialogue] = ()
+) -> list[Dialogue]:
     wanted = {base_language(lang) for lang in languages}
     found: dict[str, Dialogue] = {}
-    for store in stores:
-        for dialogue in store.records(Dialogue):
-            if not wanted or base_language(dialogue.language) in wanted:
-                found.setdefault(dialogue.id, dialogue)
+    for dialogue in chain((d for store in stores for d in store.records(Dialogue)), extra):
+        if not wanted or base_language(dialogue.language) in wanted:
+            found.setdefault(dialogue.id, dialogue)
     return [found[key] for key in sorted(found)]
 
 

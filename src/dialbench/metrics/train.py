@@ -20,6 +20,7 @@ from dialbench.metrics.config import MetricConfig
 from dialbench.metrics.encoders import Encoder, load_encoder
 from dialbench.metrics.examples import (
     Example,
+    file_dialogues,
     graded_examples,
     held_out,
     load_dialogues,
@@ -60,7 +61,8 @@ def _correlation(function: Callable[..., object], x: np.ndarray, y: np.ndarray) 
 
 
 def examples_for(config: MetricConfig, stores: Sequence[RunStore]) -> list[Example]:
-    dialogues = load_dialogues(stores, config.data.languages)
+    files = file_dialogues(config.data.files, config.data.language)
+    dialogues = load_dialogues(stores, config.data.languages, files)
     if config.objective == "graded":
         assert config.target is not None
         return graded_examples(stores, dialogues, config.target.dimension, config.target.values)
