@@ -11,7 +11,12 @@ import pytest
 
 from dialbench.llm.runner import Runner
 from dialbench.metrics.config import AugmentConfig, DataConfig, MetricConfig, TargetConfig
-from dialbench.metrics.qe import embedding_similarity, keep_top, round_trip_chrf
+from dialbench.metrics.qe import (
+    LLMQualityEstimator,
+    embedding_similarity,
+    keep_top,
+    round_trip_chrf,
+)
 from dialbench.metrics.train import train_metric
 from dialbench.metrics.translate import LLMTranslator
 from tests.llm.loopback_server import Loopback, start_loopback
@@ -99,6 +104,30 @@ def test_llm_translator_is_cached_and_resumes(loopback: Loopback, tmp_path: Path
         again = LLMTranslator(runner, loopback.spec()).translate([*texts, "Bye."], "en", "de")
     assert again[:3] == first
     assert loopback.requests() == before + 1, "only the new text reached the model"
+
+
+def test_llm_qe_is_p_yes_and_drives_selection(loopback: Loopback, tmp_path: Path) -> None:
+    with Runner(tmp_path / "cache", quiet=True) as runner:
+        judge = LLMQualityEstimator(runner, loopback.spec())
+        scores = judge.score(["Hello"], ["Hallo"], "en", "de")
+    assert scores[0] == pytest.approx(0.8 / 0.95)
+    asked = loopback.stats()["last_body"]["messages"][0]["content"]
+    assert "Hallo" in asked
+    assert "fluent German" in asked
+    config = MetricConfig(
+        name="sens",
+        data=DataConfig(runs=[annotated_run(tmp_path / "run")], languages=["en"]),
+        target=TargetConfig(dimension="breakdown", values={"O": 1.0, "X": 0.0}),
+        augment=AugmentConfig(
+            translator="local:qwen2.5-0.5b",
+            qe="llm",
+            qe_model=loopback.spec(),
+            languages=["de"],
+            keep_percent=10,
+        ),
+    )
+    info = train_metric(config, tmp_path / "m", fake_encoder(), ScriptedTranslator())
+    assert info.n_train["de"] == int(np.ceil(info.n_train["en"] / 10))
 
 
 @pytest.mark.slow

@@ -15,7 +15,12 @@ from dataclasses import replace
 from dialbench.metrics.config import AugmentConfig
 from dialbench.metrics.encoders import Encoder
 from dialbench.metrics.examples import Example
-from dialbench.metrics.qe import embedding_similarity, keep_top, round_trip_chrf
+from dialbench.metrics.qe import (
+    LLMQualityEstimator,
+    embedding_similarity,
+    keep_top,
+    round_trip_chrf,
+)
 from dialbench.metrics.translate import Translator
 from dialbench.schema import base_language
 
@@ -31,7 +36,9 @@ def augment(
     translator: Translator,
     encoder: Encoder,
     history: int,
+    judge: LLMQualityEstimator | None = None,
 ) -> list[Example]:
+    """`judge` scores translations when `config.qe` is `llm`."""
     source = config.source
     sources = [e for e in examples if base_language(e.language) == base_language(source)]
     texts = list(dict.fromkeys(t for e in sources for t in _texts(e, history)))
@@ -45,8 +52,11 @@ def augment(
         originals, translations = [s for s, _ in done], [t for _, t in done]
         if config.qe == "embedding":
             scores = embedding_similarity(encoder, originals, translations)
-        else:
+        elif config.qe == "round_trip_chrf":
             scores = round_trip_chrf(translator, originals, translations, source, target)
+        else:
+            assert judge is not None
+            scores = judge.score(originals, translations, source, target)
         into = dict(zip(originals, translations, strict=True))
         score_of = dict(zip(originals, scores.tolist(), strict=True))
         for example in sources:

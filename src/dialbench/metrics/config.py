@@ -19,7 +19,7 @@ reported as `file:line: field …`.
       translator: local:qwen2.5-0.5b   # any chat model spec (calls cached in MODEL/translations)
       source: en
       languages: [de, zh]
-      qe: embedding                    # embedding | round_trip_chrf
+      qe: embedding                    # embedding | round_trip_chrf | llm (P(yes), qe_model:)
       keep_percent: 20                 # top k% per language by QE rank: 5 10 20 50 75 100
 """
 
@@ -76,13 +76,15 @@ class AugmentConfig(Record):
     source: LanguageCode = "en"
     languages: list[LanguageCode] = Field(min_length=1)
     qe: Estimator = "embedding"
+    qe_model: str | None = Field(default=None, description="qe: llm; default: the translator")
     keep_percent: Literal[5, 10, 20, 50, 75, 100] = 20
 
-    @field_validator("translator")
+    @field_validator("translator", "qe_model")
     @classmethod
-    def _readable_spec(cls, spec: str) -> str:
+    def _readable_spec(cls, spec: str | None) -> str | None:
         try:
-            parse_spec(spec)
+            if spec is not None:
+                parse_spec(spec)
         except ModelSpecError as error:
             raise ValueError(str(error)) from None
         return spec

@@ -1,7 +1,9 @@
 """Reference-free translation quality estimates, and keeping the top k% per language by rank.
 
 - `embedding`: cosine between the source and its translation in the multilingual encoder;
-- `round_trip_chrf`: translate back to the source language and compare with chrF (sacrebleu).
+- `round_trip_chrf`: translate back to the source language and compare with chrF (sacrebleu);
+- `llm`: a chat model's P(yes) that the translation is faithful and fluent, from next-token
+  log-probabilities (role `qe`, cached like every call); an unscored answer ranks last.
 
 Scores of different estimators and languages are not on one scale: selection is by rank within
 each language (the top k%), never by a threshold.
@@ -15,10 +17,16 @@ from typing import Literal
 
 import numpy as np
 
+from dialbench.llm.runner import Runner
+from dialbench.llm.yesno import YesNo
 from dialbench.metrics.encoders import Encoder
-from dialbench.metrics.translate import Translator
+from dialbench.metrics.translate import Translator, language_name
 
-Estimator = Literal["embedding", "round_trip_chrf"]
+Estimator = Literal["embedding", "round_trip_chrf", "llm"]
+LLM_PROMPT = (
+    "Source ({source}): {text}\nTranslation ({target}): {translation}\n\n"
+    "Is the translation faithful to the source and fluent {target}? Answer yes or no."
+)
 KEEP_PERCENT = (5, 10, 20, 50, 75, 100)
 
 
@@ -47,6 +55,40 @@ def round_trip_chrf(
             for s, b in zip(sources, back, strict=True)
         ]
     )
+
+
+class LLMQualityEstimator:
+    def __init__(self, runner: Runner, spec: str) -> None:
+        self.runner = runner
+        self.model = runner.model(spec, role="qe")
+
+    def score(
+        self,
+        sources: Sequence[str],
+        translations: Sequence[str],
+        source_language: str,
+        target_language: str,
+    ) -> np.ndarray:
+        source, target = language_name(source_language), language_name(target_language)
+        calls = [
+            self.model.yes_probability(
+                [
+                    {
+                        "role": "user",
+                        "content": LLM_PROMPT.format(
+                            source=source, target=target, text=text, translation=translation
+                        ),
+                    }
+                ]
+            )
+            for text, translation in zip(sources, translations, strict=True)
+        ]
+        answers = self.runner.run_sync(
+            self.runner.gather(calls, f"QE {source_language}->{target_language}")
+        )
+        return np.array(
+            [a.p_yes if isinstance(a, YesNo) and a.p_yes is not None else -1.0 for a in answers]
+        )
 
 
 def keep_top(scores: Sequence[float], groups: Sequence[str], percent: float) -> np.ndarray:

@@ -37,6 +37,7 @@ from dialbench.metrics.model import (
     MetricModel,
     save_model,
 )
+from dialbench.metrics.qe import LLMQualityEstimator
 from dialbench.metrics.translate import LLMTranslator, Translator
 from dialbench.schema import base_language
 from dialbench.store import RunStore
@@ -116,12 +117,15 @@ def _augmented(
     encoder: Encoder,
     translator: Translator | None,
 ) -> list[Example]:
-    assert config.augment is not None
-    if translator is not None:
-        return augment(train, config.augment, translator, encoder, config.history)
+    augment_config = config.augment
+    assert augment_config is not None
     with Runner(output / "translations", quiet=True) as runner:
-        llm = LLMTranslator(runner, config.augment.translator)
-        return augment(train, config.augment, llm, encoder, config.history)
+        llm = translator or LLMTranslator(runner, augment_config.translator)
+        judge = None
+        if augment_config.qe == "llm":
+            spec = augment_config.qe_model or augment_config.translator
+            judge = LLMQualityEstimator(runner, spec)
+        return augment(train, augment_config, llm, encoder, config.history, judge)
 
 
 def train_metric(
