@@ -21,6 +21,11 @@ reported as `file:line: field …`.
       languages: [de, zh]
       qe: embedding                    # embedding | round_trip_chrf | llm (P(yes), qe_model:)
       keep_percent: 20                 # top k% per language by QE rank: 5 10 20 50 75 100
+    finetune:                          # optional, instead of the frozen encoder (torch)
+      model: xlm-roberta-large         # a Hugging Face encoder: folder or hub id
+      epochs: 3
+      learning_rate: 3.0e-6
+      batch_size: 16
 """
 
 from __future__ import annotations
@@ -90,6 +95,17 @@ class AugmentConfig(Record):
         return spec
 
 
+class FinetuneConfig(Record):
+    """Full fine-tuning of a Hugging Face encoder instead of a frozen one (paper, App. A)."""
+
+    model: str = Field(min_length=1, description="folder or hub id, e.g. xlm-roberta-large")
+    epochs: int = Field(default=3, ge=1)
+    learning_rate: float = Field(default=3e-6, gt=0)
+    batch_size: int = Field(default=16, ge=1)
+    max_length: int = Field(default=256, ge=8)
+    hidden: int = Field(default=1024, ge=1, description="regression head's hidden size")
+
+
 class MetricConfig(Record):
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     dimension: str | None = Field(
@@ -104,12 +120,15 @@ class MetricConfig(Record):
     alpha: float = Field(default=10000.0, gt=0)
     holdout: HoldoutConfig = Field(default_factory=HoldoutConfig)
     augment: AugmentConfig | None = None
+    finetune: FinetuneConfig | None = None
     seed: int = 0
 
     @model_validator(mode="after")
     def _target_for_graded(self) -> MetricConfig:
         if self.objective == "graded" and self.target is None:
             raise ValueError("objective 'graded' needs target: {dimension: ..., values: {...}}")
+        if self.finetune is not None and (self.strategy == "LANG" or self.augment is not None):
+            raise ValueError("finetune: trains one model (strategy ML or EN), without augment")
         if self.objective == "graded" and not self.data.runs:
             raise ValueError("objective 'graded' reads human labels from runs: give data.runs")
         return self

@@ -5,6 +5,7 @@
                              dev figures per language, the held-out dialogue ids, head files
     MODEL/heads/<lang>.npz   a linear head: weights `w` and bias `b` over the features
                              (`all` for a head that serves every language)
+    MODEL/hf/                or a fine-tuned Hugging Face encoder + regression head
 
 Heads are plain arrays (no pickle). The version is a hash of metric.json's content and the
 heads' bytes, so two trained versions never share judgment ids.
@@ -26,6 +27,7 @@ from dialbench.schema import Record, base_language
 FORMAT = 1
 METADATA = "metric.json"
 ALL_LANGUAGES = "all"
+FINE_TUNED = "hf"
 
 
 class HeadFile(Record):
@@ -88,8 +90,14 @@ class LinearHead:
 
 
 class MetricModel:
-    def __init__(self, info: MetricInfo, heads: dict[str, LinearHead]) -> None:
-        self.info, self.heads = info, heads
+    def __init__(
+        self, info: MetricInfo, heads: dict[str, LinearHead], folder: Path | None = None
+    ) -> None:
+        self.info, self.heads, self.folder = info, heads, folder
+
+    @property
+    def fine_tuned(self) -> bool:
+        return self.info.encoder.name == FINE_TUNED
 
     def head_for(self, language: str) -> LinearHead | None:
         return self.heads.get(base_language(language)) or self.heads.get(ALL_LANGUAGES)
@@ -107,7 +115,7 @@ def save_model(folder: Path, info: MetricInfo, heads: dict[str, LinearHead]) -> 
     """Write the heads, then metric.json with their hashes and the version (written last, so a
     killed save leaves no loadable half-model)."""
     (folder / "heads").mkdir(parents=True, exist_ok=True)
-    files = {}
+    files = dict(info.heads)
     for language, head in sorted(heads.items()):
         path = folder / "heads" / f"{language}.npz"
         np.savez(path, w=head.w, b=np.array([head.b]))
@@ -139,9 +147,11 @@ def load_model(folder: str | Path) -> MetricModel:
         head_path = folder / head.file
         if not head_path.is_file() or file_sha256(head_path) != head.sha256:
             raise DialbenchError(f"{head_path}: missing or changed since training (sha256)")
+        if head_path.suffix != ".npz":
+            continue
         with np.load(head_path, allow_pickle=False) as arrays:
             w, b = arrays["w"], float(arrays["b"][0])
         if w.shape != (feature_dim(info.encoder.dim),):
             raise DialbenchError(f"{head_path}: weights of shape {w.shape} do not fit the encoder")
         heads[language] = LinearHead(w, b)
-    return MetricModel(info, heads)
+    return MetricModel(info, heads, folder)

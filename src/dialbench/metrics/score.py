@@ -10,10 +10,13 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from dialbench.errors import DialbenchError
 from dialbench.metrics.encoders import Encoder, load_encoder
 from dialbench.metrics.examples import Example, turn_example
 from dialbench.metrics.features import featurize
+from dialbench.metrics.finetune import FOLDER, FineTunedMetric
 from dialbench.metrics.model import MetricModel
 from dialbench.schema import Annotation, Dialogue, Judgment, Provenance, Run, Target, base_language
 from dialbench.store import RunStore
@@ -39,9 +42,12 @@ def turns_to_score(dialogue: Dialogue, roles: Iterable[str]) -> list[Example]:
 
 
 def score_examples(
-    model: MetricModel, examples: list[Example], encoder: Encoder
+    model: MetricModel, examples: list[Example], encoder: Encoder | FineTunedMetric
 ) -> list[float | None]:
     """One score per example (None where no head serves its language)."""
+    if isinstance(encoder, FineTunedMetric):
+        low, high = model.info.clip
+        return [float(v) for v in np.clip(encoder.predict(examples, model.info.history), low, high)]
     features = featurize(examples, encoder, model.info.history)
     scores: list[float | None] = [None] * len(examples)
     by_language: dict[str, list[int]] = {}
@@ -67,6 +73,13 @@ def _judgment(model: MetricModel, example: Example, value: float, run: Run) -> J
             run_id=run.id, config_hash=run.config_hash, models={"metric": info.judge_model}
         ),
     )
+
+
+def _tuning(model: MetricModel) -> tuple[int, int]:
+    """The fine-tuned head's hidden size and the maximum input length it was trained with."""
+    tuning = model.info.config.get("finetune")
+    assert isinstance(tuning, dict)
+    return int(str(tuning["hidden"])), int(str(tuning["max_length"]))
 
 
 def check_encoder(model: MetricModel, encoder: Encoder) -> None:
@@ -95,8 +108,14 @@ def score_run(
 ) -> ScoreSummary:
     """Judge every turn of the given roles; re-scoring replaces the same judgments. `workers`
     processes encode (when no `encoder` is given)."""
-    encoder = encoder or load_encoder(model.info.encoder.name, workers=workers)
-    check_encoder(model, encoder)
+    scorer: Encoder | FineTunedMetric
+    if model.fine_tuned:
+        assert model.folder is not None
+        hidden, max_length = _tuning(model)
+        scorer = FineTunedMetric(model.folder / FOLDER, hidden, max_length)
+    else:
+        scorer = encoder or load_encoder(model.info.encoder.name, workers=workers)
+        check_encoder(model, scorer)
     roles = tuple(roles)
     wanted = {base_language(lang) for lang in languages}
     heldout = set(model.info.heldout_dialogues)
@@ -112,7 +131,7 @@ def score_run(
             e for d in dialogues[start : start + BATCH_DIALOGUES] for e in turns_to_score(d, roles)
         ]
         began = time.perf_counter()
-        scores = score_examples(model, examples, encoder)
+        scores = score_examples(model, examples, scorer)
         summary.seconds += time.perf_counter() - began
         judgments = []
         for example, value in zip(examples, scores, strict=True):

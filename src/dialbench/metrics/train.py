@@ -13,7 +13,7 @@ from scipy.stats import pearsonr, spearmanr
 from sklearn.linear_model import Ridge
 
 from dialbench.errors import DialbenchError
-from dialbench.hashing import content_hash
+from dialbench.hashing import content_hash, file_sha256
 from dialbench.llm.runner import Runner
 from dialbench.metrics.augment import augment
 from dialbench.metrics.config import MetricConfig
@@ -28,10 +28,13 @@ from dialbench.metrics.examples import (
     vsp_examples,
 )
 from dialbench.metrics.features import featurize
+from dialbench.metrics.finetune import FOLDER, FineTunedMetric, resolve_model
 from dialbench.metrics.model import (
     ALL_LANGUAGES,
+    FINE_TUNED,
     DevFigure,
     EncoderInfo,
+    HeadFile,
     LinearHead,
     MetricInfo,
     MetricModel,
@@ -88,15 +91,30 @@ def _heads(
     }
 
 
-def _dev_figures(
+def _linear_predictions(
     model: MetricModel, examples: Sequence[Example], features: np.ndarray
-) -> list[DevFigure]:
+) -> np.ndarray:
+    """One prediction per example, NaN where no head serves its language."""
+    predicted = np.full(len(examples), np.nan)
+    for language in {base_language(e.language) for e in examples}:
+        rows = [i for i, e in enumerate(examples) if base_language(e.language) == language]
+        scores = model.predict(features[rows], language)
+        if scores is not None:
+            predicted[rows] = scores
+    return predicted
+
+
+def _dev_figures(examples: Sequence[Example], predictions: np.ndarray) -> list[DevFigure]:
     figures = []
     for language in sorted({base_language(e.language) for e in examples}):
-        rows = [i for i, e in enumerate(examples) if base_language(e.language) == language]
-        predicted = model.predict(features[rows], language)
-        if predicted is None:
+        rows = [
+            i
+            for i, e in enumerate(examples)
+            if base_language(e.language) == language and np.isfinite(predictions[i])
+        ]
+        if not rows:
             continue
+        predicted = predictions[rows]
         truth = np.array([examples[i].target for i in rows])
         figures.append(
             DevFigure(
@@ -128,6 +146,63 @@ def _augmented(
         return augment(train, augment_config, llm, encoder, config.history, judge)
 
 
+def _train_fine_tuned(
+    config: MetricConfig, output: Path, examples: list[Example], dev: np.ndarray, started: float
+) -> MetricInfo:
+    tuning = config.finetune
+    assert tuning is not None
+    train = [e for e, d in zip(examples, dev, strict=True) if not d]
+    if config.strategy == "EN":
+        train = [e for e in train if base_language(e.language) == "en"]
+        if not train:
+            raise DialbenchError("strategy EN needs English training data; there is none")
+    held = [e for e, d in zip(examples, dev, strict=True) if d]
+    metric = FineTunedMetric(resolve_model(tuning.model), tuning.hidden, tuning.max_length)
+    metric.fit(
+        train,
+        config.history,
+        epochs=tuning.epochs,
+        learning_rate=tuning.learning_rate,
+        batch_size=tuning.batch_size,
+        seed=config.seed,
+    )
+    files = metric.save(output / FOLDER)
+    targets = [e.target for e in examples]
+    low, high = float(min(targets)), float(max(targets))
+    predictions = np.clip(metric.predict(held, config.history), low, high)
+    info = MetricInfo(
+        name=config.name,
+        dimension=config.result_key,
+        encoder=EncoderInfo(
+            name=FINE_TUNED,
+            version=metric.library_version,
+            dim=int(metric.encoder.config.hidden_size),
+        ),
+        history=config.history,
+        objective=config.objective,
+        strategy=config.strategy,
+        clip=(low, high),
+        config=config.model_dump(mode="json"),
+        data_hash=content_hash(
+            [[e.dialogue_id, e.turn_index, e.response, e.target] for e in examples]
+        ),
+        n_train={
+            lang: sum(base_language(e.language) == lang for e in train)
+            for lang in {base_language(e.language) for e in train}
+        },
+        train_seconds=round(time.perf_counter() - started, 2),
+        heads={
+            f"{FOLDER}/{path.name}": HeadFile(
+                file=f"{FOLDER}/{path.name}", sha256=file_sha256(path)
+            )
+            for path in files
+        },
+        dev=_dev_figures(held, predictions),
+        heldout_dialogues=sorted({e.dialogue_id for e in held}),
+    )
+    return save_model(output, info, {})
+
+
 def train_metric(
     config: MetricConfig,
     output: Path,
@@ -145,14 +220,16 @@ def train_metric(
             "no training examples: the runs hold no dialogues (or, for a graded objective, no "
             "annotations with the target dimension and values) in the chosen languages"
         )
-    encoder = encoder or load_encoder(config.encoder)
-    features = featurize(examples, encoder, config.history)
-    targets = np.array([e.target for e in examples])
-    languages = np.array([base_language(e.language) for e in examples])
     fraction, seed = config.holdout.fraction, config.holdout.seed
     dev = np.array([held_out(e.dialogue_id, fraction, seed) for e in examples])
     if dev.all():
         raise DialbenchError("every dialogue is held out: lower holdout.fraction")
+    if config.finetune is not None:
+        return _train_fine_tuned(config, output, examples, dev, started)
+    encoder = encoder or load_encoder(config.encoder)
+    features = featurize(examples, encoder, config.history)
+    targets = np.array([e.target for e in examples])
+    languages = np.array([base_language(e.language) for e in examples])
     train_x, train_y, train_lang = features[~dev], targets[~dev], languages[~dev]
     if config.augment is not None:
         train = [e for e, d in zip(examples, dev, strict=True) if not d]
@@ -180,7 +257,8 @@ def train_metric(
         heldout_dialogues=sorted({e.dialogue_id for e, d in zip(examples, dev, strict=True) if d}),
     )
     held = [e for e, d in zip(examples, dev, strict=True) if d]
-    figures = _dev_figures(MetricModel(info, heads), held, features[dev])
+    predictions = _linear_predictions(MetricModel(info, heads), held, features[dev])
+    figures = _dev_figures(held, predictions)
     info = info.model_copy(
         update={"dev": figures, "train_seconds": round(time.perf_counter() - started, 2)}
     )
