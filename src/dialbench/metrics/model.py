@@ -1,0 +1,157 @@
+"""The versioned model directory a training run writes, and the loader that verifies it.
+
+    MODEL/metric.json        name, dimension, version, encoder (name + package version),
+                             history, strategy, the training config, training-data hash,
+                             dev figures per language, the held-out dialogue ids, head files
+    MODEL/heads/<lang>.npz   a linear head: weights `w` and bias `b` over the features
+                             (`all` for a head that serves every language)
+    MODEL/hf/                or a fine-tuned Hugging Face encoder + regression head
+
+Heads are plain arrays (no pickle). The version is a hash of metric.json's content and the
+heads' bytes, so two trained versions never share judgment ids.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from pydantic import Field, JsonValue
+
+from dialbench.errors import DialbenchError
+from dialbench.hashing import content_hash, file_sha256
+from dialbench.metrics.features import feature_dim
+from dialbench.schema import Record, base_language
+
+FORMAT = 1
+METADATA = "metric.json"
+ALL_LANGUAGES = "all"
+FINE_TUNED = "hf"
+
+
+class HeadFile(Record):
+    file: str
+    sha256: str
+
+
+class DevFigure(Record):
+    language: str
+    n_items: int
+    n_dialogues: int
+    pearson: float | None
+    spearman: float | None
+
+
+class EncoderInfo(Record):
+    name: str
+    version: str
+    dim: int
+
+
+class MetricInfo(Record):
+    format: int = FORMAT
+    name: str
+    dimension: str
+    version: str = ""
+    encoder: EncoderInfo
+    history: int
+    objective: str
+    strategy: str
+    clip: tuple[float, float]
+    config: dict[str, JsonValue]
+    data_hash: str
+    n_train: dict[str, int]
+    train_seconds: float
+    heads: dict[str, HeadFile]
+    dev: list[DevFigure] = Field(default_factory=list)
+    heldout_dialogues: list[str] = Field(default_factory=list)
+
+    @property
+    def judge_model(self) -> str:
+        return f"metric:{self.name}@{self.version}"
+
+    @property
+    def protocol(self) -> str:
+        return f"metric:{self.name}"
+
+    def content_version(self) -> str:
+        """Everything but the version itself and the time training took: retraining the same
+        config on the same data gives the same version."""
+        return content_hash(self.model_dump(mode="json", exclude={"version", "train_seconds"}))[:8]
+
+
+class LinearHead:
+    def __init__(self, w: np.ndarray, b: float) -> None:
+        self.w, self.b = w.astype(np.float32), float(b)
+
+    def predict(self, features: np.ndarray) -> np.ndarray:
+        return np.asarray(features @ self.w + self.b, dtype=np.float64)
+
+
+class MetricModel:
+    def __init__(
+        self, info: MetricInfo, heads: dict[str, LinearHead], folder: Path | None = None
+    ) -> None:
+        self.info, self.heads, self.folder = info, heads, folder
+
+    @property
+    def fine_tuned(self) -> bool:
+        return self.info.encoder.name == FINE_TUNED
+
+    def head_for(self, language: str) -> LinearHead | None:
+        return self.heads.get(base_language(language)) or self.heads.get(ALL_LANGUAGES)
+
+    def predict(self, features: np.ndarray, language: str) -> np.ndarray | None:
+        head = self.head_for(language)
+        if head is None:
+            return None
+        low, high = self.info.clip
+        clipped: np.ndarray = np.clip(head.predict(features), low, high)
+        return clipped
+
+
+def save_model(folder: Path, info: MetricInfo, heads: dict[str, LinearHead]) -> MetricInfo:
+    """Write the heads, then metric.json with their hashes and the version (written last, so a
+    killed save leaves no loadable half-model)."""
+    (folder / "heads").mkdir(parents=True, exist_ok=True)
+    files = dict(info.heads)
+    for language, head in sorted(heads.items()):
+        path = folder / "heads" / f"{language}.npz"
+        np.savez(path, w=head.w, b=np.array([head.b]))
+        files[language] = HeadFile(file=f"heads/{language}.npz", sha256=file_sha256(path))
+    info = info.model_copy(update={"heads": files})
+    info = info.model_copy(update={"version": info.content_version()})
+    temporary = folder / f"{METADATA}.tmp"
+    temporary.write_text(info.model_dump_json(indent=2), encoding="utf-8")
+    temporary.replace(folder / METADATA)
+    return info
+
+
+def load_model(folder: str | Path) -> MetricModel:
+    """Load and verify a model directory: its format, version and every head's sha256."""
+    folder = Path(folder)
+    path = folder / METADATA
+    if not path.is_file():
+        raise DialbenchError(f"{folder}: not a trained metric (no {METADATA})")
+    try:
+        info = MetricInfo.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, json.JSONDecodeError) as bad:
+        raise DialbenchError(f"{path}: not a readable metric description ({bad})") from None
+    if info.format != FORMAT:
+        raise DialbenchError(f"{path}: format {info.format}, this dialbench reads {FORMAT}")
+    if info.content_version() != info.version:
+        raise DialbenchError(f"{path}: content does not match its version {info.version}")
+    heads = {}
+    for language, head in info.heads.items():
+        head_path = folder / head.file
+        if not head_path.is_file() or file_sha256(head_path) != head.sha256:
+            raise DialbenchError(f"{head_path}: missing or changed since training (sha256)")
+        if head_path.suffix != ".npz":
+            continue
+        with np.load(head_path, allow_pickle=False) as arrays:
+            w, b = arrays["w"], float(arrays["b"][0])
+        if w.shape != (feature_dim(info.encoder.dim),):
+            raise DialbenchError(f"{head_path}: weights of shape {w.shape} do not fit the encoder")
+        heads[language] = LinearHead(w, b)
+    return MetricModel(info, heads, folder)

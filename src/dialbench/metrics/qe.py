@@ -1,0 +1,104 @@
+"""Reference-free translation quality estimates, and keeping the top k% per language by rank.
+
+- `embedding`: cosine between the source and its translation in the multilingual encoder;
+- `round_trip_chrf`: translate back to the source language and compare with chrF (sacrebleu);
+- `llm`: a chat model's P(yes) that the translation is faithful and fluent, from next-token
+  log-probabilities (role `qe`, cached like every call); an unscored answer ranks last.
+
+Scores of different estimators and languages are not on one scale: selection is by rank within
+each language (the top k%), never by a threshold.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+
+from dialbench.llm.runner import Runner
+from dialbench.llm.yesno import YesNo
+from dialbench.metrics.encoders import Encoder
+from dialbench.metrics.translate import Translator, language_name
+
+Estimator = Literal["embedding", "round_trip_chrf", "llm"]
+LLM_PROMPT = (
+    "Source ({source}): {text}\nTranslation ({target}): {translation}\n\n"
+    "Is the translation faithful to the source and fluent {target}? Answer yes or no."
+)
+KEEP_PERCENT = (5, 10, 20, 50, 75, 100)
+
+
+def embedding_similarity(
+    encoder: Encoder, sources: Sequence[str], translations: Sequence[str]
+) -> np.ndarray:
+    a, b = encoder.encode(sources), encoder.encode(translations)
+    return np.asarray(np.einsum("ij,ij->i", a, b), dtype=np.float64)
+
+
+def round_trip_chrf(
+    translator: Translator,
+    sources: Sequence[str],
+    translations: Sequence[str],
+    source_language: str,
+    target_language: str,
+) -> np.ndarray:
+    """chrF of each source against its translation translated back (0 where that failed)."""
+    from sacrebleu.metrics.chrf import CHRF
+
+    back = translator.translate(translations, target_language, source_language)
+    chrf = CHRF()
+    return np.array(
+        [
+            chrf.sentence_score(b, [s]).score / 100 if b is not None else 0.0
+            for s, b in zip(sources, back, strict=True)
+        ]
+    )
+
+
+class LLMQualityEstimator:
+    def __init__(self, runner: Runner, spec: str) -> None:
+        self.runner = runner
+        self.model = runner.model(spec, role="qe")
+
+    def score(
+        self,
+        sources: Sequence[str],
+        translations: Sequence[str],
+        source_language: str,
+        target_language: str,
+    ) -> np.ndarray:
+        source, target = language_name(source_language), language_name(target_language)
+        calls = [
+            self.model.yes_probability(
+                [
+                    {
+                        "role": "user",
+                        "content": LLM_PROMPT.format(
+                            source=source, target=target, text=text, translation=translation
+                        ),
+                    }
+                ]
+            )
+            for text, translation in zip(sources, translations, strict=True)
+        ]
+        answers = self.runner.run_sync(
+            self.runner.gather(calls, f"QE {source_language}->{target_language}")
+        )
+        return np.array(
+            [a.p_yes if isinstance(a, YesNo) and a.p_yes is not None else -1.0 for a in answers]
+        )
+
+
+def keep_top(scores: Sequence[float], groups: Sequence[str], percent: float) -> np.ndarray:
+    """A mask keeping the best `percent` % of items (at least one) in each group, by rank."""
+    values = np.asarray(scores, dtype=np.float64)
+    labels = np.asarray(groups)
+    keep = np.zeros(len(values), dtype=bool)
+    for group in set(labels.tolist()):
+        rows = np.flatnonzero(labels == group)
+        n = max(1, math.ceil(len(rows) * percent / 100))
+        order = rows[np.argsort(-values[rows], kind="stable")]
+        keep[order[:n]] = True
+    return keep

@@ -1,0 +1,269 @@
+"""Train a metric: examples from run stores, frozen-encoder features, ridge heads per strategy,
+dev figures per language on held-out dialogues, and the versioned model directory."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import pearsonr, spearmanr
+from sklearn.linear_model import Ridge
+
+from dialbench.errors import DialbenchError
+from dialbench.hashing import content_hash, file_sha256
+from dialbench.llm.runner import Runner
+from dialbench.metrics.augment import augment
+from dialbench.metrics.config import MetricConfig
+from dialbench.metrics.encoders import Encoder, load_encoder
+from dialbench.metrics.examples import (
+    Example,
+    file_dialogues,
+    graded_examples,
+    held_out,
+    load_dialogues,
+    nsp_examples,
+    vsp_examples,
+)
+from dialbench.metrics.features import featurize
+from dialbench.metrics.finetune import FOLDER, FineTunedMetric, resolve_model
+from dialbench.metrics.model import (
+    ALL_LANGUAGES,
+    FINE_TUNED,
+    DevFigure,
+    EncoderInfo,
+    HeadFile,
+    LinearHead,
+    MetricInfo,
+    MetricModel,
+    save_model,
+)
+from dialbench.metrics.qe import LLMQualityEstimator
+from dialbench.metrics.translate import HF_PREFIX, HFTranslator, LLMTranslator, Translator
+from dialbench.schema import base_language
+from dialbench.store import RunStore
+
+MIN_STD = 1e-6
+
+
+def fit_ridge(features: np.ndarray, targets: np.ndarray, alpha: float) -> LinearHead:
+    """Ridge on standardised features, folded back into one weight vector over raw features."""
+    mean = features.mean(axis=0)
+    std = np.maximum(features.std(axis=0), MIN_STD)
+    ridge = Ridge(alpha=alpha).fit((features - mean) / std, targets)
+    w = ridge.coef_ / std
+    return LinearHead(w, float(ridge.intercept_) - float(mean @ w))
+
+
+def _correlation(function: Callable[..., object], x: np.ndarray, y: np.ndarray) -> float | None:
+    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return None
+    value = float(function(x, y)[0])  # type: ignore[index]
+    return value if np.isfinite(value) else None
+
+
+def examples_for(config: MetricConfig, stores: Sequence[RunStore]) -> list[Example]:
+    files = file_dialogues(config.data.files, config.data.language)
+    dialogues = load_dialogues(stores, config.data.languages, files)
+    if config.objective == "graded":
+        assert config.target is not None
+        return graded_examples(stores, dialogues, config.target.dimension, config.target.values)
+    if config.objective == "nsp":
+        return nsp_examples(dialogues, config.seed)
+    return vsp_examples(dialogues, config.seed)
+
+
+def _heads(
+    config: MetricConfig, features: np.ndarray, targets: np.ndarray, languages: np.ndarray
+) -> dict[str, LinearHead]:
+    if config.strategy == "ML":
+        return {ALL_LANGUAGES: fit_ridge(features, targets, config.alpha)}
+    if config.strategy == "EN":
+        english = languages == "en"
+        if not english.any():
+            raise DialbenchError("strategy EN needs English training data; there is none")
+        return {ALL_LANGUAGES: fit_ridge(features[english], targets[english], config.alpha)}
+    return {
+        str(lang): fit_ridge(features[languages == lang], targets[languages == lang], config.alpha)
+        for lang in sorted(set(languages))
+    }
+
+
+def _linear_predictions(
+    model: MetricModel, examples: Sequence[Example], features: np.ndarray
+) -> np.ndarray:
+    """One prediction per example, NaN where no head serves its language."""
+    predicted = np.full(len(examples), np.nan)
+    for language in {base_language(e.language) for e in examples}:
+        rows = [i for i, e in enumerate(examples) if base_language(e.language) == language]
+        scores = model.predict(features[rows], language)
+        if scores is not None:
+            predicted[rows] = scores
+    return predicted
+
+
+def _dev_figures(examples: Sequence[Example], predictions: np.ndarray) -> list[DevFigure]:
+    figures = []
+    for language in sorted({base_language(e.language) for e in examples}):
+        rows = [
+            i
+            for i, e in enumerate(examples)
+            if base_language(e.language) == language and np.isfinite(predictions[i])
+        ]
+        if not rows:
+            continue
+        predicted = predictions[rows]
+        truth = np.array([examples[i].target for i in rows])
+        figures.append(
+            DevFigure(
+                language=language,
+                n_items=len(rows),
+                n_dialogues=len({examples[i].dialogue_id for i in rows}),
+                pearson=_correlation(pearsonr, predicted, truth),
+                spearman=_correlation(spearmanr, predicted, truth),
+            )
+        )
+    return figures
+
+
+def _augmented(
+    config: MetricConfig,
+    output: Path,
+    train: list[Example],
+    encoder: Encoder,
+    translator: Translator | None,
+) -> list[Example]:
+    augment_config = config.augment
+    assert augment_config is not None
+    with Runner(output / "translations", quiet=True) as runner:
+        spec = augment_config.translator
+        llm = translator or (
+            HFTranslator(spec.removeprefix(HF_PREFIX), augment_config.language_codes)
+            if spec.startswith(HF_PREFIX)
+            else LLMTranslator(runner, spec)
+        )
+        judge = None
+        if augment_config.qe == "llm":
+            judge = LLMQualityEstimator(runner, augment_config.qe_model or spec)
+        return augment(train, augment_config, llm, encoder, config.history, judge)
+
+
+def _train_fine_tuned(
+    config: MetricConfig, output: Path, examples: list[Example], dev: np.ndarray, started: float
+) -> MetricInfo:
+    tuning = config.finetune
+    assert tuning is not None
+    train = [e for e, d in zip(examples, dev, strict=True) if not d]
+    if config.strategy == "EN":
+        train = [e for e in train if base_language(e.language) == "en"]
+        if not train:
+            raise DialbenchError("strategy EN needs English training data; there is none")
+    held = [e for e, d in zip(examples, dev, strict=True) if d]
+    metric = FineTunedMetric(resolve_model(tuning.model), tuning.hidden, tuning.max_length)
+    metric.fit(
+        train,
+        config.history,
+        epochs=tuning.epochs,
+        learning_rate=tuning.learning_rate,
+        batch_size=tuning.batch_size,
+        seed=config.seed,
+    )
+    files = metric.save(output / FOLDER)
+    targets = [e.target for e in examples]
+    low, high = float(min(targets)), float(max(targets))
+    predictions = np.clip(metric.predict(held, config.history), low, high)
+    info = MetricInfo(
+        name=config.name,
+        dimension=config.result_key,
+        encoder=EncoderInfo(
+            name=FINE_TUNED,
+            version=metric.library_version,
+            dim=int(metric.encoder.config.hidden_size),
+        ),
+        history=config.history,
+        objective=config.objective,
+        strategy=config.strategy,
+        clip=(low, high),
+        config=config.model_dump(mode="json"),
+        data_hash=content_hash(
+            [[e.dialogue_id, e.turn_index, e.response, e.target] for e in examples]
+        ),
+        n_train={
+            lang: sum(base_language(e.language) == lang for e in train)
+            for lang in {base_language(e.language) for e in train}
+        },
+        train_seconds=round(time.perf_counter() - started, 2),
+        heads={
+            f"{FOLDER}/{path.name}": HeadFile(
+                file=f"{FOLDER}/{path.name}", sha256=file_sha256(path)
+            )
+            for path in files
+        },
+        dev=_dev_figures(held, predictions),
+        heldout_dialogues=sorted({e.dialogue_id for e in held}),
+    )
+    return save_model(output, info, {})
+
+
+def train_metric(
+    config: MetricConfig,
+    output: Path,
+    encoder: Encoder | None = None,
+    translator: Translator | None = None,
+) -> MetricInfo:
+    """Train on the configured runs and write the model directory `output`. Translations for
+    augmentation are cached in `output/translations`: a killed training resumes them."""
+    started = time.perf_counter()
+    with ExitStack() as stack:
+        stores = [stack.enter_context(RunStore.open(run, create=False)) for run in config.data.runs]
+        examples = examples_for(config, stores)
+    if not examples:
+        raise DialbenchError(
+            "no training examples: the runs hold no dialogues (or, for a graded objective, no "
+            "annotations with the target dimension and values) in the chosen languages"
+        )
+    fraction, seed = config.holdout.fraction, config.holdout.seed
+    dev = np.array([held_out(e.dialogue_id, fraction, seed) for e in examples])
+    if dev.all():
+        raise DialbenchError("every dialogue is held out: lower holdout.fraction")
+    if config.finetune is not None:
+        return _train_fine_tuned(config, output, examples, dev, started)
+    encoder = encoder or load_encoder(config.encoder)
+    features = featurize(examples, encoder, config.history)
+    targets = np.array([e.target for e in examples])
+    languages = np.array([base_language(e.language) for e in examples])
+    train_x, train_y, train_lang = features[~dev], targets[~dev], languages[~dev]
+    if config.augment is not None:
+        train = [e for e, d in zip(examples, dev, strict=True) if not d]
+        extra = _augmented(config, output, train, encoder, translator)
+        if extra:
+            train_x = np.vstack([train_x, featurize(extra, encoder, config.history)])
+            train_y = np.concatenate([train_y, [e.target for e in extra]])
+            train_lang = np.concatenate([train_lang, [base_language(e.language) for e in extra]])
+    heads = _heads(config, train_x, train_y, train_lang)
+    info = MetricInfo(
+        name=config.name,
+        dimension=config.result_key,
+        encoder=EncoderInfo(name=encoder.name, version=encoder.version, dim=encoder.dim),
+        history=config.history,
+        objective=config.objective,
+        strategy=config.strategy,
+        clip=(float(targets.min()), float(targets.max())),
+        config=config.model_dump(mode="json"),
+        data_hash=content_hash(
+            [[e.dialogue_id, e.turn_index, e.response, e.target] for e in examples]
+        ),
+        n_train={str(lang): int((train_lang == lang).sum()) for lang in set(train_lang)},
+        train_seconds=0.0,
+        heads={},
+        heldout_dialogues=sorted({e.dialogue_id for e, d in zip(examples, dev, strict=True) if d}),
+    )
+    held = [e for e, d in zip(examples, dev, strict=True) if d]
+    predictions = _linear_predictions(MetricModel(info, heads), held, features[dev])
+    figures = _dev_figures(held, predictions)
+    info = info.model_copy(
+        update={"dev": figures, "train_seconds": round(time.perf_counter() - started, 2)}
+    )
+    return save_model(output, info, heads)

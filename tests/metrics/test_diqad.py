@@ -1,0 +1,105 @@
+"""DiQAD baselines: splicing, labels from a run, classifiers, cross-domain, sentiment shift."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dialbench.metrics.diqad import (
+    CLASSIFIERS,
+    classifier,
+    cross_domain,
+    dialogue_labels,
+    scores,
+    sentiment_shift,
+    splice,
+)
+from dialbench.schema import Annotation, Dialogue, Judgment, Target, Turn
+from dialbench.store import RunStore
+
+REPLIES = {
+    0: ["sorry I do not know", "what", "I cannot help"],
+    1: ["maybe try the shop", "it depends on the weather", "perhaps later"],
+    2: [
+        "the museum opens at nine and is free on sundays",
+        "take line 4 to the station",
+        "the museum station is next to line 4",
+    ],
+}
+
+
+def _dialogues() -> list[tuple[Dialogue, int, str]]:
+    out = []
+    for n in range(60):
+        quality, domain = n % 3, "abc"[n // 20]
+        reply = REPLIES[quality][(n // 3) % len(REPLIES[quality])]
+        turns = [
+            Turn(role="user", text=f"question {n} about {domain} travel"),
+            Turn(role="assistant", text=reply),
+        ]
+        out.append((Dialogue(language="en", source=domain, turns=turns), quality, domain))
+    return out
+
+
+def test_splice_and_sentiment_templates() -> None:
+    dialogue = _dialogues()[0][0]
+    assert splice(dialogue) == "question: question 0 about a travel response: sorry I do not know"
+    assert splice(dialogue, "pos").endswith("question: ok thanks! response: you are welcome!")
+    assert splice(dialogue, "neg").endswith("question: I don't think so.")
+    chinese = Dialogue(language="zh", turns=[Turn(role="user", text="你好")])
+    assert splice(chinese, "neg").endswith("question: 不是这样的。")
+
+
+def test_labels_from_annotations_or_a_judge(tmp_path: Path) -> None:
+    data = _dialogues()[:3]
+    with RunStore.open(tmp_path) as store, store.run("test") as run:
+        store.add([d for d, _, _ in data], run)
+        target = Target(dialogue_id=data[0][0].id)
+        store.add(
+            [
+                Annotation(annotator_id=a, target=target, labels={"quality": v})
+                for a, v in (("a", 2), ("b", 1), ("c", 2))
+            ],
+            run,
+        )
+        store.add(
+            [
+                Judgment(
+                    protocol="holistic",
+                    judge_model=f"judge{j}",
+                    target=Target(dialogue_id=d.id),
+                    result={"quality": q, "reason": "…"},
+                    parse_status="ok",
+                )
+                for j in range(2)
+                for d, q, _ in data
+            ],
+            run,
+        )
+        assert dialogue_labels(store, "quality") == {data[0][0].id: 2}
+        assert dialogue_labels(store, "quality", "holistic") == {d.id: q for d, q, _ in data}
+
+
+@pytest.mark.parametrize("name", CLASSIFIERS)
+def test_classifiers_learn_and_analyses_run(name: str) -> None:
+    data = _dialogues()
+    texts = [splice(d) for d, _, _ in data]
+    labels = [q for _, q, _ in data]
+    model = classifier(name).fit(texts[::2], labels[::2])
+    figures = scores(labels[1::2], model.predict(texts[1::2]).tolist())
+    assert set(figures) == {"accuracy", "uar", "kappa", "spearman", "pearson", "precision",
+                            "recall", "f1"}  # fmt: skip
+    assert figures["accuracy"] is not None
+    assert figures["accuracy"] > 0.8
+    by_domain = cross_domain(name, texts, labels, [d for _, _, d in data])
+    assert set(by_domain) == {"a", "b", "c"}
+    shift = sentiment_shift(model, [d for d, _, _ in data])
+    assert set(shift) == {"original", "pos", "neg"}
+
+
+def test_undefined_figures_are_none() -> None:
+    figures = scores([1, 1, 1], [1, 1, 1])
+    assert figures["accuracy"] == 1.0
+    assert figures["kappa"] is None
+    assert figures["pearson"] is None

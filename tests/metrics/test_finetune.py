@@ -1,0 +1,133 @@
+"""The fine-tuning path on a tiny randomly initialised XLM-R the test builds itself (no weights
+can be downloaded here): the real `from_pretrained` loading, training, saving, scoring."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dialbench.metrics.config import DataConfig, FinetuneConfig, MetricConfig, TargetConfig
+from dialbench.metrics.model import load_model
+from dialbench.metrics.score import score_run
+from dialbench.metrics.train import train_metric
+from dialbench.schema import Judgment
+from dialbench.store import RunStore
+from tests.metrics.helpers import annotated_run
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+
+def tiny_xlmr(folder: Path) -> Path:
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast, XLMRobertaConfig, XLMRobertaModel
+
+    specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+    tokenizer = Tokenizer(models.WordLevel(unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    corpus = [f"hi {n} hello {n} how {n} fine {n} sorry" for n in range(20)]
+    tokenizer.train_from_iterator(corpus, trainers.WordLevelTrainer(special_tokens=specials))
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer,
+        bos_token="<s>",
+        eos_token="</s>",
+        cls_token="<s>",
+        sep_token="</s>",
+        pad_token="<pad>",
+        unk_token="<unk>",
+        mask_token="<mask>",
+    )
+    fast.save_pretrained(folder)
+    config = XLMRobertaConfig(
+        vocab_size=len(fast),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=80,
+        pad_token_id=fast.pad_token_id,
+    )
+    XLMRobertaModel(config).save_pretrained(folder)
+    return folder
+
+
+def test_fine_tune_save_load_score(tmp_path: Path) -> None:
+    run = annotated_run(tmp_path / "run")
+    config = MetricConfig(
+        name="sens-ft",
+        dimension="sensibleness",
+        data=DataConfig(runs=[run]),
+        target=TargetConfig(dimension="breakdown", values={"O": 1.0, "X": 0.0}),
+        finetune=FinetuneConfig(
+            model=str(tiny_xlmr(tmp_path / "base")),
+            epochs=2,
+            learning_rate=1e-3,
+            batch_size=8,
+            max_length=48,
+            hidden=8,
+        ),
+        holdout={"fraction": 0.3, "seed": 0},
+    )
+    info = train_metric(config, tmp_path / "model")
+    assert info.encoder.name == "hf"
+    assert "hf/head.safetensors" in info.heads
+    assert {d.language for d in info.dev} == {"en", "de"}
+    model = load_model(tmp_path / "model")
+    with RunStore.open(run) as store, store.run("score") as record:
+        summary = score_run(model, store, record, heldout_only=True)
+        judgments = list(store.records(Judgment, protocol="metric:sens-ft"))
+    assert summary.judgments == len(judgments) == 2 * len(info.heldout_dialogues)
+    for judgment in judgments:
+        assert judgment.result is not None
+        assert 0.0 <= float(str(judgment.result["sensibleness"])) <= 1.0
+    (tmp_path / "model" / "hf" / "head.safetensors").write_bytes(b"changed")
+    with pytest.raises(Exception, match="changed since training"):
+        load_model(tmp_path / "model")
+
+
+def tiny_seq2seq(folder: Path) -> Path:
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from transformers import BartConfig, BartForConditionalGeneration, PreTrainedTokenizerFast
+
+    specials = ["<s>", "<pad>", "</s>", "<unk>"]
+    tokenizer = Tokenizer(models.WordLevel(unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    corpus = ["en_XX de_DE good morning how are you see you tomorrow guten morgen"]
+    tokenizer.train_from_iterator(corpus, trainers.WordLevelTrainer(special_tokens=specials))
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer,
+        bos_token="<s>",
+        eos_token="</s>",
+        pad_token="<pad>",
+        unk_token="<unk>",
+    )
+    fast.save_pretrained(folder)
+    config = BartConfig(
+        vocab_size=len(fast),
+        d_model=16,
+        encoder_layers=1,
+        decoder_layers=1,
+        encoder_attention_heads=2,
+        decoder_attention_heads=2,
+        encoder_ffn_dim=32,
+        decoder_ffn_dim=32,
+        max_position_embeddings=300,
+        pad_token_id=fast.pad_token_id,
+        bos_token_id=fast.bos_token_id,
+        eos_token_id=fast.eos_token_id,
+        decoder_start_token_id=fast.eos_token_id,
+    )
+    BartForConditionalGeneration(config).save_pretrained(folder)
+    return folder
+
+
+def test_hf_translator_loads_a_seq2seq_model_and_forces_the_target_code(tmp_path: Path) -> None:
+    from dialbench.metrics.translate import HFTranslator
+
+    folder = str(tiny_seq2seq(tmp_path / "mt"))
+    texts = ["good morning", "how are you", "see you tomorrow"]
+    plain = HFTranslator(folder).translate(texts, "en", "de")
+    assert len(plain) == 3
+    coded = HFTranslator(folder, {"en": "en_XX", "de": "de_DE"}).translate(texts, "en", "de")
+    assert all(t is not None and t.startswith("de_DE") for t in coded), coded

