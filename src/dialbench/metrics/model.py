@@ -22,7 +22,7 @@ from pydantic import Field, JsonValue
 from dialbench.errors import DialbenchError
 from dialbench.hashing import content_hash, file_sha256
 from dialbench.metrics.features import feature_dim
-from dialbench.schema import Record, base_language
+from dialbench.schema import JudgeConfiguration, Record, base_language
 
 FORMAT = 1
 METADATA = "metric.json"
@@ -74,6 +74,15 @@ class MetricInfo(Record):
     @property
     def protocol(self) -> str:
         return f"metric:{self.name}"
+
+    def configuration(self) -> JudgeConfiguration:
+        """What shapes a score besides the turn: the trained version, its encoder and history,
+        and the sha256 of each head, so reports list a metric beside the LLM judges."""
+        encoder = f"{self.encoder.name} {self.encoder.version}"
+        return JudgeConfiguration(
+            options={"version": self.version, "encoder": encoder, "history": self.history},
+            file_hashes={head.file: head.sha256 for head in self.heads.values()},
+        )
 
     def content_version(self) -> str:
         """Everything but the version itself and the time training took: retraining the same

@@ -17,8 +17,17 @@ from dialbench.metrics.encoders import Encoder, load_encoder
 from dialbench.metrics.examples import Example, turn_example
 from dialbench.metrics.features import featurize
 from dialbench.metrics.finetune import FOLDER, FineTunedMetric
-from dialbench.metrics.model import MetricModel
-from dialbench.schema import Annotation, Dialogue, Judgment, Provenance, Run, Target, base_language
+from dialbench.metrics.model import MetricInfo, MetricModel
+from dialbench.schema import (
+    Annotation,
+    Dialogue,
+    JudgeConfiguration,
+    Judgment,
+    Provenance,
+    Run,
+    Target,
+    base_language,
+)
 from dialbench.store import RunStore
 
 BATCH_DIALOGUES = 500
@@ -61,12 +70,14 @@ def score_examples(
     return scores
 
 
-def _judgment(model: MetricModel, example: Example, value: float, run: Run) -> Judgment:
-    info = model.info
+def _judgment(
+    info: MetricInfo, configuration: JudgeConfiguration, example: Example, value: float, run: Run
+) -> Judgment:
     return Judgment(
         protocol=info.protocol,
         judge_model=info.judge_model,
         target=Target(dialogue_id=example.dialogue_id, turn_index=example.turn_index),
+        configuration=configuration,
         result={info.dimension: round(value, 6)},
         parse_status="ok",
         provenance=Provenance(
@@ -126,6 +137,7 @@ def score_run(
         and (not wanted or base_language(d.language) in wanted)
     ]
     summary = ScoreSummary(dialogues=len(dialogues))
+    configuration = model.info.configuration()
     for start in range(0, len(dialogues), BATCH_DIALOGUES):
         examples = [
             e for d in dialogues[start : start + BATCH_DIALOGUES] for e in turns_to_score(d, roles)
@@ -138,7 +150,7 @@ def score_run(
             if value is None:
                 summary.no_head[base_language(example.language)] += 1
             else:
-                judgments.append(_judgment(model, example, value, run))
+                judgments.append(_judgment(model.info, configuration, example, value, run))
         store.add(judgments, run, on_conflict="replace")
         summary.judgments += len(judgments)
     return summary
