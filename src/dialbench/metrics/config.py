@@ -35,17 +35,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-import yaml
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from dialbench.errors import DialbenchError, InputError
-from dialbench.io.validation import _describe
 from dialbench.llm.specs import ModelSpecError, parse_spec
 from dialbench.metrics.encoders import EncoderName
 from dialbench.metrics.qe import Estimator
 from dialbench.metrics.translate import HF_PREFIX
 from dialbench.schema import LanguageCode, Record
-from dialbench.simulate.config import _line_of
+from dialbench.yaml_config import load_yaml_config
 
 Objective = Literal["graded", "nsp", "vsp"]
 Strategy = Literal["ML", "EN", "LANG"]
@@ -155,28 +152,7 @@ class MetricConfig(Record):
 def load_config(path: str | Path) -> MetricConfig:
     """Read and validate a config; relative run directories are resolved against its folder."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError(path, "no such config file")
-    text = path.read_text(encoding="utf-8")
-    try:
-        data = yaml.safe_load(text)
-        root = yaml.compose(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise InputError(path, f"not valid YAML ({error})", line=line) from None
-    if not isinstance(data, dict) or root is None:
-        raise InputError(path, "a metric config is a YAML mapping (name:, data:, ...)")
-    try:
-        config = MetricConfig.model_validate(data)
-    except ValidationError as invalid:
-        errors = []
-        for problem in invalid.errors():
-            field, message = _describe(problem)
-            errors.append(
-                InputError(path, message, line=_line_of(root, problem["loc"]), field=field)
-            )
-        raise DialbenchError("\n".join(map(str, errors))) from None
+    config = load_yaml_config(path, MetricConfig, "a metric config", "name:, data:, ...")
     data = config.data
     runs = [run if run.is_absolute() else path.parent / run for run in data.runs]
     files = [file if file.is_absolute() else path.parent / file for file in data.files]

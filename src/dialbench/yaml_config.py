@@ -1,0 +1,62 @@
+"""Config files in YAML, validated into a record, with every problem located at its line and
+field (`config.yaml:12: field 'chatbots.models.0': ...`), so a typo is found at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TypeVar
+
+import yaml
+from pydantic import ValidationError
+
+from dialbench.errors import DialbenchError, InputError
+from dialbench.io.validation import _describe
+from dialbench.schema import Record
+
+R = TypeVar("R", bound=Record)
+
+
+def _line_of(node: yaml.Node, loc: tuple[int | str, ...]) -> int:
+    """The line (1-based) of the YAML node at a pydantic error location, or its nearest parent."""
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            child = next((v for k, v in node.value if k.value == part), None)
+        elif (
+            isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value)
+        ):
+            child = node.value[part]
+        else:
+            child = None
+        if child is None:
+            break
+        node = child
+    return node.start_mark.line + 1
+
+
+def load_yaml_config(path: str | Path, record_type: type[R], what: str, keys: str) -> R:
+    """The file as a `record_type`; `what` and `keys` name it in errors ("a simulation config",
+    "languages:, chatbots:, ...")."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "no such config file")
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = yaml.safe_load(text)
+        root = yaml.compose(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(error, "problem", None) or str(error)
+        raise InputError(path, f"not valid YAML ({problem})", line=line) from None
+    if not isinstance(data, dict) or root is None:
+        raise InputError(path, f"{what} is a YAML mapping ({keys})")
+    try:
+        return record_type.model_validate(data)
+    except ValidationError as invalid:
+        errors = []
+        for problem in invalid.errors():
+            field, message = _describe(problem)
+            errors.append(
+                InputError(path, message, line=_line_of(root, problem["loc"]), field=field)
+            )
+        raise DialbenchError("\n".join(map(str, errors))) from None
