@@ -17,9 +17,21 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-from dialbench.cli import data, judge, metaeval, models, report, simulate, stats  # noqa: E402  (registers their commands)
+from dialbench.cli import arena, data, judge, metaeval, models, report, selfchat, simulate, stats  # noqa: E402  (registers their commands)
 
-__all__ = ["app", "data", "judge", "main", "metaeval", "models", "report", "simulate", "stats"]
+__all__ = [
+    "app",
+    "arena",
+    "data",
+    "judge",
+    "main",
+    "metaeval",
+    "models",
+    "report",
+    "selfchat",
+    "simulate",
+    "stats",
+]
 
 
 def main() -> None:
