@@ -1,0 +1,68 @@
+"""`dialbench arena`: BotChat Arena judging of self-chat pairs, then the run's BotChat results
+(ratings with intervals, win matrices, order flips, pass@N, utterance lengths)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from dialbench.cli import app
+from dialbench.cli.data import DEFAULT_RUN, RunDir
+from dialbench.cli.judge import _nothing_usable, _print_summary
+from dialbench.errors import DialbenchError
+from dialbench.judge.settings import JudgeSettings
+from dialbench.judge.stage import JudgeConfig, judge
+from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig
+from dialbench.store import RunStore
+
+console = Console()
+
+
+@app.command(name="arena")
+def arena_command(
+    run: RunDir = DEFAULT_RUN,
+    judges: Annotated[
+        list[str], typer.Option("--judge", "-j", help="Judge model spec; repeat for several.")
+    ] = [DEFAULT_LOCAL_MODEL],  # noqa: B006  (typer reads defaults, never mutates them)
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="Default: the protocol's.")] = None,
+    no_judge: Annotated[
+        bool, typer.Option("--no-judge", help="Only compute the results from stored verdicts.")
+    ] = False,
+    rounds: Annotated[int, typer.Option(min=1, help="ELO shuffles per seed.")] = 1000,
+    resamples: Annotated[int, typer.Option(min=1, help="Cluster-bootstrap draws for BT.")] = 1000,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Folder; default RUN/botchat.")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Judge every pair of self-chats from the same ChatSEED and length in both orders (the
+    Arena prompt), then write BotChat's results to RUN/botchat: bootstrap ELO and Bradley-Terry
+    ratings with 95 % intervals, win/tie/lose matrices, order flips per judge, UniEval pass@N
+    and utterance lengths. A re-run judges nothing already judged."""
+    if not no_judge:
+        config = JudgeConfig(
+            protocol="arena",
+            judges=[ModelConfig(spec=spec) for spec in dict.fromkeys(judges)],
+            settings=JudgeSettings(max_tokens=max_tokens),
+        )
+        summary = judge(config, run, quiet=quiet)
+        _print_summary(summary)
+        if (reason := _nothing_usable(summary)) is not None:
+            raise DialbenchError(reason)
+    from dialbench.arena.botchat import write_botchat  # pandas, scipy, matplotlib when it runs
+
+    with RunStore.open(run, create=False) as store:
+        written = write_botchat(
+            store, output or Path(run) / "botchat", rounds=rounds, resamples=resamples
+        )
+    for note in written.notes:
+        console.print(f"note: {note}", highlight=False, markup=False)
+    if not written.ratings.empty:
+        shown = written.ratings[
+            ["judge", "n", "model", "comparisons", "elo", "elo_std", "bt", "bt_low", "bt_high"]
+        ]
+        console.print(shown.to_string(index=False, float_format="%.1f"), markup=False)
+    console.print(f"wrote {written.markdown}", highlight=False, markup=False)
