@@ -13,12 +13,26 @@ from dialbench.cli import app
 from dialbench.cli.data import DEFAULT_RUN, RunDir
 from dialbench.cli.judge import _nothing_usable, _print_summary
 from dialbench.errors import DialbenchError
+from dialbench.judge.protocols.arena import ArenaProtocol
 from dialbench.judge.settings import JudgeSettings
 from dialbench.judge.stage import JudgeConfig, judge
 from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig
+from dialbench.schema import Dialogue
 from dialbench.store import RunStore
 
 console = Console()
+
+
+def _check_pairs(run: Path) -> None:
+    """Say plainly when there is nothing to compare, before any judge is loaded."""
+    with RunStore.open(run, create=False) as store:
+        dialogues = list(store.records(Dialogue, source="selfchat"))
+    if next(ArenaProtocol().pairs(dialogues), None) is None:
+        raise DialbenchError(
+            f"{run} holds no two different self-chats from the same ChatSEED and length by "
+            f"different models ({len(dialogues)} self-chat(s) stored): run dialbench selfchat "
+            "with at least two --model (identical dialogues are not compared)"
+        )
 
 
 @app.command(name="arena")
@@ -43,6 +57,7 @@ def arena_command(
     ratings with 95 % intervals, win/tie/lose matrices, order flips per judge, UniEval pass@N
     and utterance lengths. A re-run judges nothing already judged."""
     if not no_judge:
+        _check_pairs(run)
         config = JudgeConfig(
             protocol="arena",
             judges=[ModelConfig(spec=spec) for spec in dict.fromkeys(judges)],
@@ -59,10 +74,12 @@ def arena_command(
             store, output or Path(run) / "botchat", rounds=rounds, resamples=resamples
         )
     for note in written.notes:
-        console.print(f"note: {note}", highlight=False, markup=False)
+        console.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
     if not written.ratings.empty:
         shown = written.ratings[
             ["judge", "n", "model", "comparisons", "elo", "elo_std", "bt", "bt_low", "bt_high"]
         ]
-        console.print(shown.to_string(index=False, float_format="%.1f"), markup=False)
-    console.print(f"wrote {written.markdown}", highlight=False, markup=False)
+        console.print(
+            shown.to_string(index=False, float_format="%.1f"), markup=False, soft_wrap=True
+        )
+    console.print(f"wrote {written.markdown}", highlight=False, markup=False, soft_wrap=True)

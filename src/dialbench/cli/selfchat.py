@@ -27,6 +27,7 @@ def _print_summary(summary: SelfChatSummary) -> None:
         f"{summary.dropped_steps} step(s) cut the history to fit the context window",
         highlight=False,
         markup=False,
+        soft_wrap=True,
     )
 
 
@@ -80,7 +81,11 @@ def selfchat_command(
     with RunStore.open(run, create=False) as store:
         lengths = length_table(store_lengths(store))
     if not lengths.empty:
-        console.print("utterance lengths (cl100k_base tokens, generated utterances only):")
-        console.print(lengths.to_string(index=False, float_format="%.1f"), markup=False)
+        console.print(
+            "utterance lengths (cl100k_base tokens, generated utterances only):", soft_wrap=True
+        )
+        console.print(
+            lengths.to_string(index=False, float_format="%.1f"), markup=False, soft_wrap=True
+        )
     if summary.errors and summary.errors == summary.generated and not summary.already_stored:
         raise DialbenchError(f"every self-chat failed; the first error: {summary.first_error}")
