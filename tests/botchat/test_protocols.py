@@ -247,3 +247,25 @@ def test_win_matrix_and_kappa_on_a_hand_made_table() -> None:
     # labels forward [first-id wins, tie], backward [first-id wins, second-id wins]:
     # p_o = 1/2, p_e = (1/2)(1/2) = 1/4, κ = (1/2 - 1/4) / (3/4) = 1/3
     assert row["kappa"] == pytest.approx(1 / 3)
+
+
+def test_the_run_report_gains_the_unieval_and_arena_sections(tmp_path: Path) -> None:
+    from dialbench.report import ReportConfig, report
+
+    run = self_chat_run(tmp_path, seeds=2)
+    judges = {"unieval": ScriptedModel("report-unieval", unieval_judge)}
+    judges["arena"] = ScriptedModel(
+        "report-biased", lambda r: json.dumps({"choice": "Conversation 1", "reason": "first"})
+    )
+    for protocol, model in judges.items():
+        judge(JudgeConfig(protocol=protocol, judges=[model.config()]), run, quiet=True)
+    written = report(ReportConfig(), run)
+    sections = {s.key: s for s in written.sections}
+    rates = pd.read_csv(run / "report" / sections["unieval"].tables[0].csv).set_index("chatbot")
+    assert rates.loc["scripted:bot-short", "human_rate"] == 1.0
+    assert rates.loc["scripted:bot-long", "judged_human"] == 0
+    assert rates.loc["scripted:bot-long", "median_first_ai_index"] == 3
+    verdicts, flips = (pd.read_csv(run / "report" / t.csv) for t in sections["arena"].tables)
+    assert verdicts[["judgments", "Conversation 1"]].values.tolist() == [[4, 4]]
+    assert flips[["pairs", "flips", "flip_rate"]].values.tolist() == [[2, 2, 1.0]]
+    assert "did NOT flag wins" in sections["arena"].note

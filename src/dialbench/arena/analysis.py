@@ -8,7 +8,7 @@ ids in the order shown), `first_model`, `second_model`, `winner` (first / second
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -91,10 +91,11 @@ def _model_outcome(row: pd.Series) -> str:
     return str(row["first"] if row["winner"] == "first" else row["second"])
 
 
-def order_consistency(verdicts: pd.DataFrame) -> pd.DataFrame:
-    """Per judge and length: pairs judged in both orders, flips, flip rate, Cohen's κ."""
+def order_consistency(verdicts: pd.DataFrame, by: Sequence[str] = ("judge", "n")) -> pd.DataFrame:
+    """Per judge and length (or other `by` columns): pairs judged in both orders, flips, flip
+    rate and Cohen's κ between the orders."""
     rows = []
-    for judge, n, part in groups(verdicts):
+    for key, part in verdicts.groupby(list(by), sort=True):
         by_order = {
             (row["first"], row["second"]): _model_outcome(row) for _, row in part.iterrows()
         }
@@ -117,8 +118,7 @@ def order_consistency(verdicts: pd.DataFrame) -> pd.DataFrame:
             kappa, note = (value, None) if np.isfinite(value) else (None, "κ undefined")
         rows.append(
             {
-                "judge": judge,
-                "n": n,
+                **dict(zip(by, key, strict=True)),
                 "pairs": pairs,
                 "flips": flips,
                 "flip_rate": flips / pairs if pairs else None,
@@ -126,4 +126,4 @@ def order_consistency(verdicts: pd.DataFrame) -> pd.DataFrame:
                 "note": note,
             }
         )
-    return pd.DataFrame(rows, columns=CONSISTENCY_COLUMNS)
+    return pd.DataFrame(rows, columns=[*by, *CONSISTENCY_COLUMNS[2:]])

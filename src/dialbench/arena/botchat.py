@@ -33,14 +33,18 @@ from dialbench.selfchat.generation import SOURCE
 from dialbench.selfchat.lengths import length_table, utterance_lengths, violin_plot
 from dialbench.store import RunStore
 
-RATINGS_DEFINITION = (
-    "Bootstrap ELO (BotChat): init 1000, scale 400, K = 32; the comparisons are shuffled 1,000 "
-    "times and each model's median ELO taken, for 10 shuffle seeds: `elo` is the mean over the "
-    "seeds, `elo_std` the standard deviation across them. Bradley–Terry: maximum likelihood "
-    "(a tie counts as half a win for each side), on the ELO scale (1000 + 400·log10(e)·θ), with "
-    "a 95 % interval from 1,000 cluster-bootstrap draws of the ChatSEEDs. `P(row beats column)` "
-    "comes from the Bradley–Terry fit. Ratings are per judge and dialogue length, never pooled."
-)
+
+def ratings_definition(rounds: int, resamples: int) -> str:
+    return (
+        f"Bootstrap ELO (BotChat): init 1000, scale 400, K = 32; the comparisons are shuffled "
+        f"{rounds:,} times and each model's median ELO taken, for 10 shuffle seeds: `elo` is the "
+        "mean over the seeds, `elo_std` the standard deviation across them. Bradley–Terry: "
+        "maximum likelihood (a tie counts as half a win for each side), on the ELO scale "
+        f"(1000 + 400·log10(e)·θ), with a 95 % interval from {resamples:,} cluster-bootstrap "
+        "draws of the ChatSEEDs (`bootstrap_draws`: those in which every model played). "
+        "`P(beats X)`: the probability that the row's model beats X under the Bradley–Terry "
+        "fit. Ratings are per judge and dialogue length, never pooled."
+    )
 
 
 @dataclass(frozen=True)
@@ -222,7 +226,14 @@ def write_botchat(
         lines += [_markdown_table(passes), ""] + [f"![pass@N]({p.name})" for p in plots] + [""]
 
     verdicts = arena_verdicts(store, dialogues)
-    lines += ["## BotChat Arena", "", OUTCOME_DEFINITION, "", RATINGS_DEFINITION, ""]
+    lines += [
+        "## BotChat Arena",
+        "",
+        OUTCOME_DEFINITION,
+        "",
+        ratings_definition(rounds, resamples),
+        "",
+    ]
     ratings = pd.DataFrame()
     if verdicts.empty:
         notes.append(f"no scored arena judgments: dialbench arena {store.path.parent}")

@@ -21,7 +21,8 @@ DEFINITION = (
     "pass@N: the judge says the dialogue is not AI-involved, or that its first AI-generated "
     "utterance comes after the N-th (indices from 1, the ChatSEED included). A judge index "
     "inside the ChatSEED (human utterances) is a judge error: counted apart, neither pass nor "
-    "fail. N counts only dialogues with at least N utterances; unscored judgments are left out."
+    "fail. N counts only dialogues with at least N utterances (no row where none is); unscored "
+    "judgments are left out."
 )
 
 
@@ -44,6 +45,8 @@ def pass_at_n(verdicts: pd.DataFrame, ns: Sequence[int] = DEFAULT_NS) -> pd.Data
         error = part["ai_involved"].astype(bool) & (index <= part["seed_utterances"])
         for n in ns:
             long_enough = part["utterances"] >= n
+            if not long_enough.any():
+                continue
             counted = long_enough & ~error
             passed = counted & (~part["ai_involved"].astype(bool) | (index > n))
             dialogues = int(counted.sum())
