@@ -182,7 +182,11 @@ def bradley_terry_strengths(
     comparisons: Sequence[Comparison], models: Sequence[str]
 ) -> npt.NDArray[np.float64]:
     """Maximum-likelihood θ (natural log-odds, mean zero) for the models, in their order."""
-    wins = _win_matrix(comparisons, models)
+    return fit_win_matrix(_win_matrix(comparisons, models))
+
+
+def fit_win_matrix(wins: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """θ from wins[i, j] (how often i beat j): maximum likelihood with the tiny ridge."""
     games = wins + wins.T
 
     def objective(theta: npt.NDArray[np.float64]) -> tuple[float, npt.NDArray[np.float64]]:
@@ -196,7 +200,7 @@ def bradley_terry_strengths(
 
     fitted = minimize(
         objective,
-        np.zeros(len(models)),
+        np.zeros(len(wins)),
         jac=True,
         method="L-BFGS-B",
         options={"maxiter": 10_000, "gtol": 1e-10, "ftol": 1e-15},
@@ -236,13 +240,15 @@ def bradley_terry(
     for c in comparisons:
         clusters.setdefault(c.cluster, []).append(c)
     names = sorted(clusters)
+    # a draw's win matrix is the sum of its ChatSEEDs' matrices, each as often as it was drawn
+    per_cluster = np.array([_win_matrix(clusters[name], models) for name in names])
     rng = np.random.default_rng(seed)
     draws = []
     for _ in range(resamples):
-        drawn = rng.choice(len(names), size=len(names), replace=True)
-        sample = [c for i in drawn for c in clusters[names[i]]]
-        if {c.a for c in sample} | {c.b for c in sample} == set(models):
-            draws.append(elo_scale(bradley_terry_strengths(sample, models)))
+        drawn = np.bincount(rng.integers(0, len(names), size=len(names)), minlength=len(names))
+        wins = np.tensordot(drawn.astype(float), per_cluster, axes=1)
+        if ((wins + wins.T).sum(axis=1) > 0).all():  # every model played in this draw
+            draws.append(elo_scale(fit_win_matrix(wins)))
     if not draws:
         raise DialbenchError("no bootstrap draw of the ChatSEEDs holds every model: too few")
     table = np.array(draws)
