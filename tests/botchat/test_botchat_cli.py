@@ -1,9 +1,14 @@
 """The BotChat commands as a user runs them, on the real MuTual ChatSEEDs and a loopback
 OpenAI-compatible server that echoes: self-chat, a re-run with zero calls, a judge that answers
-garbage, nothing to compare, and bad input; each with a clear message and nothing half-stored."""
+garbage, nothing to compare, bad input (each a clear message, nothing half-stored), and a
+self-chat killed with SIGKILL that resumes without asking a completed utterance again."""
 
 from __future__ import annotations
 
+import signal
+import sqlite3
+import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,7 +16,8 @@ import pytest
 
 from dialbench.schema import Dialogue, Judgment
 from dialbench.store import RunStore
-from tests.conftest import RunCli
+from tests.botchat.helpers import seed_dialogue, seeded_run
+from tests.conftest import DIALBENCH, RunCli
 from tests.llm.loopback_server import Loopback, start_loopback
 
 
@@ -80,3 +86,41 @@ def test_bad_selfchat_input_is_one_clear_line(
     assert "Traceback" not in empty.stderr
     with RunStore.open(run) as store:
         assert list(store.records(Dialogue, source="selfchat")) == []
+
+
+def cached_calls(run: Path) -> int:
+    with sqlite3.connect(run / "dialbench.sqlite") as db:
+        return int(db.execute("SELECT COUNT(*) FROM llm_cache").fetchone()[0])
+
+
+def test_a_killed_selfchat_resumes_without_asking_a_completed_utterance_again(
+    tmp_path: Path,
+) -> None:
+    server = start_loopback(0.15)
+    try:
+        run = seeded_run(tmp_path / "run", [seed_dialogue(i) for i in range(6)])
+        command = [
+            str(DIALBENCH),
+            *("selfchat", str(run), "--model", server.spec("bot"), "--n", "6"),
+            *("--concurrency", "1", "--quiet"),
+        ]
+        job = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and len(self_chats(run)) < 2:
+            time.sleep(0.05)
+        job.send_signal(signal.SIGKILL)
+        job.wait()
+        asked_before_kill = int(server.stats()["requests"])
+        stored, cached = len(self_chats(run)), cached_calls(run)
+        assert 2 <= stored < 6
+        subprocess.run(command, check=True, capture_output=True, timeout=120)
+        resumed = int(server.stats()["requests"]) - asked_before_kill
+        assert resumed == 6 * 4 - cached  # only utterances neither stored nor cached are asked
+        assert [len(d.turns) for d in self_chats(run)] == [6] * 6
+    finally:
+        server.stop()
+
+
+def self_chats(run: Path) -> list[Dialogue]:
+    with RunStore.open(run) as store:
+        return list(store.records(Dialogue, source="selfchat"))
