@@ -269,3 +269,25 @@ def test_the_run_report_gains_the_unieval_and_arena_sections(tmp_path: Path) -> 
     assert verdicts[["judgments", "Conversation 1"]].values.tolist() == [[4, 4]]
     assert flips[["pairs", "flips", "flip_rate"]].values.tolist() == [[2, 2, 1.0]]
     assert "did NOT flag wins" in sections["arena"].note
+
+
+def test_gteval_compares_each_self_chat_with_its_human_dialogue_at_the_same_length(
+    tmp_path: Path,
+) -> None:
+    run = self_chat_run(tmp_path, seeds=2, n=6)  # the human dialogues hold 4 utterances
+    model = ScriptedModel("gteval-judge", arena_judge)
+    summary = judge(JudgeConfig(protocol="gteval", judges=[model.config()]), run, quiet=True)
+    assert summary.judges[0].ok == 8  # 2 seeds x 2 models x 2 orders
+    assert "Exactly one of the two conversations" in model.requests[0].messages[0].content
+    for request in model.requests:
+        first, second = conversation(request).split("\n\nConversation 2:\n")
+        assert first.count("<chat_end>") == second.count("<chat_end>") == 4
+    with RunStore.open(run) as store:
+        written = write_botchat(store, tmp_path / "botchat", rounds=5, resamples=5)
+    table = pd.read_csv(written.folder / "gteval.csv").set_index("model")
+    # the long bot's self-chat is flagged against the human one: it loses in both orders; the
+    # short bot's reads as human as the human one does: Neither, a tie
+    assert table.loc["scripted:bot-long", ["judgments", "losses"]].tolist() == [4, 4]
+    assert table.loc["scripted:bot-short", ["judgments", "ties"]].tolist() == [4, 4]
+    assert table.index[0] == "scripted:bot-short"  # sorted by win + tie rate
+    assert "## GTEval against the human dialogue" in written.markdown.read_text(encoding="utf-8")

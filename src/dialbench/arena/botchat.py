@@ -1,7 +1,8 @@
 """The BotChat results of a run, from its store: utterance lengths (Table 1, Figure 3), UniEval
 pass@N (Figure 4), Arena ratings (bootstrap ELO, Bradley–Terry with 95 % CIs, P(i beats j)),
-win / tie / lose matrices (Figure 5) and order flips per judge, as CSV, PNG and `botchat.md`
-in one folder (default RUN/botchat), every rate with its count and every definition written out.
+win / tie / lose matrices (Figure 5), order flips per judge, and GTEval against the human
+dialogue (Figure 6), as CSV, PNG and `botchat.md` in one folder (default RUN/botchat), every
+rate with its count and every definition written out.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from dialbench.arena.analysis import (
 from dialbench.arena.ratings import bootstrap_elo, bradley_terry
 from dialbench.errors import DialbenchError
 from dialbench.judge.protocols.arena import OUTCOME_DEFINITION, ArenaProtocol, self_chat_key
+from dialbench.judge.protocols.gteval import OUTCOME_DEFINITION as GTEVAL_DEFINITION
+from dialbench.judge.protocols.gteval import GTEvalProtocol
 from dialbench.judge.protocols.unieval import UniEvalProtocol
 from dialbench.judge.protocols.unieval.passrate import DEFINITION as PASS_DEFINITION
 from dialbench.judge.protocols.unieval.passrate import file_stem, pass_at_n, pass_plots
@@ -109,6 +112,70 @@ def unieval_verdicts(store: RunStore, dialogues: dict[str, Dialogue]) -> pd.Data
         )
     columns = ["judge", "chatbot", "ai_involved", "first_ai_index", "utterances", "seed_utterances"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def gteval_table(store: RunStore, dialogues: dict[str, Dialogue]) -> pd.DataFrame:
+    """GTEval (Figure 6): per judge and model, wins / ties / losses against the human dialogue
+    over the scored judgments of both orders, sorted by win + tie rate."""
+    judgments = list(store.records(Judgment, protocol=GTEvalProtocol.name))
+    names = JudgeNames(judgments)
+    rows = []
+    for j in judgments:
+        if j.parse_status != "ok" or j.result is None:
+            continue
+        first, second = j.target.dialogue_id, j.target.other_dialogue_id or ""
+        position = "first" if first in dialogues else "second" if second in dialogues else None
+        if position is None:
+            continue
+        chat = dialogues[first if position == "first" else second]
+        winner = j.result["winner"]
+        outcome = "tie" if winner == "tie" else "win" if winner == position else "loss"
+        rows.append({"judge": names(j), "model": chat.participants.assistant, "outcome": outcome})
+    columns = [
+        "judge",
+        "model",
+        "judgments",
+        "wins",
+        "ties",
+        "losses",
+        "win_rate",
+        "win_or_tie_rate",
+    ]
+    if not rows:
+        return pd.DataFrame(columns=columns)
+    counts = (
+        pd.DataFrame(rows)
+        .groupby(["judge", "model"])["outcome"]
+        .value_counts()
+        .unstack(fill_value=0)
+        .reindex(columns=["win", "tie", "loss"], fill_value=0)
+        .rename(columns={"win": "wins", "tie": "ties", "loss": "losses"})
+        .reset_index()
+    )
+    counts["judgments"] = counts[["wins", "ties", "losses"]].sum(axis=1)
+    counts["win_rate"] = counts["wins"] / counts["judgments"]
+    counts["win_or_tie_rate"] = (counts["wins"] + counts["ties"]) / counts["judgments"]
+    ordered = counts.sort_values(["judge", "win_or_tie_rate"], ascending=[True, False])
+    return ordered[columns].reset_index(drop=True)
+
+
+def gteval_plots(table: pd.DataFrame, folder: Path) -> list[Path]:
+    """Figure 6: win / tie / lose shares against the human dialogue, one bar per model."""
+    paths = []
+    for judge, part in table.groupby("judge", sort=True):
+        figure, axes = plt.subplots(figsize=(6, 1.2 + 0.5 * len(part)))
+        left = np.zeros(len(part))
+        for column, colour in (("wins", "tab:green"), ("ties", "tab:gray"), ("losses", "tab:red")):
+            share = (part[column] / part["judgments"]).to_numpy(dtype=float)
+            axes.barh(part["model"], share, left=left, color=colour, label=column)
+            left += share
+        axes.invert_yaxis()
+        axes.set_xlim(0, 1)
+        axes.set_xlabel("share of judgments (both orders)")
+        axes.set_title(f"GTEval against the human dialogue — judge {judge}")
+        axes.legend(fontsize="small", loc="lower right")
+        paths.append(save_png(figure, folder / f"gteval_{file_stem(str(judge))}.png"))
+    return paths
 
 
 def ratings_table(verdicts: pd.DataFrame, *, rounds: int, resamples: int) -> pd.DataFrame:
@@ -266,6 +333,12 @@ def write_botchat(
             _markdown_table(consistency),
             "",
         ]
+    gteval = gteval_table(store, dialogues)
+    if not gteval.empty:
+        gteval.to_csv(folder / "gteval.csv", index=False)
+        plots = gteval_plots(gteval, folder)
+        lines += ["## GTEval against the human dialogue (Figure 6)", "", GTEVAL_DEFINITION, ""]
+        lines += [_markdown_table(gteval), ""] + [f"![GTEval]({p.name})" for p in plots] + [""]
     markdown = folder / "botchat.md"
     markdown.write_text("\n".join(lines), encoding="utf-8")
     return BotChatOutput(folder=folder, markdown=markdown, ratings=ratings, notes=notes)
