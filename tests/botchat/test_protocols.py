@@ -291,3 +291,21 @@ def test_gteval_compares_each_self_chat_with_its_human_dialogue_at_the_same_leng
     assert table.loc["scripted:bot-short", ["judgments", "ties"]].tolist() == [4, 4]
     assert table.index[0] == "scripted:bot-short"  # sorted by win + tie rate
     assert "## GTEval against the human dialogue" in written.markdown.read_text(encoding="utf-8")
+
+
+def test_a_model_whose_verdicts_are_all_unscored_gets_no_rating_and_a_note(tmp_path: Path) -> None:
+    run = self_chat_run(tmp_path, seeds=2)
+    mid = ScriptedModel("bot-mid", lambda r: f"MID {len(r.messages)}")
+    selfchat(SelfChatConfig(models=[mid.config()], n=6), run, quiet=True)
+
+    def script(request: Request) -> str:
+        shown = request.messages[1].content  # the pair, also in a re-ask of it
+        return "I cannot decide" if "MID" in shown else arena_judge(request)
+
+    model = ScriptedModel("arena-mid-garbage", script)
+    judge(JudgeConfig(protocol="arena", judges=[model.config()]), run, quiet=True)
+    with RunStore.open(run) as store:
+        written = write_botchat(store, tmp_path / "botchat", rounds=5, resamples=5)
+    assert written.ratings.empty
+    assert any("scripted:bot-mid never played a comparison" in n for n in written.notes)
+    assert "scripted:bot-mid never played" in written.markdown.read_text(encoding="utf-8")

@@ -178,13 +178,27 @@ def gteval_plots(table: pd.DataFrame, folder: Path) -> list[Path]:
     return paths
 
 
-def ratings_table(verdicts: pd.DataFrame, *, rounds: int, resamples: int) -> pd.DataFrame:
+def ratings_table(
+    verdicts: pd.DataFrame,
+    models_at: dict[int, list[str]],
+    notes: list[str],
+    *,
+    rounds: int,
+    resamples: int,
+) -> pd.DataFrame:
+    """Ratings per judge and length of every model with self-chats of that length. A group in
+    which some model never played (say, all its verdicts were unscored) gets no ratings, and a
+    note that says why."""
     rows = []
     for judge, n, part in groups(verdicts):
         found = comparisons(part)
-        models = sorted({c.a for c in found} | {c.b for c in found})
-        elo = {r.model: r for r in bootstrap_elo(found, models, rounds=rounds)}
-        bt = bradley_terry(found, models, resamples=resamples)
+        models = models_at[n]
+        try:
+            elo = {r.model: r for r in bootstrap_elo(found, models, rounds=rounds)}
+            bt = bradley_terry(found, models, resamples=resamples)
+        except DialbenchError as problem:
+            notes.append(f"no ratings for judge {judge} at N = {n}: {problem}")
+            continue
         for i, model in enumerate(bt.models):
             rows.append(
                 {
@@ -306,7 +320,13 @@ def write_botchat(
         notes.append(f"no scored arena judgments: dialbench arena {store.path.parent}")
         lines += ["No scored arena judgments yet.", ""]
     else:
-        ratings = ratings_table(verdicts, rounds=rounds, resamples=resamples)
+        models_at: dict[int, list[str]] = {}
+        for d in dialogues.values():
+            models_at.setdefault(len(d.turns), []).append(str(d.participants.assistant))
+        models_at = {n: sorted(set(models)) for n, models in models_at.items()}
+        unrated: list[str] = []
+        ratings = ratings_table(verdicts, models_at, unrated, rounds=rounds, resamples=resamples)
+        notes += unrated
         ratings.to_csv(folder / "ratings.csv", index=False)
         matrix = pd.concat(
             [win_matrix(part).assign(judge=j, n=n) for j, n, part in groups(verdicts)]
@@ -318,7 +338,9 @@ def write_botchat(
         lines += [
             "### Ratings",
             "",
-            _markdown_table(ratings),
+            *[f"Note: {note}." for note in unrated],
+            "",
+            _markdown_table(ratings) if not ratings.empty else "No ratings.",
             "",
             "### Win / tie / lose (Figure 5)",
             "",
