@@ -63,7 +63,9 @@ def test_selfchat_judge_and_arena_from_the_command_line(
     nothing = cli("arena", run, "--judge", echo_server.spec("j"), ok=False)
     assert nothing.returncode == 1
     assert "no two different self-chats from the same ChatSEED" in nothing.stderr
-    results = cli("arena", run, "--no-judge")
+    bad = cli("arena", run, "--no-judge", "--pass-at", "4,x", ok=False)
+    assert "--pass-at '4,x': write numbers" in bad.stderr
+    results = cli("arena", run, "--no-judge", "--pass-at", "3,4")
     assert "note: no scored arena judgments" in results.stdout
     assert (run / "botchat" / "lengths.csv").exists()
     assert (run / "botchat" / "lengths_violin.png").exists()

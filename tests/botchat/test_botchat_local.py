@@ -1,5 +1,5 @@
 """BotChat end to end on the embedded model, as small as it can be: 2 MuTual ChatSEEDs x 2
-"models" x N = 4 through self-chat, UniEval, Arena and the results. The two models are the
+"models" x N = 4 through self-chat, UniEval, Arena, the results and the report. The two models are the
 packaged Qwen2.5 0.5B by name and the same GGUF file by path, with different utterance caps, so
 their dialogues differ; the 0.5B model is a weak judge, so only shapes are checked."""
 
@@ -44,6 +44,8 @@ def test_selfchat_unieval_and_arena_on_the_local_model(tmp_path: Path, mutual_xl
     unieval = dialbench("judge", run, "-p", "unieval", "--judge", QWEN, "--quiet", ok=False)
     arena = dialbench("arena", run, "--judge", QWEN, "--rounds", "100", "--resamples", "100", "-q")
     seconds = time.perf_counter() - started
+    reported = dialbench("report", run)
+    assert "BotChat Arena verdicts" in reported.stdout
     with RunStore.open(run) as store:
         verdicts = list(store.records(Judgment, protocol="unieval"))
         pairs = list(store.records(Judgment, protocol="arena"))

@@ -7,6 +7,7 @@ rate with its count and every definition written out.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,8 +28,8 @@ from dialbench.judge.protocols.arena import OUTCOME_DEFINITION, ArenaProtocol, s
 from dialbench.judge.protocols.gteval import OUTCOME_DEFINITION as GTEVAL_DEFINITION
 from dialbench.judge.protocols.gteval import GTEvalProtocol
 from dialbench.judge.protocols.unieval import UniEvalProtocol
+from dialbench.judge.protocols.unieval.passrate import DEFAULT_NS, file_stem, pass_at_n, pass_plots
 from dialbench.judge.protocols.unieval.passrate import DEFINITION as PASS_DEFINITION
-from dialbench.judge.protocols.unieval.passrate import file_stem, pass_at_n, pass_plots
 from dialbench.plotting import save_png
 from dialbench.rated_items import JudgeNames
 from dialbench.schema import Dialogue, Judgment
@@ -266,7 +267,12 @@ def _markdown_table(frame: pd.DataFrame) -> str:
 
 
 def write_botchat(
-    store: RunStore, folder: Path, *, rounds: int = 1000, resamples: int = 1000
+    store: RunStore,
+    folder: Path,
+    *,
+    rounds: int = 1000,
+    resamples: int = 1000,
+    pass_at: Sequence[int] = DEFAULT_NS,
 ) -> BotChatOutput:
     """Every BotChat table and figure the run supports, written to `folder`."""
     dialogues = self_chats(store)
@@ -301,7 +307,7 @@ def write_botchat(
         notes.append(f"no scored UniEval judgments: dialbench judge {store.path.parent} -p unieval")
         lines += ["No scored UniEval judgments yet.", ""]
     else:
-        passes = pass_at_n(unieval)
+        passes = pass_at_n(unieval, pass_at)
         passes.to_csv(folder / "unieval_pass.csv", index=False)
         plots = pass_plots(passes, folder)
         lines += [_markdown_table(passes), ""] + [f"![pass@N]({p.name})" for p in plots] + [""]

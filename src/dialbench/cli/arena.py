@@ -47,6 +47,9 @@ def arena_command(
     ] = False,
     rounds: Annotated[int, typer.Option(min=1, help="ELO shuffles per seed.")] = 1000,
     resamples: Annotated[int, typer.Option(min=1, help="Cluster-bootstrap draws for BT.")] = 1000,
+    pass_at: Annotated[
+        str, typer.Option(help="UniEval pass@N at these N, comma-separated.")
+    ] = "4,8,12,16",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Folder; default RUN/botchat.")
     ] = None,
@@ -56,6 +59,12 @@ def arena_command(
     Arena prompt), then write BotChat's results to RUN/botchat: bootstrap ELO and Bradley-Terry
     ratings with 95 % intervals, win/tie/lose matrices, order flips per judge, UniEval pass@N
     and utterance lengths. A re-run judges nothing already judged."""
+    try:
+        ns = sorted({int(n) for n in pass_at.split(",")})
+    except ValueError:
+        raise DialbenchError(f"--pass-at {pass_at!r}: write numbers, e.g. 4,8,12,16") from None
+    if not ns or ns[0] < 1:
+        raise DialbenchError(f"--pass-at {pass_at!r}: every N must be at least 1")
     if not no_judge:
         _check_pairs(run)
         config = JudgeConfig(
@@ -71,7 +80,11 @@ def arena_command(
 
     with RunStore.open(run, create=False) as store:
         written = write_botchat(
-            store, output or Path(run) / "botchat", rounds=rounds, resamples=resamples
+            store,
+            output or Path(run) / "botchat",
+            rounds=rounds,
+            resamples=resamples,
+            pass_at=ns,
         )
     for note in written.notes:
         console.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
