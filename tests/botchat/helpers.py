@@ -9,14 +9,14 @@ from dialbench.schema import Dialogue, SeedContext, Turn
 from dialbench.store import RunStore
 
 
-def seed_dialogue(index: int, utterances: int = 4) -> Dialogue:
+def seed_dialogue(index: int, utterances: int = 4, language: str = "en") -> Dialogue:
     """A human-human dialogue as MuTual import makes it: its first two utterances the seed."""
     texts = [f"seed {index} utterance {i}" for i in range(utterances)]
     return Dialogue(
         id=f"mutual:MT-{index}",
-        language="en",
+        language=language,
         source="mutual",
-        seed=SeedContext(language="en", chatseed=texts[:2]),
+        seed=SeedContext(language=language, chatseed=texts[:2]),
         turns=[
             Turn(role="user" if i % 2 == 0 else "assistant", text=t) for i, t in enumerate(texts)
         ],

@@ -1,7 +1,7 @@
 """BotChat end to end on the embedded model, as small as it can be: 2 MuTual ChatSEEDs x 2
-"models" x N = 4 through self-chat, UniEval, Arena, the results and the report. The two models are the
-packaged Qwen2.5 0.5B by name and the same GGUF file by path, with different utterance caps, so
-their dialogues differ; the 0.5B model is a weak judge, so only shapes are checked."""
+"models" x N = 4 through self-chat, UniEval, Arena, the results and the report. The two models
+are the packaged Qwen2.5 0.5B by name and the same GGUF file by path, with different utterance
+caps, so their dialogues differ; the 0.5B model is a weak judge, so only shapes are checked."""
 
 from __future__ import annotations
 

@@ -309,3 +309,26 @@ def test_a_model_whose_verdicts_are_all_unscored_gets_no_rating_and_a_note(tmp_p
     assert written.ratings.empty
     assert any("scripted:bot-mid never played a comparison" in n for n in written.notes)
     assert "scripted:bot-mid never played" in written.markdown.read_text(encoding="utf-8")
+
+
+def test_ratings_per_language_beside_the_overall_ranking(tmp_path: Path) -> None:
+    seeds = [seed_dialogue(i, language="en" if i < 2 else "de") for i in range(4)]
+    run = seeded_run(tmp_path, seeds)
+    short = ScriptedModel("bot-short", lambda r: f"sure, {len(r.messages)}")
+    long = ScriptedModel("bot-long", lambda r: f"{LONG} ({len(r.messages)})")
+    selfchat(SelfChatConfig(models=[short.config(), long.config()], n=4), run, quiet=True)
+    judge(
+        JudgeConfig(protocol="arena", judges=[ScriptedModel("lang-judge", arena_judge).config()]),
+        run,
+        quiet=True,
+    )
+    with RunStore.open(run) as store:
+        written = write_botchat(store, tmp_path / "botchat", rounds=5, resamples=20)
+    ratings = written.ratings
+    assert sorted(ratings["language"].unique()) == ["all", "de", "en"]
+    for _, scope in ratings.groupby("language"):
+        ranked = scope.sort_values("bt", ascending=False)["model"].tolist()
+        assert ranked == ["scripted:bot-short", "scripted:bot-long"]
+    assert (
+        ratings.set_index(["language", "model"]).loc[("de", "scripted:bot-short"), "chatseeds"] == 2
+    )

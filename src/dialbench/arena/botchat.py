@@ -47,7 +47,8 @@ def ratings_definition(rounds: int, resamples: int) -> str:
         f"(1000 + 400·log10(e)·θ), with a 95 % interval from {resamples:,} cluster-bootstrap "
         "draws of the ChatSEEDs (`bootstrap_draws`: those in which every model played). "
         "`P(beats X)`: the probability that the row's model beats X under the Bradley–Terry "
-        "fit. Ratings are per judge and dialogue length, never pooled."
+        "fit. Ratings are per judge and dialogue length, never pooled; in a run with several "
+        "languages, also per language (`language` = all for the overall ranking)."
     )
 
 
@@ -86,9 +87,11 @@ def arena_verdicts(store: RunStore, dialogues: dict[str, Dialogue]) -> pd.DataFr
                 "winner": j.result["winner"],
                 "cluster": key[0],
                 "n": key[1],
+                "language": first.language,
             }
         )
     columns = ["judge", "first", "second", "first_model", "second_model", "winner", "cluster", "n"]
+    columns.append("language")
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -186,10 +189,11 @@ def ratings_table(
     *,
     rounds: int,
     resamples: int,
+    language: str = "all",
 ) -> pd.DataFrame:
-    """Ratings per judge and length of every model with self-chats of that length. A group in
-    which some model never played (say, all its verdicts were unscored) gets no ratings, and a
-    note that says why."""
+    """Ratings per judge and length of every model with self-chats of that length, over the
+    verdicts given (`language` names them). A group in which some model never played (say, all
+    its verdicts were unscored) gets no ratings, and a note that says why."""
     rows = []
     for judge, n, part in groups(verdicts):
         found = comparisons(part)
@@ -198,13 +202,15 @@ def ratings_table(
             elo = {r.model: r for r in bootstrap_elo(found, models, rounds=rounds)}
             bt = bradley_terry(found, models, resamples=resamples)
         except DialbenchError as problem:
-            notes.append(f"no ratings for judge {judge} at N = {n}: {problem}")
+            where = "" if language == "all" else f" in {language}"
+            notes.append(f"no ratings for judge {judge} at N = {n}{where}: {problem}")
             continue
         for i, model in enumerate(bt.models):
             rows.append(
                 {
                     "judge": judge,
                     "n": n,
+                    "language": language,
                     "model": model,
                     "comparisons": sum(model in (c.a, c.b) for c in found),
                     "elo": elo[model].elo,
@@ -331,7 +337,19 @@ def write_botchat(
             models_at.setdefault(len(d.turns), []).append(str(d.participants.assistant))
         models_at = {n: sorted(set(models)) for n, models in models_at.items()}
         unrated: list[str] = []
-        ratings = ratings_table(verdicts, models_at, unrated, rounds=rounds, resamples=resamples)
+        languages = sorted(verdicts["language"].unique())
+        scopes = [("all", verdicts)]
+        if len(languages) > 1:  # per-language rankings beside the overall one
+            scopes += [(tag, verdicts[verdicts["language"] == tag]) for tag in languages]
+        ratings = pd.concat(
+            [
+                ratings_table(
+                    part, models_at, unrated, rounds=rounds, resamples=resamples, language=tag
+                )
+                for tag, part in scopes
+            ],
+            ignore_index=True,
+        )
         notes += unrated
         ratings.to_csv(folder / "ratings.csv", index=False)
         matrix = pd.concat(

@@ -90,7 +90,10 @@ def arena_command(
         console.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
     if not written.ratings.empty:
         shown = written.ratings[
-            ["judge", "n", "model", "comparisons", "elo", "elo_std", "bt", "bt_low", "bt_high"]
+            [
+                *("judge", "n", "language", "model", "comparisons"),
+                *("elo", "elo_std", "bt", "bt_low", "bt_high"),
+            ]
         ]
         console.print(
             shown.to_string(index=False, float_format="%.1f"), markup=False, soft_wrap=True
