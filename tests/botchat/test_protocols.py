@@ -197,6 +197,8 @@ def test_arena_pairs_self_chats_of_a_seed_in_both_orders_and_the_unflagged_one_w
         ratings.loc[(fair.spec, "scripted:bot-short"), "bt"]
         > ratings.loc[(fair.spec, "scripted:bot-long"), "bt"]
     )
+    # bot-long also writes longer utterances: the length covariate takes the win (β < 0)
+    assert (written.ratings.loc[written.ratings["judge"] == fair.spec, "length_beta"] < 0).all()
     consistency = pd.read_csv(tmp_path / "botchat" / "order_consistency.csv").set_index("judge")
     assert consistency.loc[fair.spec, "flips"] == 0
     assert consistency.loc[biased.spec, "flip_rate"] == 1.0  # every verdict follows the order

@@ -13,6 +13,7 @@ from dialbench.arena.ratings import (
     bootstrap_elo,
     bradley_terry,
     elo,
+    length_controlled,
     permutations,
     shuffled_elo_rounds,
 )
@@ -107,3 +108,22 @@ def test_a_model_that_never_plays_or_never_meets_the_others_is_an_error() -> Non
     apart = [WIN, Comparison("c", "d", "a")]
     with pytest.raises(DialbenchError, match=r"c, d never met a"):
         bradley_terry(apart, ["a", "b", "c", "d"])
+
+
+def test_a_length_covariate_explains_wins_that_only_follow_length() -> None:
+    """Whoever is shorter wins, and each model is shorter half the time: the plain fit sees
+    two equal models, the covariate fit a strong negative β and still equal models; with no
+    length effect, the covariate fit gives the plain fit's ratings and β = 0."""
+    comparisons, difference = [], []
+    for seed in range(20):
+        shorter_a = seed % 2 == 0
+        comparisons.append(Comparison("a", "b", "a" if shorter_a else "b", f"s{seed}"))
+        difference.append(-1.0 if shorter_a else 1.0)
+    fit = length_controlled(comparisons, difference, ["a", "b"], resamples=50)
+    assert fit.beta < -5  # separable: only the tiny ridge keeps it finite
+    assert fit.rating == pytest.approx([1000, 1000], abs=1e-3)
+    assert fit.beta_lower <= fit.beta <= fit.beta_upper
+    plain = [WIN, WIN, WIN, LOSS]
+    same = length_controlled(plain, [0.0] * 4, ["a", "b"], resamples=10)
+    assert same.beta == pytest.approx(0, abs=1e-6)
+    assert same.rating[0] == pytest.approx(1095.4243, abs=1e-2)

@@ -22,7 +22,7 @@ from dialbench.arena.analysis import (
     order_consistency,
     win_matrix,
 )
-from dialbench.arena.ratings import bootstrap_elo, bradley_terry
+from dialbench.arena.ratings import bootstrap_elo, bradley_terry, length_controlled
 from dialbench.errors import DialbenchError
 from dialbench.judge.protocols.arena import OUTCOME_DEFINITION, ArenaProtocol, self_chat_key
 from dialbench.judge.protocols.gteval import OUTCOME_DEFINITION as GTEVAL_DEFINITION
@@ -47,8 +47,13 @@ def ratings_definition(rounds: int, resamples: int) -> str:
         f"(1000 + 400·log10(e)·θ), with a 95 % interval from {resamples:,} cluster-bootstrap "
         "draws of the ChatSEEDs (`bootstrap_draws`: those in which every model played). "
         "`P(beats X)`: the probability that the row's model beats X under the Bradley–Terry "
-        "fit. Ratings are per judge and dialogue length, never pooled; in a run with several "
-        "languages, also per language (`language` = all for the overall ranking)."
+        "fit. Length-controlled Bradley–Terry adds a covariate to the same likelihood: "
+        "logit P(a beats b) = θa − θb + β·x, x = the difference in mean cl100k tokens per "
+        "generated utterance between the two dialogues, divided by that difference's standard "
+        "deviation in the group; `length_beta` < 0 means the judge favours the shorter "
+        "dialogue, and `bt_length_controlled` is the rating with that effect taken out (same "
+        "cluster bootstrap). Ratings are per judge and dialogue length, never pooled; in a run "
+        "with several languages, also per language (`language` = all for the overall ranking)."
     )
 
 
@@ -182,9 +187,20 @@ def gteval_plots(table: pd.DataFrame, folder: Path) -> list[Path]:
     return paths
 
 
+def length_differences(part: pd.DataFrame, mean_tokens: dict[str, float]) -> list[float]:
+    """Per verdict, the first dialogue's mean utterance length minus the second's (cl100k
+    tokens of generated utterances; none counts 0), divided by the standard deviation of those
+    differences in the group (0 when every difference is the same)."""
+    pairs = zip(part["first"], part["second"], strict=True)
+    raw = np.array([mean_tokens.get(f, 0.0) - mean_tokens.get(s, 0.0) for f, s in pairs])
+    spread = float(raw.std()) if len(raw) else 0.0
+    return [float(v) for v in (raw / spread if spread > 0 else np.zeros(len(raw)))]
+
+
 def ratings_table(
     verdicts: pd.DataFrame,
     models_at: dict[int, list[str]],
+    mean_tokens: dict[str, float],
     notes: list[str],
     *,
     rounds: int,
@@ -201,6 +217,9 @@ def ratings_table(
         try:
             elo = {r.model: r for r in bootstrap_elo(found, models, rounds=rounds)}
             bt = bradley_terry(found, models, resamples=resamples)
+            controlled = length_controlled(
+                found, length_differences(part, mean_tokens), models, resamples=resamples
+            )
         except DialbenchError as problem:
             where = "" if language == "all" else f" in {language}"
             notes.append(f"no ratings for judge {judge} at N = {n}{where}: {problem}")
@@ -218,6 +237,12 @@ def ratings_table(
                     "bt": bt.rating[i],
                     "bt_low": bt.lower[i],
                     "bt_high": bt.upper[i],
+                    "bt_length_controlled": controlled.rating[i],
+                    "bt_lc_low": controlled.lower[i],
+                    "bt_lc_high": controlled.upper[i],
+                    "length_beta": controlled.beta,
+                    "length_beta_low": controlled.beta_lower,
+                    "length_beta_high": controlled.beta_upper,
                     "chatseeds": bt.clusters,
                     "bootstrap_draws": bt.resamples,
                     **{
@@ -337,6 +362,8 @@ def write_botchat(
             models_at.setdefault(len(d.turns), []).append(str(d.participants.assistant))
         models_at = {n: sorted(set(models)) for n, models in models_at.items()}
         unrated: list[str] = []
+        by_dialogue = lengths.groupby("dialogue_id")["tokens"].mean()
+        mean_tokens = {str(i): float(v) for i, v in by_dialogue.items()}
         languages = sorted(verdicts["language"].unique())
         scopes = [("all", verdicts)]
         if len(languages) > 1:  # per-language rankings beside the overall one
@@ -344,7 +371,13 @@ def write_botchat(
         ratings = pd.concat(
             [
                 ratings_table(
-                    part, models_at, unrated, rounds=rounds, resamples=resamples, language=tag
+                    part,
+                    models_at,
+                    mean_tokens,
+                    unrated,
+                    rounds=rounds,
+                    resamples=resamples,
+                    language=tag,
                 )
                 for tag, part in scopes
             ],
