@@ -1,5 +1,6 @@
 """Arena ratings at the paper's scale: bootstrap ELO (1,000 shuffles x 10 seeds) and
-Bradley-Terry with 1,000 cluster-bootstrap draws, on synthetic verdicts from known strengths.
+Bradley-Terry with 1,000 cluster-bootstrap draws (plain and length-controlled), on synthetic
+verdicts from known strengths.
 
 BotChat Arena had 222 ChatSEEDs and 14 models: 91 pairs per ChatSEED, both orders, so
 40,404 comparisons. Prints the wall time of each, and the ratings beside the true strengths.
@@ -14,7 +15,13 @@ import time
 
 import numpy as np
 
-from dialbench.arena.ratings import Comparison, Outcome, bootstrap_elo, bradley_terry
+from dialbench.arena.ratings import (
+    Comparison,
+    Outcome,
+    bootstrap_elo,
+    bradley_terry,
+    length_controlled,
+)
 
 
 def synthetic(seeds: int, models: int, rng: np.random.Generator) -> list[Comparison]:
@@ -42,6 +49,12 @@ def main() -> None:
     started = time.perf_counter()
     bt = bradley_terry(comparisons, models, resamples=1000)
     print(f"Bradley-Terry, 1,000 cluster draws: {time.perf_counter() - started:.1f} s")
+    started = time.perf_counter()
+    lengths = np.random.default_rng(1).normal(size=len(comparisons)).tolist()
+    controlled = length_controlled(comparisons, lengths, models, resamples=1000)
+    seconds = time.perf_counter() - started
+    print(f"length-controlled Bradley-Terry, 1,000 cluster draws: {seconds:.1f} s")
+    print(f"length beta (no effect simulated): {controlled.beta:.3f}")
     print("model  elo     std   bt      95% CI")
     for r, rating, low, high in zip(elo, bt.rating, bt.lower, bt.upper, strict=True):
         print(
