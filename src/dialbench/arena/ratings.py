@@ -299,10 +299,10 @@ def fit_with_covariate(
         nll = -float((weight * (score * log_win + (1 - score) * log_loss)).sum())
         nll += BT_RIDGE * float(params @ params)
         residual = weight * (score - np.exp(log_win))  # d nll / d d = -residual
-        gradient = np.zeros(models + 1)
-        np.add.at(gradient, a, -residual)
-        np.add.at(gradient, b, residual)
-        gradient[models] = -float((residual * x).sum())
+        gradient = np.append(
+            np.bincount(b, residual, models) - np.bincount(a, residual, models),
+            -float((residual * x).sum()),
+        )
         return nll, gradient + 2 * BT_RIDGE * params
 
     fitted = minimize(
@@ -340,9 +340,7 @@ def length_controlled(
     for _ in range(resamples):
         counts = np.bincount(rng.integers(0, len(names), size=len(names)), minlength=len(names))
         weight = counts[cluster].astype(float)
-        played = np.zeros(len(models))
-        np.add.at(played, a, weight)
-        np.add.at(played, b, weight)
+        played = np.bincount(a, weight, len(models)) + np.bincount(b, weight, len(models))
         if (played > 0).all():
             drawn_theta, drawn_beta = fit_with_covariate(a, b, score, x, weight, len(models))
             draws.append(elo_scale(drawn_theta))
