@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
-import bpe_openai
+if TYPE_CHECKING:
+    from bpe_openai import Encoding
 
 
 @cache
-def _encoding() -> bpe_openai.Encoding:
+def _encoding() -> Encoding:
+    import bpe_openai  # imported here: it costs most of a second on every CLI start
+
     return bpe_openai.get_encoding("cl100k_base")
 
 
