@@ -30,8 +30,12 @@ def test_judge_a_run_that_does_not_exist(cli: RunCli, tmp_path: Path) -> None:
 
 def test_judge_with_an_unknown_protocol(cli: RunCli, example_jsonl: Path, tmp_path: Path) -> None:
     cli("import", example_jsonl, "--run", tmp_path / "run")
-    done = cli("judge", tmp_path / "run", "--protocol", "arena", ok=False)
-    assert_clear_error(done, "unknown protocol 'arena' (known: issues, holistic, submetrics)")
+    done = cli("judge", tmp_path / "run", "--protocol", "tournament", ok=False)
+    assert_clear_error(
+        done,
+        "unknown protocol 'tournament' (known: issues, holistic, submetrics, unieval, arena, "
+        "gteval)",
+    )
 
 
 def test_judge_a_language_the_run_does_not_have(

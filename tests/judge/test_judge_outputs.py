@@ -204,8 +204,8 @@ def test_a_protocol_with_nothing_to_judge_is_a_clear_error(tmp_path: Path) -> No
 
 
 def test_an_unknown_protocol_is_a_clear_error() -> None:
-    with pytest.raises(DialbenchError, match=r"unknown protocol 'arena' \(known: issues"):
-        get_protocol("arena")
+    with pytest.raises(DialbenchError, match=r"unknown protocol 'tournament' \(known: issues"):
+        get_protocol("tournament")
 
 
 def test_selection_by_language_takes_at_most_the_limit_of_each(tmp_path: Path) -> None:

@@ -18,18 +18,21 @@ app = typer.Typer(
 )
 
 from dialbench.cli import (  # noqa: E402  (registers their commands)
+    arena,
     data,
     judge,
     metaeval,
     metric,
     models,
     report,
+    selfchat,
     simulate,
     stats,
 )
 
 __all__ = [
     "app",
+    "arena",
     "data",
     "judge",
     "main",
@@ -37,6 +40,7 @@ __all__ = [
     "metric",
     "models",
     "report",
+    "selfchat",
     "simulate",
     "stats",
 ]

@@ -10,13 +10,24 @@ from pydantic import JsonValue, ValidationError
 from dialbench.errors import DialbenchError
 from dialbench.io.validation import _describe
 from dialbench.judge.protocol import JudgeProtocol
+from dialbench.judge.protocols.arena import ArenaProtocol
+from dialbench.judge.protocols.gteval import GTEvalProtocol
 from dialbench.judge.protocols.holistic import HolisticProtocol
 from dialbench.judge.protocols.issues import IssuesProtocol
 from dialbench.judge.protocols.submetrics import SubmetricsProtocol
+from dialbench.judge.protocols.unieval import UniEvalProtocol
 from dialbench.judge.settings import JudgeSettings
 
 PROTOCOLS: dict[str, type[JudgeProtocol]] = {
-    p.name: p for p in (IssuesProtocol, HolisticProtocol, SubmetricsProtocol)
+    p.name: p
+    for p in (
+        IssuesProtocol,
+        HolisticProtocol,
+        SubmetricsProtocol,
+        UniEvalProtocol,
+        ArenaProtocol,
+        GTEvalProtocol,
+    )
 }
 
 

@@ -1,0 +1,2 @@
+"""BotChat Arena analysis: ratings from pairwise verdicts (bootstrap ELO, Bradley–Terry), win
+matrices, order consistency, and the BotChat results folder of a run."""

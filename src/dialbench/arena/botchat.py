@@ -1,0 +1,423 @@
+"""The BotChat results of a run, from its store: utterance lengths (Table 1, Figure 3), UniEval
+pass@N (Figure 4), Arena ratings (bootstrap ELO, Bradley–Terry with 95 % CIs, P(i beats j)),
+win / tie / lose matrices (Figure 5), order flips per judge, and GTEval against the human
+dialogue (Figure 6), as CSV, PNG and `botchat.md` in one folder (default RUN/botchat), every
+rate with its count and every definition written out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from dialbench.arena.analysis import (
+    CONSISTENCY_DEFINITION,
+    comparisons,
+    groups,
+    order_consistency,
+    win_matrix,
+)
+from dialbench.arena.ratings import bootstrap_elo, bradley_terry, length_controlled
+from dialbench.errors import DialbenchError
+from dialbench.judge.protocols.arena import OUTCOME_DEFINITION, ArenaProtocol, self_chat_key
+from dialbench.judge.protocols.gteval import OUTCOME_DEFINITION as GTEVAL_DEFINITION
+from dialbench.judge.protocols.gteval import GTEvalProtocol
+from dialbench.judge.protocols.unieval import UniEvalProtocol
+from dialbench.judge.protocols.unieval.passrate import DEFAULT_NS, file_stem, pass_at_n, pass_plots
+from dialbench.judge.protocols.unieval.passrate import DEFINITION as PASS_DEFINITION
+from dialbench.plotting import save_png
+from dialbench.rated_items import JudgeNames
+from dialbench.schema import Dialogue, Judgment
+from dialbench.selfchat.generation import SOURCE
+from dialbench.selfchat.lengths import length_table, utterance_lengths, violin_plot
+from dialbench.store import RunStore
+
+
+def ratings_definition(rounds: int, resamples: int) -> str:
+    return (
+        f"Bootstrap ELO (BotChat): init 1000, scale 400, K = 32; the comparisons are shuffled "
+        f"{rounds:,} times and each model's median ELO taken, for 10 shuffle seeds: `elo` is the "
+        "mean over the seeds, `elo_std` the standard deviation across them. Bradley–Terry: "
+        "maximum likelihood (a tie counts as half a win for each side), on the ELO scale "
+        f"(1000 + 400·log10(e)·θ), with a 95 % interval from {resamples:,} cluster-bootstrap "
+        "draws of the ChatSEEDs (`bootstrap_draws`: those in which every model played). "
+        "`P(beats X)`: the probability that the row's model beats X under the Bradley–Terry "
+        "fit. Length-controlled Bradley–Terry adds a covariate to the same likelihood: "
+        "logit P(a beats b) = θa − θb + β·x, x = the difference in mean cl100k tokens per "
+        "generated utterance between the two dialogues, divided by that difference's standard "
+        "deviation in the group; `length_beta` < 0 means the judge favours the shorter "
+        "dialogue, and `bt_length_controlled` is the rating with that effect taken out (same "
+        "cluster bootstrap). Ratings are per judge and dialogue length, never pooled; in a run "
+        "with several languages, also per language (`language` = all for the overall ranking)."
+    )
+
+
+@dataclass(frozen=True)
+class BotChatOutput:
+    folder: Path
+    markdown: Path
+    ratings: pd.DataFrame
+    notes: list[str]
+
+
+def self_chats(store: RunStore) -> dict[str, Dialogue]:
+    return {d.id: d for d in store.records(Dialogue, source=SOURCE) if self_chat_key(d) is not None}
+
+
+def arena_verdicts(store: RunStore, dialogues: dict[str, Dialogue]) -> pd.DataFrame:
+    judgments = list(store.records(Judgment, protocol=ArenaProtocol.name))
+    names = JudgeNames(judgments)
+    rows = []
+    for j in judgments:
+        first, second = (
+            dialogues.get(j.target.dialogue_id),
+            dialogues.get(j.target.other_dialogue_id or ""),
+        )
+        if j.parse_status != "ok" or j.result is None or first is None or second is None:
+            continue
+        key = self_chat_key(first)
+        assert key is not None  # every dialogue in `dialogues` is a finished self-chat
+        rows.append(
+            {
+                "judge": names(j),
+                "first": first.id,
+                "second": second.id,
+                "first_model": first.participants.assistant,
+                "second_model": second.participants.assistant,
+                "winner": j.result["winner"],
+                "cluster": key[0],
+                "n": key[1],
+                "language": first.language,
+            }
+        )
+    columns = ["judge", "first", "second", "first_model", "second_model", "winner", "cluster", "n"]
+    columns.append("language")
+    return pd.DataFrame(rows, columns=columns)
+
+
+def unieval_verdicts(store: RunStore, dialogues: dict[str, Dialogue]) -> pd.DataFrame:
+    judgments = list(store.records(Judgment, protocol=UniEvalProtocol.name))
+    names = JudgeNames(judgments)
+    rows = []
+    for j in judgments:
+        dialogue = dialogues.get(j.target.dialogue_id)
+        if j.parse_status != "ok" or j.result is None or dialogue is None:
+            continue
+        index = j.result["first_ai_index"]
+        rows.append(
+            {
+                "judge": names(j),
+                "chatbot": dialogue.participants.assistant,
+                "ai_involved": bool(j.result["ai_involved"]),
+                "first_ai_index": float(index) if isinstance(index, int) else np.nan,
+                "utterances": len(dialogue.turns),
+                "seed_utterances": dialogue.metadata.get("seed_utterances", 0),
+            }
+        )
+    columns = ["judge", "chatbot", "ai_involved", "first_ai_index", "utterances", "seed_utterances"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def gteval_table(store: RunStore, dialogues: dict[str, Dialogue]) -> pd.DataFrame:
+    """GTEval (Figure 6): per judge and model, wins / ties / losses against the human dialogue
+    over the scored judgments of both orders, sorted by win + tie rate."""
+    judgments = list(store.records(Judgment, protocol=GTEvalProtocol.name))
+    names = JudgeNames(judgments)
+    rows = []
+    for j in judgments:
+        if j.parse_status != "ok" or j.result is None:
+            continue
+        first, second = j.target.dialogue_id, j.target.other_dialogue_id or ""
+        position = "first" if first in dialogues else "second" if second in dialogues else None
+        if position is None:
+            continue
+        chat = dialogues[first if position == "first" else second]
+        winner = j.result["winner"]
+        outcome = "tie" if winner == "tie" else "win" if winner == position else "loss"
+        rows.append({"judge": names(j), "model": chat.participants.assistant, "outcome": outcome})
+    columns = [
+        "judge",
+        "model",
+        "judgments",
+        "wins",
+        "ties",
+        "losses",
+        "win_rate",
+        "win_or_tie_rate",
+    ]
+    if not rows:
+        return pd.DataFrame(columns=columns)
+    counts = (
+        pd.DataFrame(rows)
+        .groupby(["judge", "model"])["outcome"]
+        .value_counts()
+        .unstack(fill_value=0)
+        .reindex(columns=["win", "tie", "loss"], fill_value=0)
+        .rename(columns={"win": "wins", "tie": "ties", "loss": "losses"})
+        .reset_index()
+    )
+    counts["judgments"] = counts[["wins", "ties", "losses"]].sum(axis=1)
+    counts["win_rate"] = counts["wins"] / counts["judgments"]
+    counts["win_or_tie_rate"] = (counts["wins"] + counts["ties"]) / counts["judgments"]
+    ordered = counts.sort_values(["judge", "win_or_tie_rate"], ascending=[True, False])
+    return ordered[columns].reset_index(drop=True)
+
+
+def gteval_plots(table: pd.DataFrame, folder: Path) -> list[Path]:
+    """Figure 6: win / tie / lose shares against the human dialogue, one bar per model."""
+    paths = []
+    for judge, part in table.groupby("judge", sort=True):
+        figure, axes = plt.subplots(figsize=(6, 1.2 + 0.5 * len(part)))
+        left = np.zeros(len(part))
+        for column, colour in (("wins", "tab:green"), ("ties", "tab:gray"), ("losses", "tab:red")):
+            share = (part[column] / part["judgments"]).to_numpy(dtype=float)
+            axes.barh(part["model"], share, left=left, color=colour, label=column)
+            left += share
+        axes.invert_yaxis()
+        axes.set_xlim(0, 1)
+        axes.set_xlabel("share of judgments (both orders)")
+        axes.set_title(f"GTEval against the human dialogue — judge {judge}")
+        axes.legend(fontsize="small", loc="lower right")
+        paths.append(save_png(figure, folder / f"gteval_{file_stem(str(judge))}.png"))
+    return paths
+
+
+def length_differences(part: pd.DataFrame, mean_tokens: dict[str, float]) -> list[float]:
+    """Per verdict, the first dialogue's mean utterance length minus the second's (cl100k
+    tokens of generated utterances; none counts 0), divided by the standard deviation of those
+    differences in the group (0 when every difference is the same)."""
+    pairs = zip(part["first"], part["second"], strict=True)
+    raw = np.array([mean_tokens.get(f, 0.0) - mean_tokens.get(s, 0.0) for f, s in pairs])
+    spread = float(raw.std()) if len(raw) else 0.0
+    return [float(v) for v in (raw / spread if spread > 0 else np.zeros(len(raw)))]
+
+
+def ratings_table(
+    verdicts: pd.DataFrame,
+    models_at: dict[int, list[str]],
+    mean_tokens: dict[str, float],
+    notes: list[str],
+    *,
+    rounds: int,
+    resamples: int,
+    language: str = "all",
+) -> pd.DataFrame:
+    """Ratings per judge and length of every model with self-chats of that length, over the
+    verdicts given (`language` names them). A group in which some model never played (say, all
+    its verdicts were unscored) gets no ratings, and a note that says why."""
+    rows = []
+    for judge, n, part in groups(verdicts):
+        found = comparisons(part)
+        models = models_at[n]
+        try:
+            elo = {r.model: r for r in bootstrap_elo(found, models, rounds=rounds)}
+            bt = bradley_terry(found, models, resamples=resamples)
+            controlled = length_controlled(
+                found, length_differences(part, mean_tokens), models, resamples=resamples
+            )
+        except DialbenchError as problem:
+            where = "" if language == "all" else f" in {language}"
+            notes.append(f"no ratings for judge {judge} at N = {n}{where}: {problem}")
+            continue
+        for i, model in enumerate(bt.models):
+            rows.append(
+                {
+                    "judge": judge,
+                    "n": n,
+                    "language": language,
+                    "model": model,
+                    "comparisons": sum(model in (c.a, c.b) for c in found),
+                    "elo": elo[model].elo,
+                    "elo_std": elo[model].std_across_seeds,
+                    "bt": bt.rating[i],
+                    "bt_low": bt.lower[i],
+                    "bt_high": bt.upper[i],
+                    "bt_length_controlled": controlled.rating[i],
+                    "bt_lc_low": controlled.lower[i],
+                    "bt_lc_high": controlled.upper[i],
+                    "length_beta": controlled.beta,
+                    "length_beta_low": controlled.beta_lower,
+                    "length_beta_high": controlled.beta_upper,
+                    "chatseeds": bt.clusters,
+                    "bootstrap_draws": bt.resamples,
+                    **{
+                        f"P(beats {other})": bt.win_probability[i][k]
+                        for k, other in enumerate(bt.models)
+                    },
+                }
+            )
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    return table.sort_values(["judge", "n", "elo"], ascending=[True, True, False]).reset_index(
+        drop=True
+    )
+
+
+def heatmaps(verdicts: pd.DataFrame, folder: Path) -> list[Path]:
+    """Figure 5: win rate and win-or-tie rate of each row model against each column model."""
+    paths = []
+    for judge, n, part in groups(verdicts):
+        matrix = win_matrix(part)
+        models = sorted(set(matrix["model"]))
+        figure, axes = plt.subplots(1, 2, figsize=(4 + 2.4 * len(models), 1.5 + 1.2 * len(models)))
+        for ax, column, title in zip(
+            axes, ("win_rate", "win_or_tie_rate"), ("win rate", "win + tie rate"), strict=True
+        ):
+            rates = (
+                matrix.pivot(index="model", columns="opponent", values=column)
+                .reindex(index=models, columns=models)
+                .to_numpy(dtype=float)
+            )
+            games = (
+                matrix.pivot(index="model", columns="opponent", values="games")
+                .reindex(index=models, columns=models)
+                .to_numpy(dtype=float)
+            )
+            ax.imshow(rates, vmin=0, vmax=1, cmap="RdYlGn")
+            ax.set_xticks(range(len(models)), models, rotation=30, ha="right", fontsize="small")
+            ax.set_yticks(range(len(models)), models, fontsize="small")
+            for r in range(len(models)):
+                for c in range(len(models)):
+                    if not np.isnan(rates[r, c]):
+                        text = f"{rates[r, c]:.0%}\nn={int(games[r, c])}"
+                        ax.text(c, r, text, ha="center", va="center", fontsize="small")
+            ax.set_title(f"{title} (row vs column)")
+        figure.suptitle(f"BotChat Arena, N = {n} — judge {judge}")
+        paths.append(save_png(figure, folder / f"arena_winrate_{file_stem(judge)}_n{n}.png"))
+    return paths
+
+
+def _markdown_table(frame: pd.DataFrame) -> str:
+    return frame.to_markdown(index=False, floatfmt=".3f", missingval="-")
+
+
+def write_botchat(
+    store: RunStore,
+    folder: Path,
+    *,
+    rounds: int = 1000,
+    resamples: int = 1000,
+    pass_at: Sequence[int] = DEFAULT_NS,
+) -> BotChatOutput:
+    """Every BotChat table and figure the run supports, written to `folder`."""
+    dialogues = self_chats(store)
+    if not dialogues:
+        raise DialbenchError(
+            f"{store.path.parent} holds no finished self-chats: run dialbench selfchat first"
+        )
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in [*folder.glob("*.png"), *folder.glob("*.csv")]:
+        stale.unlink()
+    lines = [f"# BotChat results: {store.path.parent}", ""]
+    notes: list[str] = []
+
+    lengths = utterance_lengths(list(dialogues.values()))
+    lengths_table = length_table(lengths)
+    lengths_table.to_csv(folder / "lengths.csv", index=False)
+    violin_plot(lengths, folder / "lengths_violin.png")
+    lines += [
+        "## Utterance lengths (Table 1, Figure 3)",
+        "",
+        "Generated utterances only (the ChatSEED is human), in cl100k_base tokens.",
+        "",
+        _markdown_table(lengths_table),
+        "",
+        "![lengths](lengths_violin.png)",
+        "",
+    ]
+
+    unieval = unieval_verdicts(store, dialogues)
+    lines += ["## UniEval pass@N (Figure 4)", "", PASS_DEFINITION, ""]
+    if unieval.empty:
+        notes.append(f"no scored UniEval judgments: dialbench judge {store.path.parent} -p unieval")
+        lines += ["No scored UniEval judgments yet.", ""]
+    else:
+        passes = pass_at_n(unieval, pass_at)
+        passes.to_csv(folder / "unieval_pass.csv", index=False)
+        plots = pass_plots(passes, folder)
+        lines += [_markdown_table(passes), ""] + [f"![pass@N]({p.name})" for p in plots] + [""]
+
+    verdicts = arena_verdicts(store, dialogues)
+    lines += [
+        "## BotChat Arena",
+        "",
+        OUTCOME_DEFINITION,
+        "",
+        ratings_definition(rounds, resamples),
+        "",
+    ]
+    ratings = pd.DataFrame()
+    if verdicts.empty:
+        notes.append(f"no scored arena judgments: dialbench arena {store.path.parent}")
+        lines += ["No scored arena judgments yet.", ""]
+    else:
+        models_at: dict[int, list[str]] = {}
+        for d in dialogues.values():
+            models_at.setdefault(len(d.turns), []).append(str(d.participants.assistant))
+        models_at = {n: sorted(set(models)) for n, models in models_at.items()}
+        unrated: list[str] = []
+        by_dialogue = lengths.groupby("dialogue_id")["tokens"].mean()
+        mean_tokens = {str(i): float(v) for i, v in by_dialogue.items()}
+        languages = sorted(verdicts["language"].unique())
+        scopes = [("all", verdicts)]
+        if len(languages) > 1:  # per-language rankings beside the overall one
+            scopes += [(tag, verdicts[verdicts["language"] == tag]) for tag in languages]
+        ratings = pd.concat(
+            [
+                ratings_table(
+                    part,
+                    models_at,
+                    mean_tokens,
+                    unrated,
+                    rounds=rounds,
+                    resamples=resamples,
+                    language=tag,
+                )
+                for tag, part in scopes
+            ],
+            ignore_index=True,
+        )
+        notes += unrated
+        ratings.to_csv(folder / "ratings.csv", index=False)
+        matrix = pd.concat(
+            [win_matrix(part).assign(judge=j, n=n) for j, n, part in groups(verdicts)]
+        )
+        matrix.to_csv(folder / "win_tie_lose.csv", index=False)
+        consistency = order_consistency(verdicts)
+        consistency.to_csv(folder / "order_consistency.csv", index=False)
+        plots = heatmaps(verdicts, folder)
+        lines += [
+            "### Ratings",
+            "",
+            *[f"Note: {note}." for note in unrated],
+            "",
+            _markdown_table(ratings) if not ratings.empty else "No ratings.",
+            "",
+            "### Win / tie / lose (Figure 5)",
+            "",
+            _markdown_table(matrix),
+            "",
+            *[f"![win rates]({p.name})" for p in plots],
+            "",
+            "### Position consistency per judge",
+            "",
+            CONSISTENCY_DEFINITION,
+            "",
+            _markdown_table(consistency),
+            "",
+        ]
+    gteval = gteval_table(store, dialogues)
+    if not gteval.empty:
+        gteval.to_csv(folder / "gteval.csv", index=False)
+        plots = gteval_plots(gteval, folder)
+        lines += ["## GTEval against the human dialogue (Figure 6)", "", GTEVAL_DEFINITION, ""]
+        lines += [_markdown_table(gteval), ""] + [f"![GTEval]({p.name})" for p in plots] + [""]
+    markdown = folder / "botchat.md"
+    markdown.write_text("\n".join(lines), encoding="utf-8")
+    return BotChatOutput(folder=folder, markdown=markdown, ratings=ratings, notes=notes)

@@ -1,0 +1,81 @@
+"""UniEval's pass@N (BotChat Figure 4): a dialogue passes at N when the judge finds it human, or
+finds its first AI-generated utterance after the N-th.
+
+Only the generated part can fail: an index inside the ChatSEED (human utterances) is a judge
+error, counted apart and in no rate's denominator. N is only counted for dialogues at least N
+utterances long. Every rate comes with its counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from dialbench.plotting import save_png
+
+DEFAULT_NS = (4, 8, 12, 16)
+DEFINITION = (
+    "pass@N: the judge says the dialogue is not AI-involved, or that its first AI-generated "
+    "utterance comes after the N-th (indices from 1, the ChatSEED included). A judge index "
+    "inside the ChatSEED (human utterances) is a judge error: counted apart, neither pass nor "
+    "fail. N counts only dialogues with at least N utterances (no row where none is); unscored "
+    "judgments are left out."
+)
+
+
+def file_stem(text: str) -> str:
+    """A model or judge name as part of a file name (as the report's plots name theirs)."""
+    return "".join(c if c.isalnum() else "-" for c in text).strip("-").lower()
+
+
+COLUMNS = ["judge", "chatbot", "n", "dialogues", "passed", "judge_errors", "rate"]
+
+
+def pass_at_n(verdicts: pd.DataFrame, ns: Sequence[int] = DEFAULT_NS) -> pd.DataFrame:
+    """`verdicts`: one scored judgment per row with `judge`, `chatbot`, `ai_involved`,
+    `first_ai_index` (NaN for none), `utterances` and `seed_utterances`.
+
+    One row per judge, chatbot and N: dialogues counted, passed, judge errors, pass rate."""
+    rows = []
+    for (judge, chatbot), part in verdicts.groupby(["judge", "chatbot"], sort=True):
+        index = part["first_ai_index"]
+        error = part["ai_involved"].astype(bool) & (index <= part["seed_utterances"])
+        for n in ns:
+            long_enough = part["utterances"] >= n
+            if not long_enough.any():
+                continue
+            counted = long_enough & ~error
+            passed = counted & (~part["ai_involved"].astype(bool) | (index > n))
+            dialogues = int(counted.sum())
+            rows.append(
+                {
+                    "judge": judge,
+                    "chatbot": chatbot,
+                    "n": n,
+                    "dialogues": dialogues,
+                    "passed": int(passed.sum()),
+                    "judge_errors": int((long_enough & error).sum()),
+                    "rate": passed.sum() / dialogues if dialogues else None,
+                }
+            )
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def pass_plots(table: pd.DataFrame, folder: Path) -> list[Path]:
+    """Figure 4: one line per chatbot, pass rate against N, one figure per judge."""
+    paths = []
+    for judge, part in table.dropna(subset=["rate"]).groupby("judge", sort=True):
+        figure, axes = plt.subplots(figsize=(6, 4))
+        for chatbot, line in part.groupby("chatbot", sort=True):
+            axes.plot(line["n"], line["rate"], marker="o", label=str(chatbot))
+        axes.set_xlabel("N (utterances, the ChatSEED included)")
+        axes.set_ylabel("pass rate")
+        axes.set_ylim(0, 1.05)
+        axes.set_xticks(sorted(part["n"].unique()))
+        axes.set_title(f"UniEval pass@N — judge {judge}")
+        axes.legend(fontsize="small")
+        paths.append(save_png(figure, folder / f"unieval_pass_{file_stem(str(judge))}.png"))
+    return paths

@@ -1,0 +1,59 @@
+"""The UniEval part of the report, from the UniEval judgments alone: per judge and chatbot the
+share of dialogues judged human, and where the judge put the first AI-generated utterance.
+pass@N needs each dialogue's length and ChatSEED: `dialbench arena RUN` writes it to
+RUN/botchat (Figure 4)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from dialbench.judge.protocols.unieval import UniEvalProtocol
+from dialbench.report.sections import Section, table
+from dialbench.report.tables import ok
+
+
+def human_rates(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per judge and chatbot: judgments, unscored, judged human (count and share of scored),
+    and the median first AI index among those judged AI-involved."""
+    rows = []
+    own = frame[frame["protocol"] == UniEvalProtocol.name]
+    for column in ("ai_involved", "first_ai_index"):  # absent when nothing was scored
+        if column not in own:
+            own = own.assign(**{column: float("nan")})
+    for (judge, chatbot), part in own.groupby(["judge", "chatbot"], sort=True):
+        scored = ok(part)
+        involved = scored["ai_involved"].astype(float) == 1.0
+        human = int((~involved).sum())
+        indices = scored.loc[involved, "first_ai_index"]
+        rows.append(
+            {
+                "judge": judge,
+                "chatbot": chatbot,
+                "judgments": len(part),
+                "unscored": len(part) - len(scored),
+                "judged_human": human,
+                "human_rate": human / len(scored) if len(scored) else None,
+                "median_first_ai_index": float(indices.median()) if len(indices) else None,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def sections(frame: pd.DataFrame, folder: Path) -> list[Section]:
+    rates = human_rates(frame)
+    if rates.empty:
+        return []
+    return [
+        Section(
+            key="unieval",
+            title="UniEval: dialogues judged human per chatbot",
+            note="The judge reads each self-chat as chats numbered from 1 and says whether it is "
+            "AI-involved and from which chat on. human_rate = judged not AI-involved / scored "
+            "judgments (the pass rate at the dialogue's full length). pass@N per N, with judge "
+            "indices inside the ChatSEED counted as judge errors: `dialbench arena RUN` writes it "
+            "to RUN/botchat.",
+            tables=[table(folder, "unieval_human_rates", "Per judge and chatbot", rates)],
+        )
+    ]

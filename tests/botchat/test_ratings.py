@@ -1,0 +1,129 @@
+"""Ratings on hand-computed cases and their properties: vanilla and bootstrap ELO exactly as
+BotChat computes them, Bradley–Terry by maximum likelihood with cluster-bootstrap intervals."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dialbench.arena.ratings import (
+    Comparison,
+    bootstrap_elo,
+    bradley_terry,
+    elo,
+    length_controlled,
+    permutations,
+    shuffled_elo_rounds,
+)
+from dialbench.errors import DialbenchError
+
+WIN, TIE, LOSS = Comparison("a", "b", "a"), Comparison("a", "b", "tie"), Comparison("a", "b", "b")
+
+
+def test_vanilla_elo_matches_the_hand_computed_updates() -> None:
+    # a wins from 1000/1000: E = 0.5, so a gains K * 0.5 = 16
+    assert elo([WIN], ["a", "b"]) == {"a": 1016.0, "b": 984.0}
+    # then a tie: E_a = 1 / (1 + 10^(-32/400)) = 0.545922..., a loses 32 * 0.045922 = 1.46950
+    after_tie = elo([WIN, TIE], ["a", "b"])
+    assert after_tie["a"] == pytest.approx(1014.5304985, abs=1e-6)
+    assert after_tie["b"] == pytest.approx(985.4695015, abs=1e-6)
+    # then a loss
+    assert elo([WIN, TIE, LOSS], ["a", "b"])["a"] == pytest.approx(997.1953025, abs=1e-6)
+    # zero-sum: the two ratings always add up to 2000
+    assert sum(elo([WIN, TIE, LOSS, WIN], ["a", "b"]).values()) == pytest.approx(2000)
+
+
+def test_the_bootstrap_runs_each_round_on_its_own_order_of_the_input() -> None:
+    """FastChat's bootstrap once read a global table instead of its argument, so every round
+    saw the same data: here each round must be ELO over that round's permutation."""
+    comparisons = [WIN, LOSS, TIE, WIN, Comparison("b", "c", "b"), Comparison("c", "a", "tie")]
+    models = ["a", "b", "c"]
+    orders = permutations(len(comparisons), 50, seed=3)
+    assert all(sorted(row) == list(range(len(comparisons))) for row in orders)
+    assert len({tuple(row) for row in orders}) > 1
+    rounds = shuffled_elo_rounds(comparisons, models, orders)
+    for row, order in zip(rounds, orders, strict=True):
+        expected = elo([comparisons[i] for i in order], models)
+        assert row == pytest.approx([expected[m] for m in models])
+    assert len({tuple(np.round(row, 6)) for row in rounds}) > 1  # the order matters for ELO
+    # another seed draws other orders
+    assert not np.array_equal(orders, permutations(len(comparisons), 50, seed=4))
+
+
+def test_bootstrap_elo_takes_the_median_then_averages_over_seeds() -> None:
+    # every order of identical comparisons is the same: the bootstrap ELO is the vanilla one
+    [a, b] = bootstrap_elo([WIN, WIN, WIN], ["a", "b"], rounds=20, seeds=range(3))
+    assert a.elo == pytest.approx(1043.7476, abs=1e-3)
+    assert b.elo == pytest.approx(2000 - 1043.7476, abs=1e-3)
+    assert a.std_across_seeds == pytest.approx(0.0)
+    # one win each way: each order ends at 998.53 or 1001.47 for a; with an odd number of
+    # rounds the median is one of the two, and the mean over seeds lies between them
+    [a, _] = bootstrap_elo([WIN, LOSS], ["a", "b"], rounds=11, seeds=range(10))
+    assert 998.53 - 1e-2 <= a.elo <= 1001.47 + 1e-2
+    assert (a.seeds, a.rounds) == (10, 11)
+
+
+def test_bradley_terry_maximum_likelihood_on_hand_computed_cases() -> None:
+    # 3 wins to 1: θa - θb = ln 3, P(a beats b) = 3/4; on the ELO scale ±(400/ln 10)(ln 3)/2
+    fit = bradley_terry([WIN, WIN, WIN, LOSS], ["a", "b"], resamples=10)
+    assert fit.rating[0] == pytest.approx(1095.4243, abs=1e-2)
+    assert fit.rating[1] == pytest.approx(904.5757, abs=1e-2)
+    assert fit.win_probability[0][1] == pytest.approx(0.75, abs=1e-4)
+    # a tie is half a win each: 1 win + 2 ties = 2 "wins" to 1, so P = 2/3
+    fit = bradley_terry([WIN, TIE, TIE], ["a", "b"], resamples=10)
+    assert fit.win_probability[0][1] == pytest.approx(2 / 3, abs=1e-4)
+    assert fit.rating[0] == pytest.approx(1000 + 400 / math.log(10) * math.log(2) / 2, abs=1e-2)
+
+
+def test_a_dominant_model_ranks_first_with_an_interval_around_its_rating() -> None:
+    comparisons = []
+    for seed in range(12):
+        comparisons += [
+            Comparison("top", "mid", "a", f"s{seed}"),
+            Comparison("mid", "top", "b", f"s{seed}"),
+            Comparison("top", "low", "a", f"s{seed}"),
+            Comparison("mid", "low", "a" if seed % 3 else "tie", f"s{seed}"),
+            Comparison("low", "mid", "b" if seed % 4 else "a", f"s{seed}"),
+        ]
+    models = ["low", "mid", "top"]
+    fit = bradley_terry(comparisons, models, resamples=200, seed=1)
+    ranked = [m for _, m in sorted(zip(fit.rating, models, strict=True), reverse=True)]
+    assert ranked == ["top", "mid", "low"]
+    for rating, low, high in zip(fit.rating, fit.lower, fit.upper, strict=True):
+        assert low <= rating + 1e-6 <= high + 2e-6
+    assert fit.clusters == 12
+    assert fit.resamples == 200
+    assert fit.win_probability[2][0] > 0.99  # top never lost: a finite, very high rating
+    elo_ranked = sorted(bootstrap_elo(comparisons, models, rounds=50), key=lambda r: -r.elo)
+    assert [r.model for r in elo_ranked] == ["top", "mid", "low"]
+
+
+def test_a_model_that_never_plays_or_never_meets_the_others_is_an_error() -> None:
+    with pytest.raises(DialbenchError, match=r"c never played a comparison"):
+        bradley_terry([WIN], ["a", "b", "c"])
+    with pytest.raises(DialbenchError, match=r"c never played a comparison"):
+        bootstrap_elo([WIN], ["a", "b", "c"], rounds=5)
+    apart = [WIN, Comparison("c", "d", "a")]
+    with pytest.raises(DialbenchError, match=r"c, d never met a"):
+        bradley_terry(apart, ["a", "b", "c", "d"])
+
+
+def test_a_length_covariate_explains_wins_that_only_follow_length() -> None:
+    """Whoever is shorter wins, and each model is shorter half the time: the plain fit sees
+    two equal models, the covariate fit a strong negative β and still equal models; with no
+    length effect, the covariate fit gives the plain fit's ratings and β = 0."""
+    comparisons, difference = [], []
+    for seed in range(20):
+        shorter_a = seed % 2 == 0
+        comparisons.append(Comparison("a", "b", "a" if shorter_a else "b", f"s{seed}"))
+        difference.append(-1.0 if shorter_a else 1.0)
+    fit = length_controlled(comparisons, difference, ["a", "b"], resamples=50)
+    assert fit.beta < -5  # separable: only the tiny ridge keeps it finite
+    assert fit.rating == pytest.approx([1000, 1000], abs=1e-3)
+    assert fit.beta_lower <= fit.beta <= fit.beta_upper
+    plain = [WIN, WIN, WIN, LOSS]
+    same = length_controlled(plain, [0.0] * 4, ["a", "b"], resamples=10)
+    assert same.beta == pytest.approx(0, abs=1e-6)
+    assert same.rating[0] == pytest.approx(1095.4243, abs=1e-2)
