@@ -16,7 +16,7 @@ from dialbench.errors import DialbenchError
 from dialbench.judge import registry
 from dialbench.judge.protocol import PairProtocol, Question, Result, hashes
 from dialbench.judge.registry import get_protocol
-from dialbench.judge.stage import JudgeConfig, judge
+from dialbench.judge.stage import JudgeConfig, judge, select_dialogues
 from dialbench.judge.transcript import transcript
 from dialbench.llm.base import JsonSchema, Message
 from dialbench.metaeval.diagnostics import position_consistency
@@ -152,3 +152,18 @@ def test_options_on_the_command_line_and_no_usable_judgment_exits_non_zero(
     bad = cli("judge", tmp_path / "run", "-p", "holistic", "--option", "shots=3", ok=False)
     assert bad.returncode == 1
     assert "option shots: Extra inputs are not permitted" in bad.stderr
+
+
+def test_the_limit_counts_only_dialogues_the_protocol_judges(tmp_path: Path) -> None:
+    only_users = [dialogue(f"q{i}", turns=1) for i in range(3)]
+    answered = [dialogue(f"a{i}", turns=2) for i in range(3)]
+    with RunStore.open(tmp_path) as store, store.run("import") as run:
+        store.add([*only_users, *answered], run)
+        chosen = select_dialogues(store, limit=2, protocol=get_protocol("submetrics"))
+        assert [d.turns[0].text for d in chosen] == ["a0 (0)", "a1 (0)"]
+    with RunStore.open(tmp_path / "users") as store, store.run("import") as run:
+        store.add(only_users, run)
+        with pytest.raises(
+            DialbenchError, match=r"finds nothing to judge .*it judges chatbot turns"
+        ):
+            select_dialogues(store, protocol=get_protocol("submetrics"))

@@ -71,6 +71,7 @@ class JudgeProtocol(ABC):
     description: ClassVar[str]
     default_max_tokens: ClassVar[int]
     Options: ClassVar[type[ProtocolOptions]] = ProtocolOptions
+    judged_items: ClassVar[str] = "whole dialogues"
 
     def __init__(
         self, settings: JudgeSettings | None = None, options: Mapping[str, JsonValue] | None = None
@@ -90,6 +91,11 @@ class JudgeProtocol(ABC):
     @abstractmethod
     def file_hashes(self) -> dict[str, str]:
         """The sha256 of every prompt and data file the questions are built from, by name."""
+
+    def judges(self, dialogue: Dialogue) -> bool:
+        """Whether this protocol has anything to judge in the dialogue: the stage selects only
+        such dialogues, so `--limit` counts them and not others."""
+        return True
 
     @abstractmethod
     def tasks(self, dialogues: Sequence[Dialogue]) -> list[Task]:
@@ -118,6 +124,10 @@ class TurnProtocol(JudgeProtocol):
 
     Options: ClassVar[type[ProtocolOptions]] = TurnOptions
     options: TurnOptions
+    judged_items: ClassVar[str] = "chatbot turns"
+
+    def judges(self, dialogue: Dialogue) -> bool:
+        return any(turn.role == "assistant" for turn in dialogue.turns)
 
     def tasks(self, dialogues: Sequence[Dialogue]) -> list[Task]:
         tasks = []
@@ -141,6 +151,8 @@ class TurnProtocol(JudgeProtocol):
 
 class PairProtocol(JudgeProtocol):
     """Judges ordered pairs of dialogues; both orders are judged, so position bias shows."""
+
+    judged_items: ClassVar[str] = "pairs of dialogues from one seed by different chatbots"
 
     def pairs(self, dialogues: Sequence[Dialogue]) -> Iterator[tuple[Dialogue, Dialogue]]:
         """By default, dialogues from the same seed, language and user with different chatbots,

@@ -110,22 +110,31 @@ class _Job:
 
 
 def select_dialogues(
-    store: RunStore, *, languages: Sequence[str] = (), limit: int | None = None
+    store: RunStore,
+    *,
+    languages: Sequence[str] = (),
+    limit: int | None = None,
+    protocol: JudgeProtocol | None = None,
 ) -> list[Dialogue]:
-    """The dialogues to judge in storage order: of the given languages (default all), at most
-    `limit` per language so a small budget still covers every language. None is an error."""
+    """The dialogues to judge in storage order: of the given languages (default all), those the
+    protocol judges anything in, at most `limit` per language so a small budget still covers
+    every language. None is an error."""
     try:
         wanted = {standard_language_tag(tag) for tag in languages}
     except ValueError as invalid:
         raise DialbenchError(str(invalid)) from invalid
     taken: Counter[str] = Counter()
-    dialogues = []
+    dialogues, passed_over = [], 0
     for dialogue in store.records(Dialogue):
         if wanted and dialogue.language not in wanted:
             continue
-        if limit is None or taken[dialogue.language] < limit:
+        if protocol is not None and not protocol.judges(dialogue):
+            passed_over += 1
+        elif limit is None or taken[dialogue.language] < limit:
             taken[dialogue.language] += 1
             dialogues.append(dialogue)
+    if not dialogues and protocol is not None and passed_over:
+        raise _nothing_to_judge(protocol, passed_over)
     if not dialogues:
         which = f"no dialogues in {', '.join(sorted(wanted))}" if wanted else "no dialogues"
         raise DialbenchError(
@@ -133,6 +142,13 @@ def select_dialogues(
             f"(dialbench import FILE --run {store.path.parent})"
         )
     return dialogues
+
+
+def _nothing_to_judge(protocol: JudgeProtocol, dialogues: int) -> DialbenchError:
+    return DialbenchError(
+        f"protocol {protocol.name!r} finds nothing to judge in the {dialogues} selected "
+        f"dialogue(s): it judges {protocol.judged_items}"
+    )
 
 
 def judge_configuration(protocol: JudgeProtocol, model: Model) -> JudgeConfiguration:
@@ -233,10 +249,7 @@ async def judge_dialogues(
     started = time.perf_counter()
     tasks = protocol.tasks(dialogues)
     if not tasks:
-        raise DialbenchError(
-            f"protocol {protocol.name!r} finds nothing to judge in the {len(dialogues)} "
-            "selected dialogue(s) (it judges chatbot turns: are there any?)"
-        )
+        raise _nothing_to_judge(protocol, len(dialogues))
     stored_ok = {
         j.id for j in store.records(Judgment, protocol=protocol.name) if j.parse_status == "ok"
     }
@@ -288,7 +301,9 @@ def judge(config: JudgeConfig, run_dir: str | Path, *, quiet: bool = False) -> J
     """Run the stage on the run directory's store: judgments are stored, usage is recorded."""
     protocol = config.build_protocol()
     with RunStore.open(run_dir, create=False) as store:
-        dialogues = select_dialogues(store, languages=config.languages, limit=config.limit)
+        dialogues = select_dialogues(
+            store, languages=config.languages, limit=config.limit, protocol=protocol
+        )
         with (
             store.run("judge", config.model_dump(mode="json")) as record,
             Runner(run_dir, run_id=record.id, quiet=quiet) as runner,

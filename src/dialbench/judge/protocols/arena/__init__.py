@@ -10,7 +10,7 @@ outcome: the model whose conversation the judge did not flag wins; Both and Neit
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field, JsonValue
 
@@ -60,6 +60,11 @@ class ArenaProtocol(PairProtocol):
 
     def file_hashes(self) -> dict[str, str]:
         return hashes(load_prompt("judge_arena", __name__))
+
+    judged_items: ClassVar[str] = "self-chats of one ChatSEED and length by different models"
+
+    def judges(self, dialogue: Dialogue) -> bool:
+        return self_chat_key(dialogue) is not None
 
     def pairs(self, dialogues: Sequence[Dialogue]) -> Iterator[tuple[Dialogue, Dialogue]]:
         """Self-chats of the same ChatSEED and length by different models, in both orders;

@@ -11,6 +11,7 @@ loses when it flags the self-chat; Both and Neither are ties.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from typing import ClassVar
 
 from pydantic import JsonValue
 
@@ -37,6 +38,7 @@ class GTEvalProtocol(PairProtocol):
     name = "gteval"
     description = "BotChat GTEval: a self-chat against its human dialogue, same length"
     default_max_tokens = 256
+    judged_items: ClassVar[str] = "self-chats with the human dialogue they were seeded from"
 
     def file_hashes(self) -> dict[str, str]:
         return hashes(load_prompt("judge_gteval", __name__))

@@ -100,6 +100,7 @@ class UniEvalProtocol(DialogueProtocol):
     default_max_tokens = 256
     Options: ClassVar[type[ProtocolOptions]] = UniEvalOptions
     options: UniEvalOptions
+    judged_items: ClassVar[str] = "finished self-chats (with include=all: every dialogue)"
 
     def file_hashes(self) -> dict[str, str]:
         files = hashes(load_prompt("judge_unieval", __name__))
@@ -107,12 +108,14 @@ class UniEvalProtocol(DialogueProtocol):
             files["unieval_examples"] = load_examples().sha256
         return files
 
-    def tasks(self, dialogues: Sequence[Dialogue]) -> list[Task]:
+    def judges(self, dialogue: Dialogue) -> bool:
         """Finished self-chats (a failed generation is redone, not judged), or every dialogue
         with `include=all`."""
-        if self.options.include == "selfchat":
-            dialogues = [d for d in dialogues if d.source == "selfchat" and d.end_reason != "error"]
-        return super().tasks(dialogues)
+        finished = dialogue.source == "selfchat" and dialogue.end_reason != "error"
+        return self.options.include == "all" or finished
+
+    def tasks(self, dialogues: Sequence[Dialogue]) -> list[Task]:
+        return super().tasks([d for d in dialogues if self.judges(d)])
 
     def questions(self, dialogue: Dialogue) -> list[Question]:
         utterances = [turn.text for turn in dialogue.turns]
