@@ -1,10 +1,15 @@
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from dialbench.errors import DialbenchError
 from dialbench.schema import Annotation, Dialogue, Judgment, Target
 from dialbench.store import STORE_FILENAME, RunStore, StoreError, schema_version_known
 
@@ -104,3 +109,45 @@ def test_judgments_and_annotations_round_trip(tmp_path: Path) -> None:
         assert list(store.records(Judgment, protocol="issues")) == [judgment]
         assert list(store.records(Annotation, annotator_id="ann-1")) == [annotation]
         assert store.integrity_problems() == []
+
+
+def test_a_killed_run_reads_interrupted_when_the_store_is_next_opened(tmp_path: Path) -> None:
+    started = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, signal, sys\n"
+            "from dialbench.store import RunStore\n"
+            "RunStore.open(sys.argv[1]).start_run('simulate')\n"
+            "os.kill(os.getpid(), signal.SIGKILL)\n",
+            str(tmp_path),
+        ],
+        check=False,
+    )
+    assert started.returncode == -signal.SIGKILL
+    with RunStore.open(tmp_path) as store:
+        alive = store.start_run("judge")  # this process is alive: its run stays running
+    with RunStore.open(tmp_path) as store:
+        runs = {r.command: r for r in store.runs()}
+    assert runs["simulate"].status == "interrupted"
+    assert runs["simulate"].pid is not None
+    assert runs["simulate"].host
+    assert runs["judge"].status == "running"
+    assert runs["judge"].pid == os.getpid()
+    assert alive.id == runs["judge"].id
+
+
+def reject_after_storing(store: RunStore) -> None:
+    with store.run("half-done") as run:
+        store.add([make_dialogue("stored")], run)
+        raise DialbenchError("failed after storing")
+
+
+def test_a_block_that_rejects_its_input_before_storing_leaves_no_run(tmp_path: Path) -> None:
+    with RunStore.open(tmp_path) as store:
+        with pytest.raises(DialbenchError), store.run("rejected"):
+            raise DialbenchError("bad input")
+        with pytest.raises(DialbenchError):
+            reject_after_storing(store)
+        runs = {r.command: r.status for r in store.runs()}
+    assert runs == {"half-done": "failed"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import matplotlib
@@ -12,6 +13,9 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 DPI = 120
+LABEL_WIDTH = 28
+# Unicode's bidirectional formatting characters: marks, embeddings, overrides and isolates.
+_BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def save_png(figure: Figure, path: Path) -> Path:
@@ -20,3 +24,20 @@ def save_png(figure: Figure, path: Path) -> Path:
     figure.savefig(path, dpi=DPI)
     plt.close(figure)
     return path
+
+
+def plot_label(name: str, width: int = LABEL_WIDTH) -> str:
+    """A name as a tick, legend or title label: without bidi controls (a U+202E in a name would
+    mirror the whole label) and, past `width` characters, elided in the middle, so the start
+    (backend, host) and the end (model name) both stay readable and nothing is cut at the edge."""
+    clean = _BIDI_CONTROLS.sub("", name)
+    if len(clean) <= width:
+        return clean
+    head = (width - 1) // 2
+    return clean[:head] + "…" + clean[len(clean) - (width - 1 - head) :]
+
+
+def file_stem(name: str) -> str:
+    """A name usable in a file name: anything but letters, digits, `.`, `_` and `-` becomes `_`
+    (a `/` in a dimension name must not reach another folder)."""
+    return re.sub(r"[^\w.-]+", "_", _BIDI_CONTROLS.sub("", name)).strip("._") or "_"

@@ -285,6 +285,10 @@ def new_run_id() -> str:
     return f"{utc_now():%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"
 
 
+# interrupted: the process died (kill -9, power loss) with the run still `running`.
+RunStatus = Literal["running", "finished", "failed", "interrupted"]
+
+
 class Run(Record):
     """One invocation of a dialbench command against a run store."""
 
@@ -292,10 +296,14 @@ class Run(Record):
     command: str
     config: dict[str, JsonValue] = Field(default_factory=dict)
     config_hash: str = ""
-    status: Literal["running", "finished", "failed"] = "running"
+    status: RunStatus = "running"
     started_at: datetime = Field(default_factory=utc_now)
     finished_at: datetime | None = None
     dialbench_version: str = ""
+    pid: int | None = Field(
+        default=None, description="the process, so a run whose process is gone reads interrupted"
+    )
+    host: str | None = Field(default=None, description="where `pid` is meaningful")
 
     @model_validator(mode="after")
     def _hash_config(self) -> Run:

@@ -7,6 +7,8 @@ wholly stored or not at all, and the next command picks up from what is there.
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -26,6 +28,7 @@ from dialbench.schema import (
     Judgment,
     Record,
     Run,
+    RunStatus,
     StoredRecord,
     Target,
     UsageLine,
@@ -162,6 +165,7 @@ class RunStore:
         connection.execute("PRAGMA foreign_keys=ON")
         store = cls(connection, path)
         store._migrate()
+        store._mark_interrupted_runs()
         return store
 
     def close(self) -> None:
@@ -204,7 +208,13 @@ class RunStore:
     # runs
 
     def start_run(self, command: str, config: dict[str, Any] | None = None) -> Run:
-        run = Run(command=command, config=config or {}, dialbench_version=__version__)
+        run = Run(
+            command=command,
+            config=config or {},
+            dialbench_version=__version__,
+            pid=os.getpid(),
+            host=socket.gethostname(),
+        )
         with self.transaction() as db:
             db.execute(
                 "INSERT INTO runs (id, command, status, started_at, record) VALUES (?,?,?,?,?)",
@@ -212,8 +222,9 @@ class RunStore:
             )
         return run
 
-    def finish_run(self, run: Run, status: Literal["finished", "failed"] = "finished") -> Run:
-        done = run.model_copy(update={"status": status, "finished_at": utc_now()})
+    def finish_run(self, run: Run, status: RunStatus = "finished") -> Run:
+        ended = None if status == "interrupted" else utc_now()
+        done = run.model_copy(update={"status": status, "finished_at": ended})
         with self.transaction() as db:
             db.execute(
                 "UPDATE runs SET status = ?, record = ? WHERE id = ?", (status, _json(done), run.id)
@@ -222,14 +233,41 @@ class RunStore:
 
     @contextmanager
     def run(self, command: str, config: dict[str, Any] | None = None) -> Iterator[Run]:
-        """A run record that ends `finished`, or `failed` if the block raises."""
+        """A run record that ends `finished`, or `failed` if the block raises.
+
+        A block that rejects its input (a `DialbenchError`) before storing anything leaves no
+        run behind: nothing was done, so there is nothing to account for.
+        """
         run = self.start_run(command, config)
         try:
             yield run
+        except DialbenchError:
+            if self._run_stored_anything(run):
+                self.finish_run(run, "failed")
+            else:
+                with self.transaction() as db:
+                    db.execute("DELETE FROM runs WHERE id = ?", (run.id,))
+            raise
         except BaseException:
             self.finish_run(run, "failed")
             raise
         self.finish_run(run)
+
+    def _run_stored_anything(self, run: Run) -> bool:
+        tables = [table.name for table in TABLES.values()] + ["llm_usage"]
+        return any(
+            self._db.execute(f"SELECT 1 FROM {name} WHERE run_id = ? LIMIT 1", (run.id,)).fetchone()
+            for name in tables
+        )
+
+    def _mark_interrupted_runs(self) -> None:
+        """Runs still `running` whose process on this host is gone were killed: say so."""
+        host = socket.gethostname()
+        rows = self._db.execute("SELECT record FROM runs WHERE status = 'running'").fetchall()
+        for (record,) in rows:
+            run = Run.model_validate_json(record)
+            if run.host == host and run.pid is not None and not _process_exists(run.pid):
+                self.finish_run(run, "interrupted")
 
     def runs(self) -> list[Run]:
         rows = self._db.execute("SELECT record FROM runs ORDER BY started_at, id")
@@ -355,6 +393,16 @@ class RunStore:
         problems = [p for p in problems if p != "ok"]
         problems += [f"foreign key: {row}" for row in self._db.execute("PRAGMA foreign_key_check")]
         return problems
+
+
+def _process_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def _json(record: BaseModel) -> str:

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from dialbench.errors import InputError
+from dialbench.errors import InputError, InputErrors
 from dialbench.io.columnar import read_hf, read_parquet
 from dialbench.io.dbdc import read_dbdc_annotations, read_dbdc_dialogues
 from dialbench.io.jsonl import Item, read_jsonl
@@ -88,7 +88,26 @@ def load_records(path: Path, options: ImportOptions) -> list[tuple[int | None, S
     items = read_items(path, options)
     if options.records == "dialogues":
         items = (_with_defaults(item, options) for item in items)
-    return validate_items(path, items, RECORD_TYPES[options.records])
+    records = validate_items(path, items, RECORD_TYPES[options.records])
+    repeated = list(_ids_repeated_with_other_content(path, records))
+    if repeated:
+        raise InputErrors(repeated)
+    return records
+
+
+def _ids_repeated_with_other_content(
+    path: Path, records: list[tuple[int | None, StoredRecord]]
+) -> Iterator[InputError]:
+    """An id given twice in one file with different content: which one the user meant is
+    theirs to say (an identical repeat is harmless and is stored once)."""
+    first: dict[str, tuple[int | None, dict[str, object]]] = {}
+    for line, record in records:
+        content = record.model_dump(mode="json", exclude={"provenance"})
+        seen = first.setdefault(record.id, (line, content))
+        if seen[1] != content:
+            where = "an earlier record" if seen[0] is None else f"line {seen[0]}"
+            message = f"id {record.id!r} is also used by {where}, with different content"
+            yield InputError(path, message, line=line, field="id")
 
 
 def _with_defaults(item: Item, options: ImportOptions) -> Item:

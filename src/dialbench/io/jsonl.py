@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -15,6 +16,42 @@ from dialbench.io.text import decode_utf8
 MAX_LINE_BYTES = 16 * 1024 * 1024
 # A raw record (or the problem with it) and where it was: a line or row number, when there is one.
 Item = tuple[int | None, dict[str, Any] | InputError]
+
+
+class _KeysRepeated(dict[str, Any]):
+    """A JSON object that named some key more than once (Python's json keeps the last value)."""
+
+    def __init__(self, pairs: list[tuple[str, Any]], repeated: list[str]) -> None:
+        super().__init__(pairs)
+        self.repeated = repeated
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    return _KeysRepeated(pairs, repeated) if repeated else dict(pairs)
+
+
+def strict_json_loads(text: str) -> Any:
+    """`json.loads`, but a repeated key, NaN, Infinity and numbers too large for a double (which
+    the standard library would turn silently into the last value, nan and inf, stored as null)
+    are kept visible for `json_value_problems`."""
+    return json.loads(text, object_pairs_hook=_object)
+
+
+def json_value_problems(value: Any, field: str = "") -> Iterator[tuple[str, str]]:
+    """(field, problem) for each repeated key and non-finite number in a `strict_json_loads`
+    value; fields are dotted paths, list items by index."""
+    if isinstance(value, float) and not math.isfinite(value):
+        yield field, "not a finite number (NaN, Infinity, or too large for a double)"
+    elif isinstance(value, dict):
+        for key in getattr(value, "repeated", ()):
+            yield f"{field}.{key}" if field else key, "the key appears more than once"
+        for key, item in value.items():
+            yield from json_value_problems(item, f"{field}.{key}" if field else key)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from json_value_problems(item, f"{field}.{index}" if field else str(index))
 
 
 def _skip_rest_of_line(stream: BinaryIO) -> int:
@@ -48,7 +85,7 @@ def read_jsonl(path: Path) -> Iterator[Item]:
                 continue
             seen_any = True
             try:
-                value = json.loads(decode_utf8(raw, path, line_no))
+                value = strict_json_loads(decode_utf8(raw, path, line_no))
             except InputError as bad:
                 yield line_no, bad
                 continue
@@ -62,6 +99,11 @@ def read_jsonl(path: Path) -> Iterator[Item]:
                     line_no,
                     InputError(path, f"expected a JSON object, got {found}", line=line_no),
                 )
+                continue
+            problem = next(json_value_problems(value), None)
+            if problem is not None:
+                field, message = problem
+                yield line_no, InputError(path, message, line=line_no, field=field)
                 continue
             yield line_no, value
     if not seen_any:

@@ -16,7 +16,7 @@ import urllib.request
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
 import orjson
@@ -78,6 +78,12 @@ def proxy_from_environment(url: str) -> str | None:
     return urllib.request.getproxies().get(parts.scheme)
 
 
+def url_with_path(base_url: str, path: str) -> str:
+    """`path` appended to the base URL's path, before any query (`...v1?key=x` + `/chat`)."""
+    parts = urlsplit(base_url)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + path))
+
+
 class JsonHttpClient:
     """POSTs JSON to `base_url` + path; one connection pool per event loop (aiohttp's rule).
 
@@ -85,7 +91,7 @@ class JsonHttpClient:
     """
 
     def __init__(self, base_url: str, headers: Mapping[str, str], timeout_s: float) -> None:
-        self.base_url = base_url.rstrip("/")
+        self.base_url = base_url
         self.timeout_s = timeout_s
         self._headers = {"Content-Type": "application/json", **headers}
         self._proxy = proxy_from_environment(self.base_url)
@@ -108,7 +114,7 @@ class JsonHttpClient:
         """The decoded JSON reply, or a `ModelError` saying whether to try again."""
         try:
             async with self._session().post(
-                self.base_url + path, data=orjson.dumps(body)
+                url_with_path(self.base_url, path), data=orjson.dumps(body)
             ) as response:
                 payload = await response.read()
         except TimeoutError as error:

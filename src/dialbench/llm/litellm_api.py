@@ -15,9 +15,9 @@ import openai
 
 from dialbench.llm.base import Completion, ModelError, Request, StructuredMode
 from dialbench.llm.http_client import RETRYABLE_STATUS, retry_after_seconds
-from dialbench.llm.openai_compat import read_api_key, without_credentials
+from dialbench.llm.openai_compat import read_api_key
 from dialbench.llm.openai_format import RequestStyle, completion_from_response, request_arguments
-from dialbench.llm.specs import ModelConfig
+from dialbench.llm.specs import ModelConfig, without_credentials
 
 
 def model_error(error: openai.APIError) -> ModelError:

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import os
 import time
-from urllib.parse import urlsplit, urlunsplit
 
 from dialbench.errors import DialbenchError
 from dialbench.llm.base import Completion, Request, StructuredMode
 from dialbench.llm.http_client import JsonHttpClient
 from dialbench.llm.openai_format import RequestStyle, completion_from_response, request_arguments
-from dialbench.llm.specs import ModelConfig
+from dialbench.llm.specs import ModelConfig, without_credentials
 from dialbench.version import __version__
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -27,13 +26,6 @@ OPENAI_ACCOUNT_HEADERS = {
 
 class MissingAPIKeyError(DialbenchError):
     """The environment variable that should hold an API key is not set."""
-
-
-def without_credentials(url: str) -> str:
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def read_api_key(variable: str) -> str:
@@ -51,7 +43,7 @@ class OpenAICompatAPI:
         parsed = config.parsed
         self.config = config
         self.model = parsed.model
-        base_url = parsed.base_url or OPENAI_BASE_URL
+        base_url = config.endpoint_url or OPENAI_BASE_URL
         key_env = config.api_key_env or ("OPENAI_API_KEY" if parsed.backend == "openai" else None)
         headers = {"User-Agent": f"dialbench/{__version__}"}
         if key_env:

