@@ -20,7 +20,7 @@ from dialbench.judge.protocols.submetrics.report import submetric_means
 from dialbench.report import tables
 from dialbench.report.frames import judgment_frame
 from dialbench.report.writer import write_report
-from dialbench.schema import Dialogue, Turn
+from dialbench.schema import Dialogue, Judgment, Participants, Turn
 from dialbench.store import RunStore
 from dialbench.summary import HUMAN
 from tests.judge.scripted import ISSUE_KEYS
@@ -115,3 +115,30 @@ def test_dialogues_without_a_chatbot_model_are_human_or_unknown(tmp_path: Path) 
         store.add([human], run)
         store.add([j for j in judgments([human]) if j.judge_model == "judge-x"][:1], run)
         assert HUMAN in set(judgment_frame(store)["chatbot"])
+
+
+def test_names_cannot_inject_markup_or_formulas_into_report_md_or_csv(
+    tmp_path: Path,
+) -> None:
+    chatbot = "<script>alert(1)</script>\u202e" + "x" * 80
+    judge = '=HYPERLINK("http://evil","click")'
+    with RunStore.open(tmp_path) as store, store.run("test") as run:
+        hostile = Dialogue(
+            language="en",
+            participants=Participants(user="sim", assistant=chatbot),
+            turns=[Turn(role="user", text="hi"), Turn(role="assistant", text="hello")],
+        )
+        store.add([hostile], run)
+        made = [j.model_copy(update={"judge_model": judge, "id": ""}) for j in judgments([hostile])]
+        store.add([Judgment.model_validate(j.model_dump()) for j in made], run)
+        written = write_report(store, tmp_path / "report")
+    markdown = written.markdown.read_text(encoding="utf-8")
+    assert "<script>" not in markdown
+    assert "&lt;script&gt;" in markdown
+    for csv in (written.folder / "tables").glob("*.csv"):
+        cells = pd.read_csv(csv, dtype=str).to_numpy().ravel().tolist()
+        assert not any(str(cell).startswith("=") for cell in cells), csv.name
+    assert any(
+        str(cell).startswith("'=HYPERLINK")
+        for cell in pd.read_csv(written.folder / "tables" / "judges.csv", dtype=str)["judge"]
+    )

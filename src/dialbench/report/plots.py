@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dialbench.plotting import save_png
+from dialbench.plotting import plot_label, save_png
 
 
 def slug(text: str) -> str:
@@ -23,7 +23,7 @@ def stacked_distribution(
     """Horizontal stacked shares of each score level, one bar per row of `by`, with its count."""
     figure, ax = plt.subplots(figsize=(7, 2.0 + 0.4 * len(table)))
     labels = [
-        " · ".join(map(str, row)) + f" (n={n})"
+        " · ".join(plot_label(str(value)) for value in row) + f" (n={n})"
         for row, n in zip(table[by].itertuples(index=False), table["judgments"], strict=True)
     ]
     left = np.zeros(len(table))
@@ -38,5 +38,5 @@ def stacked_distribution(
     ax.legend(
         title="score", ncol=len(levels), fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2)
     )
-    ax.set_title(title, fontsize=10)
+    ax.set_title(plot_label(title, width=90), fontsize=10)
     return save_png(figure, path)

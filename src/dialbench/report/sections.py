@@ -18,6 +18,7 @@ from pydantic import Field
 from dialbench.analysis.dataset_stats import dataset_statistics
 from dialbench.judge.registry import PROTOCOLS
 from dialbench.report import plots, tables
+from dialbench.safe_text import markdown_frame, spreadsheet_frame
 from dialbench.schema import Record
 from dialbench.store import RunStore
 
@@ -51,14 +52,14 @@ def table(
     """The CSV holds `frame` as computed; HTML and markdown show `shown` (default: the same,
     with `drop_prefix` dropped from column names)."""
     csv = Path("tables") / f"{name}.csv"
-    frame.to_csv(folder / csv, index=False)
+    spreadsheet_frame(frame).to_csv(folder / csv, index=False)
     if shown is None:
         shown = frame.rename(columns=lambda c: str(c).removeprefix(drop_prefix))
     return ReportTable(
         title=title,
         csv=csv.as_posix(),
         html=shown.to_html(index=False, na_rep="-", float_format=lambda v: f"{v:.3f}"),
-        markdown=shown.to_markdown(index=False, floatfmt=".3f", missingval="-"),
+        markdown=markdown_frame(shown).to_markdown(index=False, floatfmt=".3f", missingval="-"),
     )
 
 

@@ -10,6 +10,7 @@ from jinja2 import Environment, PackageLoader
 from dialbench.errors import DialbenchError
 from dialbench.report.frames import judgment_frame
 from dialbench.report.sections import Section, dataset_section, judged_sections
+from dialbench.safe_text import markdown_text
 from dialbench.schema import Dialogue, Record, utc_now
 from dialbench.store import RunStore
 from dialbench.version import __version__
@@ -30,7 +31,7 @@ class ReportOutput(Record):
 
 
 def _markdown(run: Path, sections: list[Section], notes: list[str]) -> str:
-    lines = [f"# dialbench report: {run}", "", *notes]
+    lines = [f"# dialbench report: {markdown_text(str(run))}", "", *notes]
     for section in sections:
         lines += ["", f"## {section.title}", ""]
         if section.note:

@@ -12,7 +12,7 @@ import pandas as pd
 
 from dialbench.issue_labels import load_issue_labels
 from dialbench.judge.protocols.issues import IssuesProtocol
-from dialbench.plotting import save_png
+from dialbench.plotting import plot_label, save_png
 from dialbench.report.plots import slug
 from dialbench.report.sections import Section, distribution_plots, relative, table
 from dialbench.report.tables import (
@@ -92,7 +92,7 @@ def issue_heatmaps(rates: pd.DataFrame, folder: Path) -> list[Path]:
         part = part.sort_values(["chatbot", "language"])
         issues = issue_columns(part)
         labels = [
-            f"{c} · {lang} (n={n})"
+            f"{plot_label(c)} · {lang} (n={n})"
             for c, lang, n in part[["chatbot", "language", "items"]].itertuples(index=False)
         ]
         height = 2.6 + 0.4 * len(part)
@@ -123,7 +123,9 @@ def issue_heatmaps(rates: pd.DataFrame, folder: Path) -> list[Path]:
         right.set_xticks([0], ["overall"])
         right.set_yticks([])
         right.set_title("mean 1-5")
-        figure.suptitle(f"Issues per chatbot and language — judge {judge}", fontsize=10)
+        figure.suptitle(
+            f"Issues per chatbot and language — judge {plot_label(str(judge))}", fontsize=10
+        )
         paths.append(save_png(figure, folder / f"issues_heatmap_{slug(str(judge))}.png"))
     return paths
 
@@ -154,7 +156,9 @@ def issue_proportion_bars(proportions: pd.DataFrame, folder: Path) -> list[Path]
         ax.set_ylabel("share of dialogues")
         ax.set_ylim(0, 1)
         ax.legend(fontsize=7, ncol=2)
-        ax.set_title(f"Issue proportions per language — judge {judge}", fontsize=10)
+        ax.set_title(
+            f"Issue proportions per language — judge {plot_label(str(judge))}", fontsize=10
+        )
         paths.append(save_png(figure, folder / f"issue_proportions_{slug(str(judge))}.png"))
     return paths
 
