@@ -142,3 +142,77 @@ def test_commands_on_a_missing_or_empty_run(cli: RunCli, tmp_path: Path) -> None
     assert "no dialbench run store" in fails(cli, "show", tmp_path / "nowhere")
     RunStore.open(tmp_path / "empty").close()
     assert "no dialogues to export" in fails(cli, "export", tmp_path / "empty")
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            '{"language": "en", "turns": [{"role": "user", "text": "hi"}], "metadata": {"x": NaN}}',
+            "bad.jsonl:2: field 'metadata.x': not a finite number",
+        ),
+        (
+            '{"language": "en", "turns": [{"role": "user", "text": "hi"}], '
+            '"metadata": {"w": [1, 1e999999]}}',
+            "bad.jsonl:2: field 'metadata.w.1': not a finite number",
+        ),
+        (
+            '{"language": "en", "language": "de", "turns": [{"role": "user", "text": "hi"}]}',
+            "bad.jsonl:2: field 'language': the key appears more than once",
+        ),
+        (
+            '{"language": "en", "turns": [{"role": "user", "text": "a", "text": "b"}]}',
+            "bad.jsonl:2: field 'turns.0.text': the key appears more than once",
+        ),
+    ],
+)
+def test_values_json_would_change_silently_are_refused(
+    cli: RunCli, tmp_path: Path, line: str, expected: str
+) -> None:
+    bad = jsonl(tmp_path / "bad.jsonl", GOOD, line)
+    assert expected in fails(cli, "validate", bad)
+    assert expected in fails(cli, "import", bad, "--run", tmp_path / "run")
+    assert stored(tmp_path / "run") == 0
+
+
+@pytest.mark.parametrize("on_conflict", ["error", "keep", "replace"])
+def test_one_id_twice_in_a_file_names_both_lines(
+    cli: RunCli, tmp_path: Path, on_conflict: str
+) -> None:
+    same_id = [{**GOOD, "id": "d-1", "turns": [{"role": "user", "text": t}]} for t in "ab"]
+    bad = jsonl(tmp_path / "bad.jsonl", GOOD, *same_id)
+    expected = "bad.jsonl:3: field 'id': id 'd-1' is also used by line 2, with different content"
+    assert expected in fails(cli, "validate", bad)
+    imported = fails(cli, "import", bad, "--run", tmp_path / "run", "--on-conflict", on_conflict)
+    assert expected in imported
+    assert stored(tmp_path / "run") == 0
+
+
+def test_an_identical_repeat_in_a_file_is_stored_once(cli: RunCli, tmp_path: Path) -> None:
+    twice = jsonl(tmp_path / "twice.jsonl", {**GOOD, "id": "d-1"}, {**GOOD, "id": "d-1"})
+    assert "2 valid dialogues" in " ".join(cli("validate", twice).stdout.split())
+    cli("import", twice, "--run", tmp_path / "run")
+    assert stored(tmp_path / "run") == 1
+
+
+def test_a_rejected_import_leaves_no_run_behind(cli: RunCli, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    cli("import", jsonl(tmp_path / "a.jsonl", {**GOOD, "id": "d-1"}), "--run", run)
+    other = {**GOOD, "id": "d-1", "turns": [{"role": "user", "text": "changed"}]}
+    assert "already stored with different content" in fails(
+        cli, "import", jsonl(tmp_path / "b.jsonl", other), "--run", run
+    )
+    with RunStore.open(run) as store:
+        assert [(r.command, r.status) for r in store.runs()] == [("import", "finished")]
+
+
+@pytest.mark.parametrize(
+    "source", ["[/]", "[bold red]red[/]", "[link=https://evil.example]click[/link]", "a[/b"]
+)
+def test_show_prints_names_as_they_are_never_as_markup(
+    cli: RunCli, tmp_path: Path, source: str
+) -> None:
+    cli("import", jsonl(tmp_path / "d.jsonl", {**GOOD, "source": source}), "--run", "run")
+    done = cli("show", "run")
+    assert "Traceback" not in done.stderr
+    assert source in done.stdout

@@ -158,7 +158,9 @@ def test_a_call_that_fails_for_good_is_stored_as_error_and_retried_next_run(
         seeds={"contexts": 1, "scenes": str(scenes)},
         validator={**validator, "first_turn_attempts": 1},
     )
-    first = cli("simulate", config, "--run", "run", "--quiet")
+    first = cli("simulate", config, "--run", "run", "--quiet", ok=False)
+    assert first.returncode == 1
+    assert "every one of the 2 dialogues generated ended in error" in first.stderr
     assert re.search(r"ended: error\s*│\s*2\s*│", first.stdout)
     errors = stored(tmp_path / "run")
     assert all(d.end_reason == "error" for d in errors.values())

@@ -56,5 +56,8 @@ def main() -> None:
     except ValidationError as invalid:
         problem = invalid.errors()[0]
         where = ".".join(str(part) for part in problem["loc"])
-        print(f"error: option {where}: {problem['msg']}", file=sys.stderr)
+        print(
+            f"error: option {where}: {problem['msg']}" if where else f"error: {problem['msg']}",
+            file=sys.stderr,
+        )
         sys.exit(2)

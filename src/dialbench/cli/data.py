@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from dialbench import examples
@@ -114,7 +115,8 @@ def import_command(
     console.print(
         f"{report.file}: read {report.read} {report.records} ({report.format}); "
         f"added {report.added}, already present {report.unchanged}, replaced {report.replaced} "
-        f"-> {run}"
+        f"-> {run}",
+        markup=False,
     )
 
 
@@ -131,7 +133,7 @@ def validate(
     """Check a file as `import` would, without storing anything."""
     options = _import_options(fmt, records, language, source, column, role)
     loaded = load_records(file, options)
-    console.print(f"{file}: {len(loaded)} valid {options.records}")
+    console.print(f"{file}: {len(loaded)} valid {options.records}", markup=False)
 
 
 @app.command()
@@ -144,15 +146,22 @@ def export(
     records: Records = "dialogues",
     language: Annotated[str | None, typer.Option(help="Only this language.")] = None,
     source: Annotated[str | None, typer.Option(help="Only this source.")] = None,
+    protocol: Annotated[
+        str | None, typer.Option(help="long-csv: judgments of this protocol only.")
+    ] = None,
 ) -> None:
-    """Write stored records as JSONL, Parquet or a Hugging Face dataset folder."""
+    """Write stored records as JSONL, Parquet or a Hugging Face dataset folder, or judgments and
+    annotations as long-csv: item_id, annotator_or_judge, dimension, value, language, kind."""
     where = {k: v for k, v in (("language", language), ("source", source)) if v is not None}
-    if where and records != "dialogues":
+    if where and (records != "dialogues" or fmt == "long-csv"):
         raise DialbenchError("--language and --source filter dialogues only")
+    if protocol is not None and fmt != "long-csv":
+        raise DialbenchError("--protocol applies to the long-csv format only")
     with RunStore.open(run, create=False) as store:
         path = output or default_export_path(store, fmt, records)
-        count = export_records(store, path, fmt, records, **where)
-    console.print(f"wrote {count} {records} to {path}")
+        count = export_records(store, path, fmt, records, protocol, **where)
+    what = "rows" if fmt == "long-csv" else records
+    console.print(f"wrote {count} {what} to {path}", markup=False)
 
 
 SHOWN_ROWS = 12
@@ -170,9 +179,9 @@ def _counts_table(title: str, counts: dict[str, int], total: int) -> Table:
 
 
 def _print_summary(summary: StoreSummary) -> None:
-    console.print(f"[bold]{summary.path}[/] (schema v{summary.schema_version})")
+    console.print(f"[bold]{escape(summary.path)}[/] (schema v{summary.schema_version})")
     runs = ", ".join(f"{n} {kind}" for kind, n in summary.runs.items()) or "none"
-    console.print(f"runs: {runs}")
+    console.print(f"runs: {runs}", markup=False)
     console.print(f"dialogues: {summary.dialogues}, turns: {summary.turns}")
     for title, counts in (
         ("dialogues by language", summary.by_language),

@@ -11,34 +11,114 @@ from rich.console import Console
 from dialbench.cli import app
 from dialbench.cli.tables import figure, table
 from dialbench.errors import DialbenchError
+from dialbench.llm.specs import ModelSpecError, parse_spec
 from dialbench.schema import Judgment
 from dialbench.store import RunStore
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
+    from dialbench.metaeval.agreement import AgreementRow
+    from dialbench.metaeval.correlation import CorrelationRow
     from dialbench.metaeval.evaluate import MetaEvalReport
     from dialbench.metaeval.ratings import Rating
+
+# Kept here rather than imported, so `--help` does not load the statistics stack.
+ALL_LANGUAGES, UNKNOWN_LANGUAGE = "all", "und"
 
 console = Console()
 
 
-TEXT = ("dimension", "language", "scale", "rater", "95% CI", "note")
+def _is_spec(name: str) -> bool:
+    """Whether a rater name reads as a model spec (local:..., openai:..., ...)."""
+    try:
+        parse_spec(name)
+    except ModelSpecError:
+        return False
+    return True
 
 
-def _print_summary(report: MetaEvalReport) -> None:
+def _dimension_pairs(values: list[str]) -> dict[str, str]:
+    """--pair HUMAN=JUDGE values as judge dimension -> human dimension."""
+    pairs: dict[str, str] = {}
+    for value in values:
+        human, sep, judge = value.partition("=")
+        if not sep or not human or not judge:
+            raise DialbenchError(f"--pair {value!r} is not of the form HUMAN=JUDGE")
+        pairs[judge] = human
+    return pairs
+
+
+TEXT = ("dimension", "language", "scale", "rater", "note")
+
+
+def _one_panel(report: MetaEvalReport) -> tuple[MetaEvalReport, str | None]:
+    """With one language, its tables equal the "all" ones: keep "all" and say which it is."""
+    languages = {a.language for a in report.agreement} - {ALL_LANGUAGES}
+    if len(languages) != 1:
+        return report, None
+    (language,) = languages
+    shown = report.model_copy(
+        update={
+            name: [row for row in getattr(report, name) if row.language == ALL_LANGUAGES]
+            for name in ("agreement", "detection", "correlation")
+        }
+    )
+    if language == UNKNOWN_LANGUAGE:
+        return shown, (
+            "no rating names a language, so every item counts as 'und' (undetermined); "
+            "--language names it"
+        )
+    return shown, f"every item is in one language, {language}: 'all' is {language}"
+
+
+def _scale(row: AgreementRow) -> str:
+    """The dimension's scale, and the level alpha was computed at where they differ."""
+    if row.alpha_level == row.scale:
+        return row.scale
+    return f"{row.scale} (α {row.alpha_level})"
+
+
+def _correlation_table(rows: list[CorrelationRow]) -> Table:
+    """One line per dimension, language and rater, a column per method: fits 80 columns with
+    room for long rater names (p-values and intervals are in report.md)."""
+    methods = list(dict.fromkeys(c.method for c in rows))
+    by_rater: dict[tuple[str, str, str], dict[str, CorrelationRow]] = {}
+    for c in rows:
+        by_rater.setdefault((c.dimension, c.language, c.rater), {})[c.method] = c
+    return table(
+        "Correlation with the mean human score (r; p-values and 95% CIs in report.md)",
+        ("dimension", "language", "rater", *methods, "items"),
+        (
+            (
+                *key,
+                *(figure(found[m].r, 3) if m in found else "-" for m in methods),
+                str(max(c.n_items for c in found.values())),
+            )
+            for key, found in by_rater.items()
+        ),
+        text=TEXT,
+    )
+
+
+def _print_summary(full: MetaEvalReport) -> None:
+    report, language_note = _one_panel(full)
+    with_notes = any(a.note for a in report.agreement)
     console.print(
         table(
             "Human agreement",
-            ("dimension", "language", "scale", "alpha", "items", "annotators", "note"),
+            ("dimension", "language", "scale", "alpha", "items", "annotators")
+            + (("note",) if with_notes else ()),
             (
                 (
                     a.dimension,
                     a.language,
-                    a.alpha_level,
+                    _scale(a),
                     figure(a.alpha, 3),
                     str(a.n_items),
                     str(a.n_annotators),
-                    a.note or "",
                 )
+                + ((a.note or "",) if with_notes else ())
                 for a in report.agreement
             ),
             text=TEXT,
@@ -64,29 +144,20 @@ def _print_summary(report: MetaEvalReport) -> None:
                 text=TEXT,
             )
         )
-    spearman = [c for c in report.correlation if c.method == "spearman"]
-    if spearman:
-        console.print(
-            table(
-                "Spearman with the mean human score",
-                ("dimension", "language", "rater", "r", "95% CI", "p", "items"),
-                (
-                    (
-                        c.dimension,
-                        c.language,
-                        c.rater,
-                        figure(c.r, 3),
-                        f"[{figure(c.ci_low, 3)}, {figure(c.ci_high, 3)}]",
-                        figure(c.p_value, 3),
-                        str(c.n_items),
-                    )
-                    for c in spearman
-                ),
-                text=TEXT,
-            )
-        )
-    for note in report.notes:
-        console.print(f"note: {note}")
+    if report.correlation:
+        console.print(_correlation_table(report.correlation))
+    for note in [*report.notes, *([language_note] if language_note else [])]:
+        console.print(f"note: {note}", markup=False, soft_wrap=True)
+
+
+def _paired(ratings: list[Rating], pairs: dict[str, str]) -> list[Rating]:
+    """Judges' ratings of each JUDGE dimension, renamed to the HUMAN dimension they answer."""
+    return [
+        r.model_copy(update={"dimension": pairs[r.dimension]})
+        if r.kind == "judge" and r.dimension in pairs
+        else r
+        for r in ratings
+    ]
 
 
 @app.command()
@@ -117,6 +188,13 @@ def metaeval(
     max_pairwise: Annotated[
         int, typer.Option(help="Skip pairwise figures (kappa, ceiling) above this many annotators.")
     ] = 10,
+    pair: Annotated[
+        list[str],
+        typer.Option(
+            help="HUMAN=JUDGE: compare the judges' JUDGE dimension with the humans' HUMAN one, "
+            "e.g. overall=sensibleness; repeatable."
+        ),
+    ] = [],  # noqa: B006
 ) -> None:
     """Agreement, correlations, issue detection, McNemar and diagnostics vs. human annotators."""
     # The statistics stack (pandas, scipy, scikit-learn, matplotlib) takes a second and a half
@@ -133,11 +211,21 @@ def metaeval(
         with RunStore.open(run, create=False) as store:
             ratings, judgments = from_store(store, protocol)
     for path in against:
-        ratings += read_ratings(path, "human")
+        humans = read_ratings(path, "human")
+        for rater in sorted({r.rater for r in humans if r.kind == "human" and _is_spec(r.rater)}):
+            console.print(
+                f"warning: {path}: rater {rater!r} looks like a model spec but counts as a human "
+                "annotator; give the file a kind column (human|judge), or pass it with "
+                "--predictions",
+                markup=False,
+                soft_wrap=True,
+            )
+        ratings += humans
     for path in predictions:
         ratings += read_ratings(path, "judge")
     if not ratings:
         raise DialbenchError("nothing to meta-evaluate: give a RUN with annotations, or --against")
+    ratings = _paired(ratings, _dimension_pairs(pair))
     options = MetaEvalOptions(
         scales=dict(parse_scale(s) for s in scale),
         bootstrap_resamples=bootstrap,
@@ -149,4 +237,6 @@ def metaeval(
     folder = output or (run / "metaeval" if run is not None else Path("metaeval"))
     written = write_report(report, folder)
     _print_summary(report)
-    console.print(f"wrote {len(written)} files to {folder} (report.md, CSV tables, PNG plots)")
+    console.print(
+        f"wrote {len(written)} files to {folder} (report.md, CSV tables, PNG plots)", markup=False
+    )

@@ -25,7 +25,7 @@ def models(
     ] = False,
 ) -> None:
     """List the packaged local models: installed or not, size, sha256 status."""
-    table = Table(title=f"Packaged local models, assembled in {cache_dir()}")
+    table = Table(title=escape(f"Packaged local models, assembled in {cache_dir()}"))
     for column in ("spec", "size", "installed", "sha256"):
         table.add_column(column, no_wrap=True)
     for model in PACKAGED_MODELS.values():
@@ -70,5 +70,5 @@ def chat(
     cost = f", ${reply.usage.cost_usd:.6f}" if reply.usage.cost_usd is not None else ""
     console.print(
         f"[dim]{reply.usage.prompt_tokens} prompt + {reply.usage.completion_tokens} completion "
-        f"tokens{cost}, {reply.latency_s:.2f} s, finish: {reply.finish_reason}[/dim]"
+        f"tokens{cost}, {reply.latency_s:.2f} s, finish: {escape(str(reply.finish_reason))}[/dim]"
     )

@@ -6,12 +6,16 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from dialbench.cli import app
 from dialbench.cli.data import DEFAULT_RUN, RunOption
-from dialbench.seeds import coverage_table
+from dialbench.errors import DialbenchError
+from dialbench.io.validation import _describe
+from dialbench.seeds import crossed_coverage_table
 from dialbench.simulate import SimulationConfig, SimulationSummary, build_contexts, load_config
 from dialbench.simulate import simulate as run_simulation
 
@@ -19,36 +23,67 @@ console = Console()
 Specs = Annotated[list[str] | None, typer.Option(help="Replaces the config's list; repeatable.")]
 
 
+# The command-line option that sets each config field, for errors about a value given there.
+OPTION_OF = {
+    "languages": "--languages",
+    "seeds": "--contexts",
+    "user": "--user",
+    "chatbots": "--chatbot",
+    "max_utterances": "--max-utterances",
+    "concurrency": "--concurrency",
+}
+
+
 def _with_overrides(config: SimulationConfig, **flags: Any) -> SimulationConfig:
-    """The config with command-line values in place, validated like the file itself."""
-    data = config.model_dump(mode="json", exclude_unset=False)
+    """The config with command-line values in place, validated like the file itself.
+
+    Fields are replaced on the validated records rather than on a dump of them, so a model's
+    credentials, which no dump holds, stay with it.
+    """
+    data: dict[str, Any] = dict(config)
     if flags["languages"]:
         data["languages"] = [{"language": tag} for tag in flags["languages"].split(",")]
     if flags["contexts"] is not None:
-        data["seeds"]["contexts"] = flags["contexts"]
+        data["seeds"] = {**dict(config.seeds), "contexts": flags["contexts"]}
     if flags["user"]:
-        data["user"]["models"] = [{"spec": spec} for spec in flags["user"]]
+        data["user"] = {**dict(config.user), "models": [{"spec": s} for s in flags["user"]]}
     if flags["chatbot"]:
-        data["chatbots"]["models"] = [{"spec": spec} for spec in flags["chatbot"]]
+        data["chatbots"] = {
+            **dict(config.chatbots),
+            "models": [{"spec": s} for s in flags["chatbot"]],
+        }
     if flags["no_validator"]:
-        data["validator"]["model"] = None
+        data["validator"] = {**dict(config.validator), "model": None}
     for name in ("max_utterances", "concurrency"):
         if flags[name] is not None:
             data[name] = flags[name]
-    return SimulationConfig.model_validate(data)
+    try:
+        return SimulationConfig.model_validate(data)
+    except ValidationError as invalid:
+        problems = []
+        for problem in invalid.errors():
+            field, message = _describe(problem)
+            option = OPTION_OF.get(str(problem["loc"][0]), "") if problem["loc"] else ""
+            problems.append(f"{option or 'config'}: field '{field}': {message}")
+        raise DialbenchError("\n".join(problems)) from None
 
 
 def _coverage(config: SimulationConfig) -> Table:
+    """Coverage of every language's contexts, sampled for one language only (they are the same
+    contexts in each), so a dry run of a large config takes no time."""
     table = Table(title="Seed contexts by axis")
     for column in ("axis", "value", "contexts", "share"):
         table.add_column(column, justify="right" if column in ("contexts", "share") else "left")
-    for row in coverage_table(build_contexts(config)):
-        table.add_row(row.axis, row.value[:60], str(row.contexts), f"{row.share:.0%}")
+    one_language = build_contexts(config, config.languages[:1])
+    for row in crossed_coverage_table(one_language, config.languages):
+        table.add_row(
+            escape(row.axis), escape(row.value[:60]), str(row.contexts), f"{row.share:.0%}"
+        )
     return table
 
 
 def _summary(summary: SimulationSummary, run_dir: Path) -> Table:
-    table = Table(title=f"Simulation run {summary.run_id} in {run_dir}")
+    table = Table(title=escape(f"Simulation run {summary.run_id} in {run_dir}"))
     table.add_column("")
     table.add_column("dialogues", justify="right")
     table.add_row("planned", str(summary.planned))
@@ -95,4 +130,10 @@ def simulate(
     console.print(_coverage(config))
     if dry_run:
         return
-    console.print(_summary(run_simulation(config, run, quiet=quiet), run))
+    summary = run_simulation(config, run, quiet=quiet)
+    console.print(_summary(summary, run))
+    if summary.generated and summary.end_reasons.get("error", 0) == summary.generated:
+        raise DialbenchError(
+            f"every one of the {summary.generated} dialogues generated ended in error (each "
+            "dialogue's metadata.error says why); they are stored and the next run retries them"
+        )

@@ -1,9 +1,14 @@
-"""Terminal tables in one style: text columns left-aligned, figures right-aligned."""
+"""Terminal tables in one style: text columns left-aligned, figures right-aligned.
+
+Every title and cell is data (names from users' files and model specs), so each is escaped:
+rich would otherwise read `[/]` as markup and fail, or `[link=...]` as a hidden hyperlink.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
+from rich.markup import escape
 from rich.table import Table
 
 
@@ -16,9 +21,12 @@ def table(
     title: str, columns: Sequence[str], rows: Iterable[Sequence[str]], *, text: Collection[str] = ()
 ) -> Table:
     """`text` names the left-aligned columns; every other column holds figures."""
-    result = Table(title=title, title_justify="left")
+    result = Table(title=escape(title), title_justify="left")
     for column in columns:
-        result.add_column(column, justify="left" if column in text else "right")
+        if column in text:  # names wrap rather than lose their end at 80 columns
+            result.add_column(escape(column), justify="left", overflow="fold")
+        else:
+            result.add_column(escape(column), justify="right", no_wrap=True)
     for row in rows:
-        result.add_row(*row)
+        result.add_row(*map(escape, row))
     return result

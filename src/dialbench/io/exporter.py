@@ -1,10 +1,13 @@
-"""Exporting stored records: JSONL for interchange, Parquet and `datasets` for analysis."""
+"""Exporting stored records: JSONL for interchange, Parquet and `datasets` for analysis, and the
+long ratings format (one CSV row per item, rater and dimension) that `metaeval` reads back."""
 
 from __future__ import annotations
 
+import csv
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -12,15 +15,46 @@ from dialbench.errors import DialbenchError
 from dialbench.io.columnar import write_hf, write_parquet
 from dialbench.io.formats import RecordKind
 from dialbench.io.jsonl import write_jsonl
+from dialbench.safe_text import spreadsheet_cell
 from dialbench.schema import RECORD_TYPES, StoredRecord
 from dialbench.store import RunStore
 
-ExportFormat = Literal["jsonl", "parquet", "hf"]
-SUFFIX: dict[ExportFormat, str] = {"jsonl": ".jsonl", "parquet": ".parquet", "hf": ""}
+ExportFormat = Literal["jsonl", "parquet", "hf", "long-csv"]
+SUFFIX: dict[ExportFormat, str] = {
+    "jsonl": ".jsonl",
+    "parquet": ".parquet",
+    "hf": "",
+    "long-csv": ".long.csv",
+}
+LONG_COLUMNS = ("item_id", "annotator_or_judge", "dimension", "value", "language", "kind")
 
 
 def default_export_path(store: RunStore, fmt: ExportFormat, records: RecordKind) -> Path:
     return store.path.parent / "export" / f"{records}{SUFFIX[fmt]}"
+
+
+def long_rows(store: RunStore, records: RecordKind, protocol: str | None) -> list[list[str]]:
+    """Judgments or annotations as long-format rows; an unscored judgment is one row with
+    dimension `*` and no value."""
+    if records == "dialogues":
+        raise DialbenchError("the long-csv format holds judgments or annotations (--records)")
+    from dialbench.metaeval.ratings import from_store  # pandas: only this format pays for it
+
+    kind = "judge" if records == "judgments" else "human"
+    ratings, _ = from_store(store, protocol)
+    return [
+        [r.item_id, r.rater, r.dimension, "" if r.value is None else str(r.value), r.language, kind]
+        for r in ratings
+        if r.kind == kind
+    ]
+
+
+def write_long_csv(rows: Iterable[list[str]], path: Path) -> None:
+    """Every cell made spreadsheet-safe: ids and names come from users' files."""
+    with path.open("w", encoding="utf-8", newline="") as stream:
+        writer = csv.writer(stream)
+        writer.writerow(LONG_COLUMNS)
+        writer.writerows([[str(spreadsheet_cell(cell)) for cell in row] for row in rows])
 
 
 def _write(records: list[StoredRecord], fmt: ExportFormat, path: Path) -> None:
@@ -38,25 +72,38 @@ def export_records(
     path: str | Path,
     fmt: ExportFormat = "jsonl",
     records: RecordKind = "dialogues",
+    protocol: str | None = None,
     **where: str,
 ) -> int:
-    """Write the stored records of one kind (filtered by e.g. language="de"); returns the count.
+    """Write the stored records of one kind (filtered by e.g. language="de"); returns the count
+    of records, or of rows for the long format (judgments of one `protocol` where several are
+    stored).
 
     The output appears whole or not at all: it is written beside the target, then renamed.
     """
     path = Path(path)
+    if fmt == "long-csv":
+        rows = long_rows(store, records, protocol)
+        if not rows:
+            raise DialbenchError(f"no {records} to export")
+        _write_whole(path, lambda staged: write_long_csv(rows, staged))
+        return len(rows)
     selected: list[StoredRecord] = list(store.records(RECORD_TYPES[records], **where))
     if not selected:
         filters = ", ".join(f"{k}={v}" for k, v in where.items())
         raise DialbenchError(f"no {records} to export" + (f" with {filters}" if filters else ""))
+    _write_whole(path, lambda staged: _write(selected, fmt, staged))
+    return len(selected)
+
+
+def _write_whole(path: Path, write: Callable[[Path], None]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
     try:
         staged = staging / (path.name or "export")
-        _write(selected, fmt, staged)
+        write(staged)
         if path.is_dir():
             shutil.rmtree(path)
         os.replace(staged, path)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return len(selected)

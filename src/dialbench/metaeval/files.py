@@ -1,7 +1,8 @@
 """Ratings from files: a generic long format, and the ABC-Eval turn-level behaviour format.
 
 Long format (CSV, TSV or JSONL), one row per value:
-`item_id, annotator_or_judge, dimension, value, language` (language optional).
+`item_id, annotator_or_judge, dimension, value, language, kind` (language and kind optional; kind
+is human or judge and overrides what the file was passed as, --against or --predictions).
 Behaviour format (JSON, as published with GPT-ABCEval): `{dialogue_id: [turn, ...]}` where each
 turn has `"behaviors": {name: {"human": [a, b], "gpt": x, ...}}`; `human` lists the annotators'
 values, every other key is a judge.
@@ -17,7 +18,7 @@ from typing import Any
 from pydantic import Field, JsonValue
 
 from dialbench.errors import InputError, InputErrors
-from dialbench.io.jsonl import Item, read_jsonl
+from dialbench.io.jsonl import Item, json_value_problems, read_jsonl, strict_json_loads
 from dialbench.io.table import read_rows
 from dialbench.io.text import decode_utf8
 from dialbench.io.validation import validate_items
@@ -34,6 +35,7 @@ class LongRow(Record):
     dimension: str = Field(min_length=1)
     value: JsonValue = None
     language: LanguageCode | None = None
+    kind: RaterKind | None = None
 
 
 def cell_value(text: str) -> float | str | None:
@@ -63,14 +65,33 @@ def _long_items(path: Path) -> Iterator[Item]:
         raise InputError(path, f"unknown file type {suffix!r} for ratings (csv, tsv or jsonl)")
 
 
+def _repeated_ratings(path: Path, rows: list[tuple[int | None, LongRow]]) -> Iterator[InputError]:
+    """A rater rating the same item on the same dimension twice: which value counts is the
+    user's to decide, so both rows are named rather than one picked."""
+    first: dict[tuple[str, str, str], int | None] = {}
+    for line, row in rows:
+        key = (row.item_id, row.annotator_or_judge, row.dimension)
+        if key in first:
+            message = (
+                f"{row.annotator_or_judge} already rated item {row.item_id} on {row.dimension} "
+                f"at line {first[key]}; keep one row per rater, item and dimension"
+            )
+            yield InputError(path, message, line=line)
+        else:
+            first[key] = line
+
+
 def read_long(path: Path, kind: RaterKind) -> list[Rating]:
     """Ratings from a long-format file; every problem is reported with its line."""
     rows = validate_items(path, _long_items(path), LongRow)
+    repeated = list(_repeated_ratings(path, rows))
+    if repeated:
+        raise InputErrors(repeated)
     return [
         Rating(
             item_id=row.item_id,
             rater=row.annotator_or_judge,
-            kind=kind,
+            kind=row.kind or kind,
             dimension=row.dimension,
             value=cell_value(row.value) if isinstance(row.value, str) else scalar(row.value),
             language=row.language or UNKNOWN_LANGUAGE,
@@ -107,13 +128,16 @@ def _behaviour_ratings(where: str, item_id: str, behaviours: Any) -> Iterator[Ra
 def read_behaviours(path: Path) -> list[Rating]:
     """Ratings from the ABC-Eval behaviour JSON; problems name the dialogue and turn."""
     try:
-        data = json.loads(decode_utf8(path.read_bytes(), path))
+        data = strict_json_loads(decode_utf8(path.read_bytes(), path))
     except json.JSONDecodeError as bad:
         raise InputError(
             path, f"invalid JSON: {bad.msg} (column {bad.colno})", line=bad.lineno
         ) from None
     if not isinstance(data, dict):
         raise InputError(path, "expected an object of {dialogue_id: [turns]}")
+    bad_values = [InputError(path, m, field=f) for f, m in json_value_problems(data)]
+    if bad_values:
+        raise InputErrors(bad_values)
     ratings: list[Rating] = []
     errors: list[InputError] = []
     for dialogue_id, turns in data.items():

@@ -54,6 +54,7 @@ def build_panels(
 ) -> Iterator[Panel]:
     """Panels for every dimension with human ratings, over all languages and then each one."""
     scored = frame[(frame["dimension"] != UNSCORED) & frame["value"].notna()]
+    any_judge = bool((scored["kind"] == "judge").any())
     for dimension, rows in scored.groupby("dimension", sort=True):
         name = str(dimension)
         spec = scales.get(name) or infer_scale(rows["value"])
@@ -61,8 +62,16 @@ def build_panels(
             notes.append(f"{name}: free text with many distinct values, no statistic applies")
             continue
         if not (rows["kind"] == "human").any():
-            notes.append(f"{name}: judges only, no human ratings to compare with")
+            notes.append(
+                f"{name}: judges only, no human ratings to compare with "
+                "(--pair HUMAN=JUDGE compares dimensions of different names)"
+            )
             continue
+        if any_judge and not (rows["kind"] == "judge").any():
+            notes.append(
+                f"{name}: human ratings only, no judge rates it "
+                "(--pair HUMAN=JUDGE compares dimensions of different names)"
+            )
         codes, labels = encode(rows["value"], spec, name)
         rows = rows.assign(code=codes)
         languages = sorted(rows["language"].unique())

@@ -10,8 +10,10 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 from dialbench.metaeval.evaluate import MetaEvalReport
+from dialbench.metaeval.pvalues import p_value_text
 from dialbench.metaeval.references import HUMAN_CEILING
-from dialbench.plotting import save_png
+from dialbench.plotting import file_stem, plot_label, save_png
+from dialbench.safe_text import markdown_frame, markdown_text, spreadsheet_frame
 
 TITLES = {
     "agreement": "Agreement between human annotators",
@@ -44,7 +46,7 @@ def _bar_groups(ax: Axes, frame: pd.DataFrame, x: str, value: str, raters: list[
         part = frame[frame["rater"] == judge]
         offsets = [positions[v] - 0.4 + width * (k + 0.5) for v in part[x]]
         heights = part[value].astype(float)
-        bars = ax.bar(offsets, heights.fillna(0), width, label=judge)
+        bars = ax.bar(offsets, heights.fillna(0), width, label=plot_label(judge))
         for bar, height, n in zip(bars, heights, part["n_items"], strict=True):
             text = f"n={n}" if np.isfinite(height) else f"n/a\nn={n}"
             top = height if np.isfinite(height) else 0.0
@@ -65,7 +67,9 @@ def _bar_groups(ax: Axes, frame: pd.DataFrame, x: str, value: str, raters: list[
             zorder=3,
             label=HUMAN_CEILING,
         )
-    ax.set_xticks(range(len(positions)), list(positions), rotation=30, ha="right")
+    ax.set_xticks(
+        range(len(positions)), [plot_label(str(p)) for p in positions], rotation=30, ha="right"
+    )
     lowest = float(np.nanmin(frame[value].astype(float).to_numpy(), initial=0.0))
     ax.set_ylim(lowest - 0.05, 1.12)
     ax.grid(axis="y", alpha=0.3)
@@ -90,8 +94,8 @@ def plot_detection(detection: pd.DataFrame, folder: Path) -> list[Path]:
             _bar_groups(ax, part, "dimension", column, raters)
             ax.set_ylabel(title)
         axes[0].legend(fontsize=8, loc="best")
-        figure.suptitle(f"Issue detection vs. human annotators — {language}")
-        paths.append(save_png(figure, folder / f"detection_{language}.png"))
+        figure.suptitle(f"Issue detection vs. human annotators — {plot_label(str(language))}")
+        paths.append(save_png(figure, folder / f"detection_{file_stem(str(language))}.png"))
     return paths
 
 
@@ -107,15 +111,23 @@ def plot_correlation(correlation: pd.DataFrame, folder: Path) -> list[Path]:
         _bar_groups(ax, part, "language", "r", raters)
         ax.set_ylabel("Spearman with mean human score")
         ax.legend(fontsize=8, loc="best")
-        ax.set_title(f"{dimension}: correlation with humans per language")
-        paths.append(save_png(figure, folder / f"correlation_{dimension}.png"))
+        ax.set_title(f"{plot_label(str(dimension))}: correlation with humans per language")
+        paths.append(save_png(figure, folder / f"correlation_{file_stem(str(dimension))}.png"))
     return paths
 
 
 def _markdown(frame: pd.DataFrame) -> str:
-    """A markdown table; an undefined figure reads as a dash, never as nan."""
-    cells = frame.astype(object).where(frame.notna(), None)
-    return str(cells.to_markdown(index=False, floatfmt=".3f", missingval="–"))
+    """A markdown table, names escaped; an undefined figure reads as a dash, never as nan."""
+    cells = markdown_frame(frame).astype(object).where(frame.notna().to_numpy(), None)
+    as_text = []  # columns tabulate must not parse back into numbers and round
+    if "p_value" in cells:
+        cells["p_value"] = [None if p is None else p_value_text(p) for p in cells["p_value"]]
+        as_text.append(list(cells.columns).index("p_value"))
+    return str(
+        cells.to_markdown(
+            index=False, floatfmt=".3f", missingval="–", disable_numparse=as_text or False
+        )
+    )
 
 
 def write_report(report: MetaEvalReport, folder: Path) -> list[Path]:
@@ -124,7 +136,7 @@ def write_report(report: MetaEvalReport, folder: Path) -> list[Path]:
     frames = tables(report)
     written = []
     for name, frame in frames.items():
-        frame.to_csv(folder / f"{name}.csv", index=False)
+        spreadsheet_frame(frame).to_csv(folder / f"{name}.csv", index=False)
         written.append(folder / f"{name}.csv")
     plots = []
     if "detection" in frames:
@@ -132,7 +144,7 @@ def write_report(report: MetaEvalReport, folder: Path) -> list[Path]:
     if "correlation" in frames:
         plots += plot_correlation(frames["correlation"], folder)
     lines = ["# Meta-evaluation", ""]
-    lines += [f"- {note}" for note in report.notes] + ([""] if report.notes else [])
+    lines += [f"- {markdown_text(note)}" for note in report.notes] + ([""] if report.notes else [])
     for name, frame in frames.items():
         lines += [f"## {TITLES[name]}", "", _markdown(frame), ""]
         lines += [f"![{p.stem}]({p.name})" for p in plots if p.stem.startswith(name)] + [""]

@@ -17,15 +17,24 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import AfterValidator, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, Field, ValidationError, field_validator
 
 from dialbench.errors import DialbenchError, InputError
 from dialbench.hashing import content_hash
+from dialbench.io.text import decode_utf8
 from dialbench.io.validation import _describe
 from dialbench.llm.base import GenerationParams
-from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig, ModelSpecError, parse_spec
+from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig, ModelSpecError
 from dialbench.schema import Record
 from dialbench.seeds import LanguageTarget
+
+# Upper bounds on the counts a config sets: a typo of a few extra digits is an error, not hours
+# of work or gigabytes of memory. MEDAL itself used 400 contexts per language.
+MAX_CONTEXTS = 10_000
+MAX_UTTERANCES = 200
+MAX_CONCURRENCY = 1024
+MAX_ATTEMPTS = 100
+MAX_LANGUAGES = 100
 
 Form = Literal["chat", "transcript"]
 FormChoice = Literal["auto", "chat", "transcript"]
@@ -34,7 +43,7 @@ FormChoice = Literal["auto", "chat", "transcript"]
 def _readable_spec(model: ModelConfig) -> ModelConfig:
     """Check the spec at load time, so a typo is reported at its line, not mid-run."""
     try:
-        parse_spec(model.spec)
+        model.endpoint_url  # noqa: B018  (parses the spec as written, credentials included)
     except ModelSpecError as error:
         raise ValueError(str(error)) from None
     return model
@@ -47,6 +56,14 @@ def _as_model_config(value: Any) -> Any:
     return {"spec": value} if isinstance(value, str) else value
 
 
+def _distinct(entries: list[Any], keys: list[str]) -> list[Any]:
+    """The list as it is, unless two entries are the same (after normalisation: en and EN)."""
+    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    if repeated:
+        raise ValueError(f"lists {', '.join(repeated)} more than once")
+    return entries
+
+
 def _as_language_target(value: Any) -> Any:
     return {"language": value} if isinstance(value, str) else value
 
@@ -56,7 +73,7 @@ class SeedsConfig(Record):
 
     scenes: Path | None = Field(default=None, description="JSONL/CSV/TXT; relative to the config")
     personas: Path | None = None
-    contexts: int = Field(default=10, ge=1, description="contexts per language")
+    contexts: int = Field(default=10, ge=1, le=MAX_CONTEXTS, description="contexts per language")
     seed: int = 0
 
 
@@ -77,6 +94,7 @@ class UserConfig(Record):
     _models = field_validator("models", mode="before")(
         lambda v: [_as_model_config(m) for m in v] if isinstance(v, list) else v
     )
+    _distinct_models = field_validator("models")(lambda v: _distinct(v, [m.spec for m in v]))
 
 
 class ValidatorConfig(Record):
@@ -88,8 +106,8 @@ class ValidatorConfig(Record):
         default="auto", description="chat, or a few-shot verdict list for small local models"
     )
     params: GenerationParams = GenerationParams(temperature=0.1, max_tokens=64)
-    first_turn_attempts: int = Field(default=10, ge=1)
-    turn_attempts: int = Field(default=5, ge=1)
+    first_turn_attempts: int = Field(default=10, ge=1, le=MAX_ATTEMPTS)
+    turn_attempts: int = Field(default=5, ge=1, le=MAX_ATTEMPTS)
 
     _model = field_validator("model", mode="before")(_as_model_config)
 
@@ -101,6 +119,7 @@ class ChatbotsConfig(Record):
     _models = field_validator("models", mode="before")(
         lambda v: [_as_model_config(m) for m in v] if isinstance(v, list) else v
     )
+    _distinct_models = field_validator("models")(lambda v: _distinct(v, [m.spec for m in v]))
 
 
 class FilterConfig(Record):
@@ -120,29 +139,25 @@ class FilterConfig(Record):
 
 
 class SimulationConfig(Record):
-    languages: list[LanguageTarget] = Field(min_length=1)
+    languages: list[LanguageTarget] = Field(min_length=1, max_length=MAX_LANGUAGES)
     seeds: SeedsConfig = SeedsConfig()
     user: UserConfig = UserConfig()
     validator: ValidatorConfig = ValidatorConfig()
     chatbots: ChatbotsConfig
-    max_utterances: int = Field(default=10, ge=1, description="user and chatbot turns together")
-    concurrency: int = Field(default=64, ge=1, description="dialogues in flight at once")
+    max_utterances: int = Field(
+        default=10, ge=1, le=MAX_UTTERANCES, description="user and chatbot turns together"
+    )
+    concurrency: int = Field(
+        default=64, ge=1, le=MAX_CONCURRENCY, description="dialogues in flight at once"
+    )
     filter: FilterConfig = FilterConfig()
 
     _languages = field_validator("languages", mode="before")(
         lambda v: [_as_language_target(x) for x in v] if isinstance(v, list) else v
     )
-
-    @model_validator(mode="after")
-    def _distinct(self) -> SimulationConfig:
-        for what, specs in (
-            ("languages", [t.language for t in self.languages]),
-            ("user.models", [m.spec for m in self.user.models]),
-            ("chatbots.models", [m.spec for m in self.chatbots.models]),
-        ):
-            if len(set(specs)) != len(specs):
-                raise ValueError(f"{what} lists the same entry twice")
-        return self
+    _distinct_languages = field_validator("languages")(
+        lambda v: _distinct(v, [t.language for t in v])
+    )
 
     def config_hash(self) -> str:
         return content_hash(self.model_dump(mode="json"))
@@ -177,7 +192,7 @@ def load_config(path: str | Path) -> SimulationConfig:
     path = Path(path)
     if not path.is_file():
         raise InputError(path, "no such config file")
-    text = path.read_text(encoding="utf-8")
+    text = decode_utf8(path.read_bytes(), path)
     try:
         data = yaml.safe_load(text)
         root = yaml.compose(text)

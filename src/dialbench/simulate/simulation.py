@@ -9,6 +9,7 @@ Dialogues that ended in `error` are tried again on the next run.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import ModelConfig
 from dialbench.prompts import load_prompt
 from dialbench.schema import Dialogue, Participants, Provenance, Record, Run, SeedContext
-from dialbench.seeds import load_seed_texts, sample_contexts, starter_texts
+from dialbench.seeds import LanguageTarget, load_seed_texts, sample_contexts, starter_texts
 from dialbench.simulate import chatbot, filters, user, validator
 from dialbench.simulate.chatbot import Chatbot
 from dialbench.simulate.config import SimulationConfig, resolve_form
@@ -49,13 +50,17 @@ class SimulationSummary(Record):
         return self.accepted_attempts / self.user_attempts if self.user_attempts else None
 
 
-def build_contexts(config: SimulationConfig) -> list[SeedContext]:
+def build_contexts(
+    config: SimulationConfig, languages: Sequence[LanguageTarget] | None = None
+) -> list[SeedContext]:
+    """The config's contexts, crossed with `languages` (default: the config's)."""
     seeds = config.seeds
     scenes = load_seed_texts(seeds.scenes, "scene") if seeds.scenes else starter_texts("scene")
     personas = (
         load_seed_texts(seeds.personas, "persona") if seeds.personas else starter_texts("persona")
     )
-    return sample_contexts(scenes, personas, config.languages, seeds.contexts, seeds.seed)
+    targets = config.languages if languages is None else languages
+    return sample_contexts(scenes, personas, targets, seeds.contexts, seeds.seed)
 
 
 def prompt_hashes() -> dict[str, str]:
