@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from pydantic import JsonValue
 
-from dialbench.schema import Annotation, Judgment, Target
+from dialbench.schema import Annotation, JudgeConfiguration, Judgment, Target
 from dialbench.store import RunStore
 from dialbench.summary import HUMAN
 
@@ -52,6 +52,22 @@ def flatten(labels: Mapping[str, JsonValue], prefix: str = "") -> Iterator[tuple
 
 def configuration_of(judgment: Judgment) -> str:
     return judgment.configuration.fingerprint if judgment.configuration else "unrecorded"
+
+
+def configuration_summary(configuration: JudgeConfiguration | None) -> dict[str, str]:
+    """A configuration as short readable fields: options, generation parameters, how JSON was
+    asked for, re-asks, and the first 8 hex digits of each file's sha256."""
+    if configuration is None:
+        return {"options": "(judged before configurations were recorded)"}
+    params = {k: v for k, v in configuration.params.items() if v not in (None, [], ())}
+    files = sorted(configuration.file_hashes.items())
+    return {
+        "options": ", ".join(f"{k}={v}" for k, v in configuration.options.items()) or "-",
+        "params": ", ".join(f"{k}={v}" for k, v in params.items()),
+        "structured_mode": configuration.structured_mode,
+        "max_reasks": str(configuration.max_reasks),
+        "files": ", ".join(f"{name} {digest[:8]}" for name, digest in files),
+    }
 
 
 class JudgeNames:

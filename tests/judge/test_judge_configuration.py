@@ -17,6 +17,7 @@ from dialbench.issue_labels import load_issue_labels
 from dialbench.judge.protocols.holistic import load_examples
 from dialbench.judge.stage import JudgeConfig, judge
 from dialbench.metaeval.ratings import from_store
+from dialbench.metaeval.stage import configuration_notes
 from dialbench.prompts import load_prompt
 from dialbench.report.writer import ReportConfig, report
 from dialbench.schema import Judgment
@@ -174,10 +175,14 @@ def test_the_report_and_metaeval_name_each_configuration(
         fingerprints = {
             j.configuration.fingerprint for j in store.records(Judgment) if j.configuration
         }
-        ratings, _ = from_store(store)
+        ratings, judgments = from_store(store)
     assert len(fingerprints) == 2
     names = {f"scripted:holistic-judge [{fingerprint}]" for fingerprint in fingerprints}
     assert {r.rater for r in ratings} == names
+    notes = configuration_notes(judgments)
+    assert len(notes) == 2
+    assert all(any(name in note for note in notes) for name in names)
+    assert any("options few_shot=True" in note for note in notes)
     written = report(ReportConfig(), run_dir)
     configurations = (written.folder / "tables" / "configurations.csv").read_text()
     assert "few_shot=True" in configurations

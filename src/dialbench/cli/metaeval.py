@@ -11,9 +11,6 @@ from rich.console import Console
 from dialbench.cli import app
 from dialbench.cli.tables import figure, table
 from dialbench.errors import DialbenchError
-from dialbench.llm.specs import ModelSpecError, parse_spec
-from dialbench.schema import Judgment
-from dialbench.store import RunStore
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -21,21 +18,11 @@ if TYPE_CHECKING:
     from dialbench.metaeval.agreement import AgreementRow
     from dialbench.metaeval.correlation import CorrelationRow
     from dialbench.metaeval.evaluate import MetaEvalReport
-    from dialbench.metaeval.ratings import Rating
 
 # Kept here rather than imported, so `--help` does not load the statistics stack.
 ALL_LANGUAGES, UNKNOWN_LANGUAGE = "all", "und"
 
 console = Console()
-
-
-def _is_spec(name: str) -> bool:
-    """Whether a rater name reads as a model spec (local:..., openai:..., ...)."""
-    try:
-        parse_spec(name)
-    except ModelSpecError:
-        return False
-    return True
 
 
 def _dimension_pairs(values: list[str]) -> dict[str, str]:
@@ -150,16 +137,6 @@ def _print_summary(full: MetaEvalReport) -> None:
         console.print(f"note: {note}", markup=False, soft_wrap=True)
 
 
-def _paired(ratings: list[Rating], pairs: dict[str, str]) -> list[Rating]:
-    """Judges' ratings of each JUDGE dimension, renamed to the HUMAN dimension they answer."""
-    return [
-        r.model_copy(update={"dimension": pairs[r.dimension]})
-        if r.kind == "judge" and r.dimension in pairs
-        else r
-        for r in ratings
-    ]
-
-
 @app.command()
 def metaeval(
     run: Annotated[
@@ -199,44 +176,30 @@ def metaeval(
     """Agreement, correlations, issue detection, McNemar and diagnostics vs. human annotators."""
     # The statistics stack (pandas, scipy, scikit-learn, matplotlib) takes a second and a half
     # to import: only this command pays for it.
-    from dialbench.metaeval.evaluate import MetaEvalOptions, meta_evaluate
-    from dialbench.metaeval.files import read_ratings
-    from dialbench.metaeval.ratings import from_store
-    from dialbench.metaeval.report import write_report
+    from dialbench.metaeval.evaluate import MetaEvalOptions
     from dialbench.metaeval.scales import parse_scale
+    from dialbench.metaeval.stage import MetaevalConfig
+    from dialbench.metaeval.stage import metaeval as evaluate
 
-    ratings: list[Rating] = []
-    judgments: list[Judgment] = []
-    if run is not None:
-        with RunStore.open(run, create=False) as store:
-            ratings, judgments = from_store(store, protocol)
-    for path in against:
-        humans = read_ratings(path, "human")
-        for rater in sorted({r.rater for r in humans if r.kind == "human" and _is_spec(r.rater)}):
-            console.print(
-                f"warning: {path}: rater {rater!r} looks like a model spec but counts as a human "
-                "annotator; give the file a kind column (human|judge), or pass it with "
-                "--predictions",
-                markup=False,
-                soft_wrap=True,
-            )
-        ratings += humans
-    for path in predictions:
-        ratings += read_ratings(path, "judge")
-    if not ratings:
-        raise DialbenchError("nothing to meta-evaluate: give a RUN with annotations, or --against")
-    ratings = _paired(ratings, _dimension_pairs(pair))
-    options = MetaEvalOptions(
-        scales=dict(parse_scale(s) for s in scale),
-        bootstrap_resamples=bootstrap,
-        seed=seed,
-        max_pairwise_annotators=max_pairwise,
-        default_language=language,
+    config = MetaevalConfig(
+        against=against,
+        predictions=predictions,
+        protocol=protocol,
+        pairs=_dimension_pairs(pair),
+        options=MetaEvalOptions(
+            scales=dict(parse_scale(s) for s in scale),
+            bootstrap_resamples=bootstrap,
+            seed=seed,
+            max_pairwise_annotators=max_pairwise,
+            default_language=language,
+        ),
+        output=output,
     )
-    report = meta_evaluate(ratings, judgments, options)
-    folder = output or (run / "metaeval" if run is not None else Path("metaeval"))
-    written = write_report(report, folder)
-    _print_summary(report)
+    done = evaluate(config, run)
+    for warning in done.warnings:
+        console.print(f"warning: {warning}", markup=False, soft_wrap=True)
+    _print_summary(done.report)
     console.print(
-        f"wrote {len(written)} files to {folder} (report.md, CSV tables, PNG plots)", markup=False
+        f"wrote {len(done.written)} files to {done.folder} (report.md, CSV tables, PNG plots)",
+        markup=False,
     )

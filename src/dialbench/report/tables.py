@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from dialbench.rated_items import configuration_summary
 from dialbench.report.frames import BASE_COLUMNS
-from dialbench.schema import JudgeConfiguration
 
 ALL = "all"
 
@@ -104,20 +104,6 @@ def sample_spread(frame: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
-def _described(configuration: JudgeConfiguration | None) -> dict[str, object]:
-    if configuration is None:
-        return {"options": "(judged before configurations were recorded)"}
-    files = sorted(configuration.file_hashes.items())
-    params = {k: v for k, v in configuration.params.items() if v not in (None, [], ())}
-    return {
-        "options": ", ".join(f"{k}={v}" for k, v in configuration.options.items()) or "-",
-        "params": ", ".join(f"{k}={v}" for k, v in params.items()),
-        "structured_mode": configuration.structured_mode,
-        "max_reasks": configuration.max_reasks,
-        "files": ", ".join(f"{name} {digest[:8]}" for name, digest in files),
-    }
-
-
 def configurations(frame: pd.DataFrame) -> pd.DataFrame:
     """Each judge configuration behind the figures: the name tables use, what it set (options,
     generation parameters, the first 8 hex digits of each prompt and data file's sha256), and
@@ -127,5 +113,7 @@ def configurations(frame: pd.DataFrame) -> pd.DataFrame:
     keys = ["protocol", "judge", "configuration"]
     counts = frame.groupby(keys).size().rename("judgments").reset_index()
     settings = frame.drop_duplicates(keys).set_index(keys)["settings"]
-    described = [_described(settings[tuple(row)]) for row in counts[keys].itertuples(index=False)]
+    described = [
+        configuration_summary(settings[tuple(row)]) for row in counts[keys].itertuples(index=False)
+    ]
     return pd.concat([counts, pd.DataFrame(described)], axis=1)
