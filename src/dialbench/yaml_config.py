@@ -10,7 +10,8 @@ import yaml
 from pydantic import ValidationError
 
 from dialbench.errors import DialbenchError, InputError
-from dialbench.io.validation import _describe
+from dialbench.io.text import decode_utf8
+from dialbench.io.validation import describe_error
 from dialbench.schema import Record
 
 R = TypeVar("R", bound=Record)
@@ -39,7 +40,7 @@ def load_yaml_config(path: str | Path, record_type: type[R], what: str, keys: st
     path = Path(path)
     if not path.is_file():
         raise InputError(path, "no such config file")
-    text = path.read_text(encoding="utf-8")
+    text = decode_utf8(path.read_bytes(), path)
     try:
         data = yaml.safe_load(text)
         root = yaml.compose(text)
@@ -55,7 +56,7 @@ def load_yaml_config(path: str | Path, record_type: type[R], what: str, keys: st
     except ValidationError as invalid:
         errors = []
         for problem in invalid.errors():
-            field, message = _describe(problem)
+            field, message = describe_error(problem)
             errors.append(
                 InputError(path, message, line=_line_of(root, problem["loc"]), field=field)
             )

@@ -12,7 +12,7 @@ from rich.console import Console
 from dialbench.cli import app
 from dialbench.cli.data import DEFAULT_RUN, RunDir, _pairs
 from dialbench.errors import DialbenchError
-from dialbench.io.validation import _describe
+from dialbench.io.validation import describe_error
 from dialbench.judge.registry import PROTOCOLS
 from dialbench.judge.settings import JudgeSettings
 from dialbench.judge.stage import DEFAULT_BATCH_SIZE, JudgeConfig, JudgeRunSummary, judge
@@ -124,7 +124,7 @@ def judge_command(
             batch_size=batch_size,
         )
     except ValidationError as invalid:  # a value no option check caught, e.g. a language tag
-        field, message = _describe(invalid.errors()[0])
+        field, message = describe_error(invalid.errors()[0])
         raise DialbenchError(f"{field}: {message}") from None
     config.build_protocol()  # an unknown protocol or option is reported before any work
     if samples > 1 and temperature == 0.0:

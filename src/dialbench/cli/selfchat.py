@@ -11,7 +11,7 @@ from rich.console import Console
 from dialbench.cli import app
 from dialbench.cli.data import DEFAULT_RUN, RunDir
 from dialbench.errors import DialbenchError
-from dialbench.io.validation import _describe
+from dialbench.io.validation import describe_error
 from dialbench.llm.base import GenerationParams
 from dialbench.llm.specs import ModelConfig
 from dialbench.selfchat import SelfChatConfig, SelfChatSummary, selfchat
@@ -71,7 +71,7 @@ def selfchat_command(
             concurrency=concurrency,
         )
     except ValidationError as invalid:
-        field, message = _describe(invalid.errors()[0])
+        field, message = describe_error(invalid.errors()[0])
         raise DialbenchError(f"{field}: {message}") from None
     summary = selfchat(config, run, quiet=quiet)
     _print_summary(summary)

@@ -14,7 +14,7 @@ from rich.table import Table
 from dialbench.cli import app
 from dialbench.cli.data import DEFAULT_RUN, RunOption
 from dialbench.errors import DialbenchError
-from dialbench.io.validation import _describe
+from dialbench.io.validation import describe_error
 from dialbench.seeds import crossed_coverage_table
 from dialbench.simulate import SimulationConfig, SimulationSummary, build_contexts, load_config
 from dialbench.simulate import simulate as run_simulation
@@ -62,7 +62,7 @@ def _with_overrides(config: SimulationConfig, **flags: Any) -> SimulationConfig:
     except ValidationError as invalid:
         problems = []
         for problem in invalid.errors():
-            field, message = _describe(problem)
+            field, message = describe_error(problem)
             option = OPTION_OF.get(str(problem["loc"][0]), "") if problem["loc"] else ""
             problems.append(f"{option or 'config'}: field '{field}': {message}")
         raise DialbenchError("\n".join(problems)) from None

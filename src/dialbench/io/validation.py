@@ -21,7 +21,8 @@ _FRIENDLIER = {
 }
 
 
-def _describe(error: ErrorDetails) -> tuple[str, str]:
+def describe_error(error: ErrorDetails) -> tuple[str, str]:
+    """A pydantic error as (dotted field, message), in the words every input error uses."""
     field = ".".join(str(part) for part in error["loc"]) or "(record)"
     last = str(error["loc"][-1]) if error["loc"] else ""
     message = _FRIENDLIER.get((last, error["type"]), error["msg"])
@@ -40,7 +41,7 @@ def validate_record(
     except ValidationError as invalid:
         located = [
             InputError(file, message, line=line, field=field)
-            for field, message in map(_describe, invalid.errors())
+            for field, message in map(describe_error, invalid.errors())
         ]
         raise InputErrors(located) from None
 

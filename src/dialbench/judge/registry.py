@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pydantic import JsonValue, ValidationError
 
 from dialbench.errors import DialbenchError
-from dialbench.io.validation import _describe
+from dialbench.io.validation import describe_error
 from dialbench.judge.protocol import JudgeProtocol
 from dialbench.judge.protocols.arena import ArenaProtocol
 from dialbench.judge.protocols.gteval import GTEvalProtocol
@@ -44,7 +44,7 @@ def get_protocol(
         return protocol(settings, options)
     except ValidationError as invalid:
         known = ", ".join(protocol.Options.model_fields) or "none"
-        problems = "; ".join(": ".join(_describe(error)) for error in invalid.errors())
+        problems = "; ".join(": ".join(describe_error(error)) for error in invalid.errors())
         raise DialbenchError(
             f"protocol {name!r} option {problems} (its options: {known})"
         ) from None

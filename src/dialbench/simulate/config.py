@@ -16,17 +16,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
-from pydantic import AfterValidator, Field, ValidationError, field_validator
+from pydantic import AfterValidator, Field, field_validator
 
-from dialbench.errors import DialbenchError, InputError
 from dialbench.hashing import content_hash
-from dialbench.io.text import decode_utf8
-from dialbench.io.validation import _describe
 from dialbench.llm.base import GenerationParams
 from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig, ModelSpecError
 from dialbench.schema import Record
 from dialbench.seeds import LanguageTarget
+from dialbench.yaml_config import load_yaml_config
 
 # Upper bounds on the counts a config sets: a typo of a few extra digits is an error, not hours
 # of work or gigabytes of memory. MEDAL itself used 400 contexts per language.
@@ -170,49 +167,12 @@ def resolve_form(choice: FormChoice, model: ModelConfig) -> Form:
     return "transcript" if model.local else "chat"
 
 
-def _line_of(node: yaml.Node, loc: tuple[int | str, ...]) -> int:
-    """The line (1-based) of the YAML node at a pydantic error location, or its nearest parent."""
-    for part in loc:
-        if isinstance(node, yaml.MappingNode):
-            child = next((v for k, v in node.value if k.value == part), None)
-        elif (
-            isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value)
-        ):
-            child = node.value[part]
-        else:
-            child = None
-        if child is None:
-            break
-        node = child
-    return node.start_mark.line + 1
-
-
 def load_config(path: str | Path) -> SimulationConfig:
     """Read and validate a config; relative seed files are resolved against its folder."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError(path, "no such config file")
-    text = decode_utf8(path.read_bytes(), path)
-    try:
-        data = yaml.safe_load(text)
-        root = yaml.compose(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(error, "problem", None) or str(error)
-        raise InputError(path, f"not valid YAML ({problem})", line=line) from None
-    if not isinstance(data, dict) or root is None:
-        raise InputError(path, "a simulation config is a YAML mapping (languages:, chatbots:, ...)")
-    try:
-        config = SimulationConfig.model_validate(data)
-    except ValidationError as invalid:
-        errors = []
-        for problem in invalid.errors():
-            field, message = _describe(problem)
-            errors.append(
-                InputError(path, message, line=_line_of(root, problem["loc"]), field=field)
-            )
-        raise DialbenchError("\n".join(map(str, errors))) from None
+    config = load_yaml_config(
+        path, SimulationConfig, "a simulation config", "languages:, chatbots:, ..."
+    )
     seeds = config.seeds
     resolved = {
         name: path.parent / value
