@@ -19,11 +19,11 @@ app = typer.Typer(
 
 from dialbench.cli import (  # noqa: E402  (registers their commands)
     arena,
-    data,
     judge,
     metaeval,
     metric,
     models,
+    records,
     report,
     selfchat,
     simulate,
@@ -33,12 +33,12 @@ from dialbench.cli import (  # noqa: E402  (registers their commands)
 __all__ = [
     "app",
     "arena",
-    "data",
     "judge",
     "main",
     "metaeval",
     "metric",
     "models",
+    "records",
     "report",
     "selfchat",
     "simulate",

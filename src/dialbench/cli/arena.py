@@ -10,8 +10,8 @@ import typer
 from rich.console import Console
 
 from dialbench.cli import app
-from dialbench.cli.data import DEFAULT_RUN, RunDir
 from dialbench.cli.judge import _nothing_usable, _print_summary
+from dialbench.cli.records import DEFAULT_RUN, RunDir
 from dialbench.errors import DialbenchError
 from dialbench.judge.protocols.arena import ArenaProtocol
 from dialbench.judge.settings import JudgeSettings

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from dialbench.cli import app
-from dialbench.cli.data import DEFAULT_RUN, RunDir, _pairs
+from dialbench.cli.records import DEFAULT_RUN, RunDir, key_value_pairs
 from dialbench.errors import DialbenchError
 from dialbench.io.validation import describe_error
 from dialbench.judge.registry import PROTOCOLS
@@ -108,7 +108,7 @@ def judge_command(
     try:
         config = JudgeConfig(
             protocol=protocol,
-            options=dict(_pairs(option, "--option")),
+            options=dict(key_value_pairs(option, "--option")),
             judges=[
                 ModelConfig(spec=spec, api_key_env=api_key_env, max_concurrency=concurrency)
                 for spec in dict.fromkeys(judges)

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from dialbench.cli import app
-from dialbench.cli.data import DEFAULT_RUN, RunDir
+from dialbench.cli.records import DEFAULT_RUN, RunDir
 
 console = Console()
 

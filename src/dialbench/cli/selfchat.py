@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from dialbench.cli import app
-from dialbench.cli.data import DEFAULT_RUN, RunDir
+from dialbench.cli.records import DEFAULT_RUN, RunDir
 from dialbench.errors import DialbenchError
 from dialbench.io.validation import describe_error
 from dialbench.llm.base import GenerationParams

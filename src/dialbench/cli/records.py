@@ -39,7 +39,8 @@ AsJson = Annotated[bool, typer.Option("--json", help="Print the result as JSON, 
 DEFAULT_RUN = Path("runs/default")
 
 
-def _pairs(values: list[str], what: str) -> dict[str, str]:
+def key_value_pairs(values: list[str], what: str) -> dict[str, str]:
+    """Repeated KEY=VALUE options (`--column text=utterance`, `--option few_shot=true`)."""
     pairs = {}
     for value in values:
         key, sep, mapped = value.partition("=")
@@ -63,8 +64,8 @@ def _import_options(
             "records": records,
             "language": language,
             "source": source,
-            "columns": _pairs(column, "--column"),
-            "roles": _pairs(role, "--role"),
+            "columns": key_value_pairs(column, "--column"),
+            "roles": key_value_pairs(role, "--role"),
         }
     )
 
