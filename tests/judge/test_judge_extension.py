@@ -167,3 +167,28 @@ def test_the_limit_counts_only_dialogues_the_protocol_judges(tmp_path: Path) -> 
             DialbenchError, match=r"finds nothing to judge .*it judges chatbot turns"
         ):
             select_dialogues(store, protocol=get_protocol("submetrics"))
+
+
+def test_a_judge_name_with_markup_is_printed_as_it_is(
+    cli: RunCli, tmp_path: Path, echoing_server: Loopback
+) -> None:
+    dialogues = tmp_path / "d.jsonl"
+    line = {
+        "language": "fr",
+        "turns": [{"role": "user", "text": "Salut"}, {"role": "assistant", "text": "Oui"}],
+    }
+    dialogues.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    cli("import", dialogues, "--run", tmp_path / "run")
+    name = "[bold red]x[/]"
+    done = cli(
+        "judge",
+        tmp_path / "run",
+        "-p",
+        "holistic",
+        "--quiet",
+        "--judge",
+        echoing_server.spec(name),
+        ok=False,
+    )
+    assert "Traceback" not in done.stderr
+    assert f"#{name} [c-" in done.stdout

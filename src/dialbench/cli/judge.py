@@ -40,6 +40,7 @@ def _print_summary(summary: JudgeRunSummary) -> None:
     console.print(
         f"{summary.protocol}: {summary.dialogues} dialogue(s), {summary.seconds:.1f} s",
         highlight=False,
+        markup=False,
     )
     for tally in summary.judges:
         done = tally.ok + tally.unscored

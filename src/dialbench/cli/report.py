@@ -27,7 +27,7 @@ def report_command(
 
     written = report(ReportConfig(output=output), run)
     for note in written.notes:
-        console.print(f"note: {note}", highlight=False)
+        console.print(f"note: {note}", highlight=False, markup=False)
     titles = ", ".join(section.title for section in written.sections)
-    console.print(f"sections: {titles}", highlight=False)
-    console.print(f"wrote {written.html} and {written.markdown}", highlight=False)
+    console.print(f"sections: {titles}", highlight=False, markup=False)
+    console.print(f"wrote {written.html} and {written.markdown}", highlight=False, markup=False)
