@@ -13,6 +13,7 @@ from dialbench.arena.analysis import CONSISTENCY_DEFINITION, order_consistency
 from dialbench.judge.protocols.arena import CHOICES, OUTCOME_DEFINITION, ArenaProtocol
 from dialbench.report.sections import Section, table
 from dialbench.report.tables import ok
+from dialbench.store import RunStore
 
 
 def verdict_counts(frame: pd.DataFrame) -> pd.DataFrame:
@@ -44,7 +45,7 @@ def frame_verdicts(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def sections(frame: pd.DataFrame, folder: Path) -> list[Section]:
+def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
     counts = verdict_counts(frame)
     if counts.empty:
         return []

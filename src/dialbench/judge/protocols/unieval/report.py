@@ -12,6 +12,7 @@ import pandas as pd
 from dialbench.judge.protocols.unieval import UniEvalProtocol
 from dialbench.report.sections import Section, table
 from dialbench.report.tables import ok
+from dialbench.store import RunStore
 
 
 def human_rates(frame: pd.DataFrame) -> pd.DataFrame:
@@ -41,7 +42,7 @@ def human_rates(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def sections(frame: pd.DataFrame, folder: Path) -> list[Section]:
+def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
     rates = human_rates(frame)
     if rates.empty:
         return []
