@@ -66,7 +66,7 @@ def ratings_sections(
             title="BotChat Arena ratings and win / tie / lose per judge and length (Figure 5)",
             note=" ".join(
                 [
-                    OUTCOME_DEFINITION,
+                    "Outcomes as in the verdicts section above.",
                     ratings_definition(DEFAULT_ROUNDS, DEFAULT_RESAMPLES),
                     "Win / tie / lose: per model and opponent over both orders, `games` "
                     "verdicts; win_rate = wins / games, win_or_tie_rate = (wins + ties) / games; "
