@@ -67,8 +67,12 @@ def test_selfchat_judge_and_arena_from_the_command_line(
     assert "--pass-at '4,x': write numbers" in bad.stderr
     results = cli("arena", run, "--no-judge", "--pass-at", "3,4")
     assert "note: no scored arena judgments" in results.stdout
-    assert (run / "botchat" / "lengths.csv").exists()
-    assert (run / "botchat" / "lengths_violin.png").exists()
+    assert f"dialbench report {run}" in results.stdout
+    assert not (run / "botchat").exists()  # one report: dialbench report
+    cli("report", run)
+    assert (run / "report" / "tables" / "selfchat_lengths.csv").exists()
+    assert (run / "report" / "plots" / "selfchat_lengths_violin.png").exists()
+    assert "Self-chat utterance lengths" in (run / "report" / "report.md").read_text()
 
 
 def test_bad_selfchat_input_is_one_clear_line(

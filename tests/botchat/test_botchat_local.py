@@ -58,7 +58,8 @@ def test_selfchat_unieval_and_arena_on_the_local_model(tmp_path: Path, mutual_xl
     assert len(pairs) == 4  # 2 seeds x 1 pair x 2 orders
     for pair in pairs:
         assert pair.result is None or pair.result["winner"] in ("first", "second", "tie")
-    assert "wrote" in arena.stdout
-    text = (run / "botchat" / "botchat.md").read_text(encoding="utf-8")
-    assert "## Utterance lengths" in text
+    assert "dialbench report" in arena.stdout
+    text = (run / "report" / "report.md").read_text(encoding="utf-8")
+    assert "## Self-chat utterance lengths" in text
+    assert "## BotChat Arena ratings" in text  # the arena run scored at least one verdict
     print(f"BotChat on the local model, 2 seeds x 2 models x N=4: {seconds:.0f} s")

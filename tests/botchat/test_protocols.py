@@ -1,6 +1,7 @@
 """UniEval and Arena through the real judge stage with scripted judges: what is asked, how real
 looking and malformed answers end (scored, re-asked, unscored: never guessed), pairing, the
-outcome rule, pass@N, win matrices, order flips, and the BotChat results folder."""
+outcome rule, pass@N, win matrices, order flips, ratings, and the BotChat sections of the run's
+report."""
 
 from __future__ import annotations
 
@@ -11,11 +12,18 @@ import pandas as pd
 import pytest
 
 from dialbench.arena.analysis import order_consistency, win_matrix
-from dialbench.arena.botchat import write_botchat
+from dialbench.arena.botchat import (
+    Ratings,
+    arena_ratings,
+    arena_verdicts,
+    self_chats,
+    win_tie_lose,
+)
 from dialbench.judge.protocols.unieval.passrate import pass_at_n
 from dialbench.judge.registry import get_protocol
 from dialbench.judge.stage import JudgeConfig, judge
 from dialbench.llm.base import Request
+from dialbench.report import ReportConfig, ReportOutput, report
 from dialbench.schema import Dialogue, Judgment
 from dialbench.selfchat import SelfChatConfig, selfchat
 from dialbench.store import RunStore
@@ -36,6 +44,18 @@ def self_chat_run(path: Path, seeds: int = 2, n: int = 6) -> Path:
 def judgments(run: Path, protocol: str) -> list[Judgment]:
     with RunStore.open(run) as store:
         return list(store.records(Judgment, protocol=protocol))
+
+
+def ratings(run: Path, rounds: int, resamples: int) -> Ratings:
+    """The ratings as the report and `dialbench arena` compute them, with fewer draws."""
+    with RunStore.open(run) as store:
+        dialogues = self_chats(store)
+        verdicts = arena_verdicts(store, dialogues)
+    return arena_ratings(verdicts, dialogues, rounds=rounds, resamples=resamples)
+
+
+def report_csv(written: ReportOutput, name: str) -> pd.DataFrame:
+    return pd.read_csv(written.folder / "tables" / f"{name}.csv")
 
 
 def conversation(request: Request) -> str:
@@ -189,30 +209,23 @@ def test_arena_pairs_self_chats_of_a_seed_in_both_orders_and_the_unflagged_one_w
         if j.judge_model == fair.spec:
             short_first = first.participants.assistant == "scripted:bot-short"
             assert j.result["winner"] == ("first" if short_first else "second")
-    with RunStore.open(run) as store:
-        written = write_botchat(store, tmp_path / "botchat", rounds=20, resamples=50)
-    ratings = written.ratings.set_index(["judge", "model"])
-    assert ratings.loc[(fair.spec, "scripted:bot-short"), "elo"] > 1000
+    rated = ratings(run, rounds=20, resamples=50).table
+    by_model = rated.set_index(["judge", "model"])
+    assert by_model.loc[(fair.spec, "scripted:bot-short"), "elo"] > 1000
     assert (
-        ratings.loc[(fair.spec, "scripted:bot-short"), "bt"]
-        > ratings.loc[(fair.spec, "scripted:bot-long"), "bt"]
+        by_model.loc[(fair.spec, "scripted:bot-short"), "bt"]
+        > by_model.loc[(fair.spec, "scripted:bot-long"), "bt"]
     )
     # bot-long also writes longer utterances: the length covariate takes the win (β < 0)
-    assert (written.ratings.loc[written.ratings["judge"] == fair.spec, "length_beta"] < 0).all()
-    consistency = pd.read_csv(tmp_path / "botchat" / "order_consistency.csv").set_index("judge")
+    assert (rated.loc[rated["judge"] == fair.spec, "length_beta"] < 0).all()
+    with RunStore.open(run) as store:
+        verdicts = arena_verdicts(store, self_chats(store))
+    consistency = order_consistency(verdicts).set_index("judge")
     assert consistency.loc[fair.spec, "flips"] == 0
     assert consistency.loc[biased.spec, "flip_rate"] == 1.0  # every verdict follows the order
-    matrix = pd.read_csv(tmp_path / "botchat" / "win_tie_lose.csv")
+    matrix = win_tie_lose(verdicts)
     fair_rows = matrix[(matrix["judge"] == fair.spec) & (matrix["model"] == "scripted:bot-short")]
-    assert fair_rows[["games", "wins", "ties", "losses"]].values.tolist() == [[6, 6, 0, 0]]
-    text = written.markdown.read_text(encoding="utf-8")
-    assert "did NOT flag wins" in text
-    assert "No scored UniEval judgments yet." in text
-    assert sorted(p.name for p in written.folder.glob("*.png")) == [
-        "arena_winrate_scripted-arena-biased_n6.png",
-        "arena_winrate_scripted-arena-fair_n6.png",
-        "lengths_violin.png",
-    ]
+    assert fair_rows[["n", "games", "wins", "ties", "losses"]].values.tolist() == [[6, 6, 6, 0, 0]]
 
 
 def test_identical_self_chats_are_not_compared(tmp_path: Path) -> None:
@@ -251,9 +264,7 @@ def test_win_matrix_and_kappa_on_a_hand_made_table() -> None:
     assert row["kappa"] == pytest.approx(1 / 3)
 
 
-def test_the_run_report_gains_the_unieval_and_arena_sections(tmp_path: Path) -> None:
-    from dialbench.report import ReportConfig, report
-
+def test_the_run_report_gains_the_botchat_sections(tmp_path: Path) -> None:
     run = self_chat_run(tmp_path, seeds=2)
     judges = {"unieval": ScriptedModel("report-unieval", unieval_judge)}
     judges["arena"] = ScriptedModel(
@@ -269,8 +280,37 @@ def test_the_run_report_gains_the_unieval_and_arena_sections(tmp_path: Path) -> 
     assert rates.loc["scripted:bot-long", "median_first_ai_index"] == 3
     verdicts, flips = (pd.read_csv(run / "report" / t.csv) for t in sections["arena"].tables)
     assert verdicts[["judgments", "Conversation 1"]].values.tolist() == [[4, 4]]
-    assert flips[["pairs", "flips", "flip_rate"]].values.tolist() == [[2, 2, 1.0]]
+    assert flips[["n", "pairs", "flips", "flip_rate"]].values.tolist() == [[6, 2, 2, 1.0]]
     assert "did NOT flag wins" in sections["arena"].note
+    rated = report_csv(written, "arena_ratings")
+    assert (rated["bootstrap_draws"] == 1000).all()  # the paper's draws by default
+    matrix = report_csv(written, "arena_win_tie_lose").set_index("model")
+    assert matrix.loc["scripted:bot-short", ["n", "games", "wins", "losses"]].tolist() == [
+        6,
+        4,
+        2,
+        2,
+    ]
+    # the lengths once, with the first BotChat protocol judged (UniEval), before its rates
+    keys = [s.key for s in written.sections]
+    assert keys[:5] == ["selfchat-lengths", "unieval", "unieval-pass", "arena", "arena-ratings"]
+    lengths = report_csv(written, "selfchat_lengths").set_index("model")
+    assert lengths.loc["scripted:bot-short", "utterances"] == 2 * 4  # seeds x generated
+    passes = report_csv(written, "unieval_pass").set_index(["chatbot", "n"])
+    assert sorted(set(passes.index.get_level_values("n"))) == [4]  # N only up to the length 6
+    assert passes.loc[("scripted:bot-short", 4), ["dialogues", "passed"]].tolist() == [2, 2]
+    assert passes.loc[("scripted:bot-long", 4), ["dialogues", "passed"]].tolist() == [2, 0]
+    plots = {p.name for p in (written.folder / "plots").glob("*.png")}
+    assert {"selfchat_lengths_violin.png", "unieval_pass_scripted-report-unieval.png"} <= plots
+    text = written.markdown.read_text(encoding="utf-8")
+    assert "Generated utterances of finished self-chats only" in text
+    assert "pass@N: the judge says the dialogue is not AI-involved" in text
+    assert "shuffled 1,000 times" in text  # the paper's rounds by default
+    assert "logit P(a beats b)" in text
+    assert "Order-flip rate = inconsistent pairs" in text
+    assert "win_rate = wins / games" in text
+    assert text.count("## Self-chat utterance lengths") == 1
+    assert "arena_winrate_scripted-report-biased_n6.png" in plots
 
 
 def test_gteval_compares_each_self_chat_with_its_human_dialogue_at_the_same_length(
@@ -284,15 +324,18 @@ def test_gteval_compares_each_self_chat_with_its_human_dialogue_at_the_same_leng
     for request in model.requests:
         first, second = conversation(request).split("\n\nConversation 2:\n")
         assert first.count("<chat_end>") == second.count("<chat_end>") == 4
-    with RunStore.open(run) as store:
-        written = write_botchat(store, tmp_path / "botchat", rounds=5, resamples=5)
-    table = pd.read_csv(written.folder / "gteval.csv").set_index("model")
+    written = report(ReportConfig(), run)
+    table = report_csv(written, "gteval").set_index("model")
     # the long bot's self-chat is flagged against the human one: it loses in both orders; the
     # short bot's reads as human as the human one does: Neither, a tie
     assert table.loc["scripted:bot-long", ["judgments", "losses"]].tolist() == [4, 4]
     assert table.loc["scripted:bot-short", ["judgments", "ties"]].tolist() == [4, 4]
     assert table.index[0] == "scripted:bot-short"  # sorted by win + tie rate
-    assert "## GTEval against the human dialogue" in written.markdown.read_text(encoding="utf-8")
+    text = written.markdown.read_text(encoding="utf-8")
+    assert "The model wins when the judge flags the human conversation" in text
+    assert "win_or_tie_rate = (wins + ties) / judgments" in text
+    assert [s.key for s in written.sections][:2] == ["selfchat-lengths", "gteval"]
+    assert (written.folder / "plots" / "gteval_scripted-gteval-judge.png").exists()
 
 
 def test_a_model_whose_verdicts_are_all_unscored_gets_no_rating_and_a_note(tmp_path: Path) -> None:
@@ -306,10 +349,11 @@ def test_a_model_whose_verdicts_are_all_unscored_gets_no_rating_and_a_note(tmp_p
 
     model = ScriptedModel("arena-mid-garbage", script)
     judge(JudgeConfig(protocol="arena", judges=[model.config()]), run, quiet=True)
-    with RunStore.open(run) as store:
-        written = write_botchat(store, tmp_path / "botchat", rounds=5, resamples=5)
-    assert written.ratings.empty
-    assert any("scripted:bot-mid never played a comparison" in n for n in written.notes)
+    rated = ratings(run, rounds=5, resamples=5)
+    assert rated.table.empty
+    assert any("scripted:bot-mid never played a comparison" in n for n in rated.notes)
+    written = report(ReportConfig(), run)
+    assert "arena_ratings" not in {t.csv for s in written.sections for t in s.tables}
     assert "scripted:bot-mid never played" in written.markdown.read_text(encoding="utf-8")
 
 
@@ -324,13 +368,11 @@ def test_ratings_per_language_beside_the_overall_ranking(tmp_path: Path) -> None
         run,
         quiet=True,
     )
-    with RunStore.open(run) as store:
-        written = write_botchat(store, tmp_path / "botchat", rounds=5, resamples=20)
-    ratings = written.ratings
-    assert sorted(ratings["language"].unique()) == ["all", "de", "en"]
-    for _, scope in ratings.groupby("language"):
+    rated = ratings(run, rounds=5, resamples=20).table
+    assert sorted(rated["language"].unique()) == ["all", "de", "en"]
+    for _, scope in rated.groupby("language"):
         ranked = scope.sort_values("bt", ascending=False)["model"].tolist()
         assert ranked == ["scripted:bot-short", "scripted:bot-long"]
     assert (
-        ratings.set_index(["language", "model"]).loc[("de", "scripted:bot-short"), "chatseeds"] == 2
+        rated.set_index(["language", "model"]).loc[("de", "scripted:bot-short"), "chatseeds"] == 2
     )

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from importlib import import_module
+from importlib.util import find_spec
+from inspect import signature
 from pathlib import Path
 
 import pandas as pd
@@ -17,6 +20,7 @@ from dialbench.judge.protocols.issues.report import (
     overall_distribution,
 )
 from dialbench.judge.protocols.submetrics.report import submetric_means
+from dialbench.judge.registry import PROTOCOLS
 from dialbench.report import tables
 from dialbench.report.frames import judgment_frame
 from dialbench.report.writer import write_report
@@ -142,3 +146,18 @@ def test_names_cannot_inject_markup_or_formulas_into_report_md_or_csv(
         str(cell).startswith("'=HYPERLINK")
         for cell in pd.read_csv(written.folder / "tables" / "judges.csv", dtype=str)["judge"]
     )
+
+
+def test_every_protocol_report_takes_the_judgments_the_folder_and_the_store() -> None:
+    found = [p for p in PROTOCOLS if find_spec(f"{PROTOCOLS[p].__module__}.report") is not None]
+    assert found == list(PROTOCOLS)  # unieval, arena and gteval show the BotChat sections
+    for protocol in found:
+        module = import_module(f"{PROTOCOLS[protocol].__module__}.report")
+        assert list(signature(module.sections).parameters) == ["frame", "folder", "store"]
+
+
+def test_a_run_without_self_chats_has_no_botchat_sections(tmp_path: Path) -> None:
+    with RunStore.open(make_store(tmp_path / "run")) as store:
+        written = write_report(store, tmp_path / "report")
+    keys = {s.key for s in written.sections}
+    assert keys.isdisjoint({"selfchat-lengths", "unieval-pass", "arena-ratings", "gteval"})

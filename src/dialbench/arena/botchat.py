@@ -1,13 +1,12 @@
-"""The BotChat results of a run, from its store: utterance lengths (Table 1, Figure 3), UniEval
-pass@N (Figure 4), Arena ratings (bootstrap ELO, Bradley–Terry with 95 % CIs, P(i beats j)),
-win / tie / lose matrices (Figure 5), order flips per judge, and GTEval against the human
-dialogue (Figure 6), as CSV, PNG and `botchat.md` in one folder (default RUN/botchat), every
-rate with its count and every definition written out.
+"""The BotChat results of a run that need its store, not only its judgments: UniEval verdicts
+with each dialogue's length and ChatSEED (for pass@N, Figure 4), Arena ratings (bootstrap ELO,
+Bradley–Terry with 95 % CIs, P(i beats j)), win / tie / lose matrices (Figure 5), and GTEval
+against the human dialogue (Figure 6). The unieval, arena and gteval report sections show them;
+`dialbench arena` prints the same ratings.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,27 +14,22 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dialbench.arena.analysis import (
-    CONSISTENCY_DEFINITION,
-    comparisons,
-    groups,
-    order_consistency,
-    win_matrix,
-)
+from dialbench.arena.analysis import comparisons, groups, win_matrix
 from dialbench.arena.ratings import bootstrap_elo, bradley_terry, length_controlled
 from dialbench.errors import DialbenchError
-from dialbench.judge.protocols.arena import OUTCOME_DEFINITION, ArenaProtocol, self_chat_key
-from dialbench.judge.protocols.gteval import OUTCOME_DEFINITION as GTEVAL_DEFINITION
+from dialbench.judge.protocols.arena import ArenaProtocol, self_chat_key
 from dialbench.judge.protocols.gteval import GTEvalProtocol
 from dialbench.judge.protocols.unieval import UniEvalProtocol
-from dialbench.judge.protocols.unieval.passrate import DEFAULT_NS, file_stem, pass_at_n, pass_plots
-from dialbench.judge.protocols.unieval.passrate import DEFINITION as PASS_DEFINITION
+from dialbench.judge.protocols.unieval.passrate import file_stem
 from dialbench.plotting import save_png
 from dialbench.rated_items import JudgeNames
 from dialbench.schema import Dialogue, Judgment
 from dialbench.selfchat.generation import SOURCE
-from dialbench.selfchat.lengths import length_table, utterance_lengths, violin_plot
+from dialbench.selfchat.lengths import utterance_lengths
 from dialbench.store import RunStore
+
+DEFAULT_ROUNDS = 1000  # the paper's shuffles per seed for bootstrap ELO
+DEFAULT_RESAMPLES = 1000  # cluster-bootstrap draws for the Bradley–Terry intervals
 
 
 def ratings_definition(rounds: int, resamples: int) -> str:
@@ -58,10 +52,10 @@ def ratings_definition(rounds: int, resamples: int) -> str:
 
 
 @dataclass(frozen=True)
-class BotChatOutput:
-    folder: Path
-    markdown: Path
-    ratings: pd.DataFrame
+class Ratings:
+    """The ratings table (empty when no group could be rated) and, per unrated group, why."""
+
+    table: pd.DataFrame
     notes: list[str]
 
 
@@ -293,131 +287,39 @@ def heatmaps(verdicts: pd.DataFrame, folder: Path) -> list[Path]:
     return paths
 
 
-def _markdown_table(frame: pd.DataFrame) -> str:
-    return frame.to_markdown(index=False, floatfmt=".3f", missingval="-")
+def win_tie_lose(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Figure 5 as a table: the win matrix of every judge and length, one row per model and
+    opponent."""
+    parts = [win_matrix(part).assign(judge=j, n=n) for j, n, part in groups(verdicts)]
+    matrix = pd.concat(parts, ignore_index=True)
+    return matrix[["judge", "n", *matrix.columns.drop(["judge", "n"])]]
 
 
-def write_botchat(
-    store: RunStore,
-    folder: Path,
-    *,
-    rounds: int = 1000,
-    resamples: int = 1000,
-    pass_at: Sequence[int] = DEFAULT_NS,
-) -> BotChatOutput:
-    """Every BotChat table and figure the run supports, written to `folder`."""
-    dialogues = self_chats(store)
-    if not dialogues:
-        raise DialbenchError(
-            f"{store.path.parent} holds no finished self-chats: run dialbench selfchat first"
-        )
-    folder.mkdir(parents=True, exist_ok=True)
-    for stale in [*folder.glob("*.png"), *folder.glob("*.csv")]:
-        stale.unlink()
-    lines = [f"# BotChat results: {store.path.parent}", ""]
+def arena_ratings(
+    verdicts: pd.DataFrame, dialogues: dict[str, Dialogue], *, rounds: int, resamples: int
+) -> Ratings:
+    """The ratings of every judge and length, overall and, in a run with several languages,
+    per language; each group left unrated gets a note saying why."""
+    models_at: dict[int, set[str]] = {}
+    for d in dialogues.values():
+        models_at.setdefault(len(d.turns), set()).add(str(d.participants.assistant))
+    by_dialogue = utterance_lengths(list(dialogues.values())).groupby("dialogue_id")["tokens"]
+    mean_tokens = {str(i): float(v) for i, v in by_dialogue.mean().items()}
+    languages = sorted(verdicts["language"].unique())
+    scopes = [("all", verdicts)]
+    if len(languages) > 1:  # per-language rankings beside the overall one
+        scopes += [(tag, verdicts[verdicts["language"] == tag]) for tag in languages]
     notes: list[str] = []
-
-    lengths = utterance_lengths(list(dialogues.values()))
-    lengths_table = length_table(lengths)
-    lengths_table.to_csv(folder / "lengths.csv", index=False)
-    violin_plot(lengths, folder / "lengths_violin.png")
-    lines += [
-        "## Utterance lengths (Table 1, Figure 3)",
-        "",
-        "Generated utterances only (the ChatSEED is human), in cl100k_base tokens.",
-        "",
-        _markdown_table(lengths_table),
-        "",
-        "![lengths](lengths_violin.png)",
-        "",
-    ]
-
-    unieval = unieval_verdicts(store, dialogues)
-    lines += ["## UniEval pass@N (Figure 4)", "", PASS_DEFINITION, ""]
-    if unieval.empty:
-        notes.append(f"no scored UniEval judgments: dialbench judge {store.path.parent} -p unieval")
-        lines += ["No scored UniEval judgments yet.", ""]
-    else:
-        passes = pass_at_n(unieval, pass_at)
-        passes.to_csv(folder / "unieval_pass.csv", index=False)
-        plots = pass_plots(passes, folder)
-        lines += [_markdown_table(passes), ""] + [f"![pass@N]({p.name})" for p in plots] + [""]
-
-    verdicts = arena_verdicts(store, dialogues)
-    lines += [
-        "## BotChat Arena",
-        "",
-        OUTCOME_DEFINITION,
-        "",
-        ratings_definition(rounds, resamples),
-        "",
-    ]
-    ratings = pd.DataFrame()
-    if verdicts.empty:
-        notes.append(f"no scored arena judgments: dialbench arena {store.path.parent}")
-        lines += ["No scored arena judgments yet.", ""]
-    else:
-        models_at: dict[int, list[str]] = {}
-        for d in dialogues.values():
-            models_at.setdefault(len(d.turns), []).append(str(d.participants.assistant))
-        models_at = {n: sorted(set(models)) for n, models in models_at.items()}
-        unrated: list[str] = []
-        by_dialogue = lengths.groupby("dialogue_id")["tokens"].mean()
-        mean_tokens = {str(i): float(v) for i, v in by_dialogue.items()}
-        languages = sorted(verdicts["language"].unique())
-        scopes = [("all", verdicts)]
-        if len(languages) > 1:  # per-language rankings beside the overall one
-            scopes += [(tag, verdicts[verdicts["language"] == tag]) for tag in languages]
-        ratings = pd.concat(
-            [
-                ratings_table(
-                    part,
-                    models_at,
-                    mean_tokens,
-                    unrated,
-                    rounds=rounds,
-                    resamples=resamples,
-                    language=tag,
-                )
-                for tag, part in scopes
-            ],
-            ignore_index=True,
+    tables = [
+        ratings_table(
+            part,
+            {n: sorted(models) for n, models in models_at.items()},
+            mean_tokens,
+            notes,
+            rounds=rounds,
+            resamples=resamples,
+            language=tag,
         )
-        notes += unrated
-        ratings.to_csv(folder / "ratings.csv", index=False)
-        matrix = pd.concat(
-            [win_matrix(part).assign(judge=j, n=n) for j, n, part in groups(verdicts)]
-        )
-        matrix.to_csv(folder / "win_tie_lose.csv", index=False)
-        consistency = order_consistency(verdicts)
-        consistency.to_csv(folder / "order_consistency.csv", index=False)
-        plots = heatmaps(verdicts, folder)
-        lines += [
-            "### Ratings",
-            "",
-            *[f"Note: {note}." for note in unrated],
-            "",
-            _markdown_table(ratings) if not ratings.empty else "No ratings.",
-            "",
-            "### Win / tie / lose (Figure 5)",
-            "",
-            _markdown_table(matrix),
-            "",
-            *[f"![win rates]({p.name})" for p in plots],
-            "",
-            "### Position consistency per judge",
-            "",
-            CONSISTENCY_DEFINITION,
-            "",
-            _markdown_table(consistency),
-            "",
-        ]
-    gteval = gteval_table(store, dialogues)
-    if not gteval.empty:
-        gteval.to_csv(folder / "gteval.csv", index=False)
-        plots = gteval_plots(gteval, folder)
-        lines += ["## GTEval against the human dialogue (Figure 6)", "", GTEVAL_DEFINITION, ""]
-        lines += [_markdown_table(gteval), ""] + [f"![GTEval]({p.name})" for p in plots] + [""]
-    markdown = folder / "botchat.md"
-    markdown.write_text("\n".join(lines), encoding="utf-8")
-    return BotChatOutput(folder=folder, markdown=markdown, ratings=ratings, notes=notes)
+        for tag, part in scopes
+    ]
+    return Ratings(table=pd.concat(tables, ignore_index=True), notes=notes)

@@ -1,10 +1,10 @@
-"""`dialbench arena`: BotChat Arena judging of self-chat pairs, then the run's BotChat results
-(ratings with intervals, win matrices, order flips, pass@N, utterance lengths)."""
+"""`dialbench arena`: BotChat Arena judging of self-chat pairs, then the ratings with intervals
+and pass@N on the console; the report (`dialbench report RUN`) holds every BotChat result."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -19,6 +19,9 @@ from dialbench.judge.stage import JudgeConfig, judge
 from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig
 from dialbench.schema import Dialogue
 from dialbench.store import RunStore
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 console = Console()
 
@@ -43,28 +46,26 @@ def arena_command(
     ] = [DEFAULT_LOCAL_MODEL],  # noqa: B006  (typer reads defaults, never mutates them)
     max_tokens: Annotated[int | None, typer.Option(min=1, help="Default: the protocol's.")] = None,
     no_judge: Annotated[
-        bool, typer.Option("--no-judge", help="Only compute the results from stored verdicts.")
+        bool, typer.Option("--no-judge", help="Only print the results of stored verdicts.")
     ] = False,
-    rounds: Annotated[int, typer.Option(min=1, help="ELO shuffles per seed.")] = 1000,
-    resamples: Annotated[int, typer.Option(min=1, help="Cluster-bootstrap draws for BT.")] = 1000,
+    rounds: Annotated[
+        int | None, typer.Option(min=1, help="ELO shuffles per seed; default the report's, 1000.")
+    ] = None,
+    resamples: Annotated[
+        int | None,
+        typer.Option(min=1, help="Cluster-bootstrap draws for BT; default the report's, 1000."),
+    ] = None,
     pass_at: Annotated[
-        str, typer.Option(help="UniEval pass@N at these N, comma-separated.")
-    ] = "4,8,12,16",
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Folder; default RUN/botchat.")
+        str | None,
+        typer.Option(help="UniEval pass@N at these N, comma-separated; default 4,8,12,16."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Judge every pair of self-chats from the same ChatSEED and length in both orders (the
-    Arena prompt), then write BotChat's results to RUN/botchat: bootstrap ELO and Bradley-Terry
-    ratings with 95 % intervals, win/tie/lose matrices, order flips per judge, UniEval pass@N
-    and utterance lengths. A re-run judges nothing already judged."""
-    try:
-        ns = sorted({int(n) for n in pass_at.split(",")})
-    except ValueError:
-        raise DialbenchError(f"--pass-at {pass_at!r}: write numbers, e.g. 4,8,12,16") from None
-    if not ns or ns[0] < 1:
-        raise DialbenchError(f"--pass-at {pass_at!r}: every N must be at least 1")
+    Arena prompt), then print the bootstrap ELO and Bradley-Terry ratings with 95 % intervals
+    and UniEval pass@N. A re-run judges nothing already judged. `dialbench report RUN` shows
+    every BotChat table and figure with its definitions."""
+    ns = _pass_at(pass_at)
     if not no_judge:
         _check_pairs(run)
         config = JudgeConfig(
@@ -76,26 +77,66 @@ def arena_command(
         _print_summary(summary)
         if (reason := _nothing_usable(summary)) is not None:
             raise DialbenchError(reason)
-    from dialbench.arena.botchat import write_botchat  # pandas, scipy, matplotlib when it runs
+    _print_results(run, rounds, resamples, ns)
+
+
+def _pass_at(text: str | None) -> list[int] | None:
+    """The N of --pass-at, or None for the report's."""
+    if text is None:
+        return None
+    try:
+        ns = sorted({int(n) for n in text.split(",")})
+    except ValueError:
+        raise DialbenchError(f"--pass-at {text!r}: write numbers, e.g. 4,8,12,16") from None
+    if not ns or ns[0] < 1:
+        raise DialbenchError(f"--pass-at {text!r}: every N must be at least 1")
+    return ns
+
+
+def _print_results(
+    run: Path, rounds: int | None, resamples: int | None, ns: list[int] | None
+) -> None:
+    """The ratings and pass@N, computed by the builders the report's sections use."""
+    from dialbench.arena import botchat  # pandas, scipy, matplotlib when it runs
+    from dialbench.judge.protocols.unieval.passrate import DEFAULT_NS, pass_at_n
 
     with RunStore.open(run, create=False) as store:
-        written = write_botchat(
-            store,
-            output or Path(run) / "botchat",
-            rounds=rounds,
-            resamples=resamples,
-            pass_at=ns,
+        dialogues = botchat.self_chats(store)
+        if not dialogues:
+            raise DialbenchError(
+                f"{run} holds no finished self-chats: run dialbench selfchat first"
+            )
+        verdicts = botchat.arena_verdicts(store, dialogues)
+        unieval = botchat.unieval_verdicts(store, dialogues)
+    notes = []
+    if unieval.empty:
+        notes.append(f"no scored UniEval judgments: dialbench judge {run} -p unieval")
+    else:
+        _print_table(pass_at_n(unieval, ns or DEFAULT_NS), "%.3f")
+    if verdicts.empty:
+        notes.append(f"no scored arena judgments: dialbench arena {run}")
+    else:
+        rated = botchat.arena_ratings(
+            verdicts,
+            dialogues,
+            rounds=rounds or botchat.DEFAULT_ROUNDS,
+            resamples=resamples or botchat.DEFAULT_RESAMPLES,
         )
-    for note in written.notes:
+        notes += rated.notes
+        if not rated.table.empty:
+            columns = ["judge", "n", "language", "model", "comparisons"]
+            _print_table(rated.table[[*columns, "elo", "elo_std", "bt", "bt_low", "bt_high"]])
+    for note in notes:
         console.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
-    if not written.ratings.empty:
-        shown = written.ratings[
-            [
-                *("judge", "n", "language", "model", "comparisons"),
-                *("elo", "elo_std", "bt", "bt_low", "bt_high"),
-            ]
-        ]
-        console.print(
-            shown.to_string(index=False, float_format="%.1f"), markup=False, soft_wrap=True
-        )
-    console.print(f"wrote {written.markdown}", highlight=False, markup=False, soft_wrap=True)
+    console.print(
+        f"every BotChat table and figure, with its definitions: dialbench report {run}",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
+
+
+def _print_table(table: pd.DataFrame, float_format: str = "%.1f") -> None:
+    console.print(
+        table.to_string(index=False, float_format=float_format), markup=False, soft_wrap=True
+    )

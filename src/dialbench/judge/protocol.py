@@ -9,7 +9,7 @@ may need several questions (submetrics asks understandability without the contex
 sensibleness with it), and its result exists only when all are answered.
 
 A protocol lives in its own package under `judge/protocols/` with its prompt files and,
-optionally, a `report.py` whose `sections(frame, folder)` adds its part of the report; it is
+optionally, a `report.py` whose `sections(frame, folder, store)` adds its part of the report; it is
 registered by one line in `judge/registry.py`.
 """
 

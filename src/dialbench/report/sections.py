@@ -1,8 +1,9 @@
 """The report's sections: for each kind of judgment in the run, its tables (CSV in `tables/`)
 and figures (PNG in `plots/`), with the note a reader needs to interpret them.
 
-A protocol's own sections come from its package's `report.py` (`sections(frame, folder)`,
-given only that protocol's judgments); the sections here hold for every protocol.
+A protocol's own sections come from its package's `report.py` (`sections(frame, folder,
+store)`, given that protocol's judgments, and the store for what judgments do not hold: dialogue
+lengths, ChatSEEDs, opponents); the sections here hold for every protocol.
 """
 
 from __future__ import annotations
@@ -79,14 +80,16 @@ def distribution_plots(
     return relative(folder, paths)
 
 
-def _protocol_sections(protocol: str) -> Callable[[pd.DataFrame, Path], list[Section]] | None:
+def _protocol_sections(
+    protocol: str,
+) -> Callable[[pd.DataFrame, Path, RunStore], list[Section]] | None:
     """The `sections` function of a registered protocol's `report.py`, if it has one."""
     if protocol not in PROTOCOLS:
         return None
     module = f"{PROTOCOLS[protocol].__module__}.report"
     if find_spec(module) is None:
         return None
-    found: Callable[[pd.DataFrame, Path], list[Section]] = import_module(module).sections
+    found: Callable[[pd.DataFrame, Path, RunStore], list[Section]] = import_module(module).sections
     return found
 
 
@@ -147,7 +150,7 @@ def dataset_section(store: RunStore, folder: Path) -> Section:
     return section
 
 
-def judged_sections(frame: pd.DataFrame, folder: Path) -> list[Section]:
+def judged_sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
     """Each protocol's own sections, in registry order, then those every protocol shares."""
     present = set(frame["protocol"])
     found: list[Section] = []
@@ -155,7 +158,7 @@ def judged_sections(frame: pd.DataFrame, folder: Path) -> list[Section]:
         sections = _protocol_sections(protocol)
         if sections is not None:
             own = frame[frame["protocol"] == protocol].dropna(axis=1, how="all")
-            found += sections(own, folder)
+            found += sections(own, folder, store)
     return [
         *found,
         *samples_section(frame, folder),

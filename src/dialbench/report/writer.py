@@ -59,7 +59,7 @@ def write_report(store: RunStore, folder: Path) -> ReportOutput:
     notes = []
     if frame.empty:
         notes.append(f"No judgments yet: judge the dialogues with `dialbench judge {run}`.")
-    sections = judged_sections(frame, folder) if not frame.empty else []
+    sections = judged_sections(frame, folder, store) if not frame.empty else []
     if dialogues:
         sections.append(dataset_section(store, folder))
     environment = Environment(

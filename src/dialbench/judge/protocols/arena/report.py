@@ -1,7 +1,7 @@
-"""The BotChat Arena part of the report, from the arena judgments alone: the verdicts per judge
-and how often a verdict flips when the two conversations swap places. Ratings with intervals
-and win matrices need the dialogues' ChatSEEDs and lengths: `dialbench arena RUN` writes them
-to RUN/botchat."""
+"""The BotChat Arena part of the report: the verdicts per judge from the arena judgments, and,
+from the store (each pair's models, ChatSEED and length), how often a verdict flips when the two
+conversations swap places, bootstrap ELO and Bradley–Terry ratings with 95 % intervals, and the
+win / tie / lose matrices (Figure 5)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,22 @@ from pathlib import Path
 import pandas as pd
 
 from dialbench.arena.analysis import CONSISTENCY_DEFINITION, order_consistency
+from dialbench.arena.botchat import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_ROUNDS,
+    arena_ratings,
+    arena_verdicts,
+    heatmaps,
+    ratings_definition,
+    self_chats,
+    win_tie_lose,
+)
 from dialbench.judge.protocols.arena import CHOICES, OUTCOME_DEFINITION, ArenaProtocol
-from dialbench.report.sections import Section, table
+from dialbench.report.sections import Section, relative, table
 from dialbench.report.tables import ok
+from dialbench.schema import Dialogue
+from dialbench.selfchat.report import lengths_sections
+from dialbench.store import RunStore
 
 
 def verdict_counts(frame: pd.DataFrame) -> pd.DataFrame:
@@ -33,32 +46,62 @@ def verdict_counts(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def frame_verdicts(frame: pd.DataFrame) -> pd.DataFrame:
-    """Scored arena judgments as (judge, first, second, winner), the pair read from the item."""
-    scored = ok(frame, ArenaProtocol.name)
-    if scored.empty or "winner" not in scored:
-        return pd.DataFrame(columns=["judge", "first", "second", "winner"])
-    pair = scored["item"].str.split("|", n=1, regex=False, expand=True)
-    return pd.DataFrame(
-        {"judge": scored["judge"], "first": pair[0], "second": pair[1], "winner": scored["winner"]}
-    )
+def ratings_sections(
+    verdicts: pd.DataFrame, dialogues: dict[str, Dialogue], folder: Path
+) -> list[Section]:
+    """Ratings and win / tie / lose per judge and length, at the paper's rounds and draws."""
+    if verdicts.empty:
+        return []
+    rated = arena_ratings(verdicts, dialogues, rounds=DEFAULT_ROUNDS, resamples=DEFAULT_RESAMPLES)
+    unrated = [f"Note: {note}." for note in rated.notes]
+    tables = [
+        table(folder, "arena_win_tie_lose", "Win / tie / lose, both orders", win_tie_lose(verdicts))
+    ]
+    if not rated.table.empty:
+        title = "Bootstrap ELO and Bradley–Terry with 95 % intervals"
+        tables.insert(0, table(folder, "arena_ratings", title, rated.table))
+    return [
+        Section(
+            key="arena-ratings",
+            title="BotChat Arena ratings and win / tie / lose per judge and length (Figure 5)",
+            note=" ".join(
+                [
+                    "Outcomes as in the verdicts section above.",
+                    ratings_definition(DEFAULT_ROUNDS, DEFAULT_RESAMPLES),
+                    "Win / tie / lose: per model and opponent over both orders, `games` "
+                    "verdicts; win_rate = wins / games, win_or_tie_rate = (wins + ties) / games; "
+                    "the heatmaps show both rates with their games.",
+                    *unrated,
+                ]
+            ),
+            plots=relative(folder, heatmaps(verdicts, folder / "plots")),
+            tables=tables,
+        )
+    ]
 
 
-def sections(frame: pd.DataFrame, folder: Path) -> list[Section]:
+def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
     counts = verdict_counts(frame)
     if counts.empty:
         return []
-    consistency = order_consistency(frame_verdicts(frame), by=("judge",))
+    dialogues = self_chats(store)
+    verdicts = arena_verdicts(store, dialogues)
+    consistency = order_consistency(verdicts)
     return [
+        *lengths_sections(store, folder, ArenaProtocol.name),
         Section(
             key="arena",
             title="BotChat Arena verdicts and position consistency per judge",
-            note=f"{OUTCOME_DEFINITION} {CONSISTENCY_DEFINITION} Bootstrap ELO, Bradley–Terry "
-            "ratings with 95 % intervals and win / tie / lose matrices per dialogue length: "
-            "`dialbench arena RUN` writes them to RUN/botchat.",
+            note=f"{OUTCOME_DEFINITION} {CONSISTENCY_DEFINITION}",
             tables=[
                 table(folder, "arena_verdicts", "Verdicts per judge", counts),
-                table(folder, "arena_order_consistency", "Order flips per judge", consistency),
+                table(
+                    folder,
+                    "arena_order_consistency",
+                    "Order flips per judge and length",
+                    consistency,
+                ),
             ],
-        )
+        ),
+        *ratings_sections(verdicts, dialogues, folder),
     ]

@@ -9,6 +9,7 @@ import pandas as pd
 from dialbench.judge.protocols.holistic import QUALITY_LEVELS, HolisticProtocol
 from dialbench.report.sections import Section, distribution_plots, table
 from dialbench.report.tables import distribution
+from dialbench.store import RunStore
 
 
 def holistic_distribution(frame: pd.DataFrame) -> pd.DataFrame:
@@ -16,7 +17,7 @@ def holistic_distribution(frame: pd.DataFrame) -> pd.DataFrame:
     return distribution(frame, HolisticProtocol.name, "quality", QUALITY_LEVELS, by)
 
 
-def sections(frame: pd.DataFrame, folder: Path) -> list[Section]:
+def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
     levels = holistic_distribution(frame)
     if levels.empty:
         return []

@@ -23,6 +23,7 @@ from dialbench.report.tables import (
     per_item,
     with_all_languages,
 )
+from dialbench.store import RunStore
 
 ISSUES_PREFIX = "issues."
 
@@ -163,7 +164,7 @@ def issue_proportion_bars(proportions: pd.DataFrame, folder: Path) -> list[Path]
     return paths
 
 
-def sections(frame: pd.DataFrame, folder: Path) -> list[Section]:
+def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
     rates = issue_rates(frame)
     if rates.empty:
         return []

@@ -10,6 +10,7 @@ import pandas as pd
 from dialbench.judge.protocols.submetrics import DIMENSIONS, SubmetricsProtocol
 from dialbench.report.sections import Section, table
 from dialbench.report.tables import all_languages_last, ok, per_item, with_all_languages
+from dialbench.store import RunStore
 
 
 def submetric_means(frame: pd.DataFrame) -> pd.DataFrame:
@@ -25,7 +26,7 @@ def submetric_means(frame: pd.DataFrame) -> pd.DataFrame:
     return all_languages_last(means.reset_index())
 
 
-def sections(frame: pd.DataFrame, folder: Path) -> list[Section]:
+def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
     means = submetric_means(frame)
     if means.empty:
         return []

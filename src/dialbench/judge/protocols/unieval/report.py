@@ -1,7 +1,6 @@
-"""The UniEval part of the report, from the UniEval judgments alone: per judge and chatbot the
-share of dialogues judged human, and where the judge put the first AI-generated utterance.
-pass@N needs each dialogue's length and ChatSEED: `dialbench arena RUN` writes it to
-RUN/botchat (Figure 4)."""
+"""The UniEval part of the report: from the UniEval judgments, per judge and chatbot the share
+of dialogues judged human and where the judge put the first AI-generated utterance; with each
+self-chat's length and ChatSEED from the store, pass@N (BotChat Figure 4)."""
 
 from __future__ import annotations
 
@@ -9,9 +8,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from dialbench.arena.botchat import self_chats, unieval_verdicts
 from dialbench.judge.protocols.unieval import UniEvalProtocol
-from dialbench.report.sections import Section, table
+from dialbench.judge.protocols.unieval.passrate import DEFAULT_NS, DEFINITION, pass_at_n, pass_plots
+from dialbench.report.sections import Section, relative, table
 from dialbench.report.tables import ok
+from dialbench.selfchat.report import lengths_sections
+from dialbench.store import RunStore
 
 
 def human_rates(frame: pd.DataFrame) -> pd.DataFrame:
@@ -41,19 +44,37 @@ def human_rates(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def sections(frame: pd.DataFrame, folder: Path) -> list[Section]:
+def pass_sections(store: RunStore, folder: Path) -> list[Section]:
+    """pass@N at the paper's N, over the scored judgments of finished self-chats."""
+    verdicts = unieval_verdicts(store, self_chats(store))
+    if verdicts.empty:
+        return []
+    passes = pass_at_n(verdicts, DEFAULT_NS)
+    return [
+        Section(
+            key="unieval-pass",
+            title="UniEval pass@N per chatbot (BotChat Figure 4)",
+            note=f"{DEFINITION} rate = passed / dialogues.",
+            plots=relative(folder, pass_plots(passes, folder / "plots")),
+            tables=[table(folder, "unieval_pass", "Per judge, chatbot and N", passes)],
+        )
+    ]
+
+
+def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
     rates = human_rates(frame)
     if rates.empty:
         return []
     return [
+        *lengths_sections(store, folder, UniEvalProtocol.name),
         Section(
             key="unieval",
             title="UniEval: dialogues judged human per chatbot",
             note="The judge reads each self-chat as chats numbered from 1 and says whether it is "
             "AI-involved and from which chat on. human_rate = judged not AI-involved / scored "
-            "judgments (the pass rate at the dialogue's full length). pass@N per N, with judge "
-            "indices inside the ChatSEED counted as judge errors: `dialbench arena RUN` writes it "
-            "to RUN/botchat.",
+            "judgments (the pass rate at the dialogue's full length); median_first_ai_index over "
+            "the dialogues judged AI-involved.",
             tables=[table(folder, "unieval_human_rates", "Per judge and chatbot", rates)],
-        )
+        ),
+        *pass_sections(store, folder),
     ]

@@ -1,0 +1,48 @@
+"""The self-chat utterance lengths as a report section (BotChat Table 1 and Figure 3). Every
+BotChat protocol's report would show them; only the first of those the run has judgments of
+does, so the report holds them once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dialbench.judge.protocols.arena import ArenaProtocol
+from dialbench.judge.protocols.gteval import GTEvalProtocol
+from dialbench.judge.protocols.unieval import UniEvalProtocol
+from dialbench.report.sections import Section, relative, table
+from dialbench.schema import Judgment
+from dialbench.selfchat.lengths import length_table, store_lengths, violin_plot
+from dialbench.store import RunStore
+
+BOTCHAT_PROTOCOLS = (UniEvalProtocol.name, ArenaProtocol.name, GTEvalProtocol.name)
+DEFINITION = (
+    "Generated utterances of finished self-chats only (the ChatSEED is human), in cl100k_base "
+    "tokens; `utterances` counts them per model. Mean = BotChat Table 1; the violin plot "
+    "(Figure 3, log scale) shows the whole distribution."
+)
+
+
+def shows_lengths(store: RunStore, protocol: str) -> bool:
+    """Whether `protocol` is the first BotChat protocol with judgments in the run."""
+    judged = (p for p in BOTCHAT_PROTOCOLS if next(store.records(Judgment, protocol=p), None))
+    return next(judged, None) == protocol
+
+
+def lengths_sections(store: RunStore, folder: Path, protocol: str) -> list[Section]:
+    lengths = store_lengths(store)
+    if lengths.empty or not shows_lengths(store, protocol):
+        return []
+    violin = violin_plot(lengths, folder / "plots" / "selfchat_lengths_violin.png")
+    return [
+        Section(
+            key="selfchat-lengths",
+            title="Self-chat utterance lengths per model (BotChat Table 1, Figure 3)",
+            note=DEFINITION,
+            plots=relative(folder, [violin]),
+            tables=[
+                table(
+                    folder, "selfchat_lengths", "cl100k tokens per utterance", length_table(lengths)
+                )
+            ],
+        )
+    ]
