@@ -3,10 +3,12 @@
 Every call takes L seconds, so N judgments at concurrency C need at least N x L / C seconds; the
 ratio printed is that minimum over the measured wall time of the command, process start to
 exit (1.0 = ideal). Each dialogue's first turn tells the loopback server to answer a valid
-holistic judgment, and differs per dialogue, so no call is answered from another's cache entry.
-"rerun s" is the same command again over the judged store (zero calls).
-Usage: .venv/bin/python benchmarks/judge_throughput.py [--dialogues 1200] [--latency 0.2]
-       [--concurrency 64 256]
+judgment, and differs per dialogue, so no call is answered from another's cache entry.
+`--protocol holistic` judges N dialogues; `--protocol arena` judges N BotChat comparisons: N/2
+ChatSEEDs with a self-chat by each of two models, each pair in both orders (the judging part of
+`dialbench arena`, without the ratings). "rerun s" is the same command again (zero calls).
+Usage: .venv/bin/python benchmarks/judge_throughput.py [--protocol holistic|arena]
+       [--judgments 1200] [--latency 0.2] [--concurrency 64 256]
 """
 
 from __future__ import annotations
@@ -21,28 +23,49 @@ from pathlib import Path
 
 from _loopback import start_loopback
 
-from dialbench.schema import Dialogue, Turn
+from dialbench.schema import Dialogue, Participants, Turn
 from dialbench.store import RunStore
 
 DIALBENCH = Path(sys.executable).with_name("dialbench")
-ANSWER = json.dumps({"reason": "answers the question", "quality": 1})
+ANSWERS = {
+    "holistic": json.dumps({"reason": "answers the question", "quality": 1}),
+    "arena": json.dumps({"choice": "Conversation 2", "reason": "the second repeats itself"}),
+}
 
 
-def dialogues(n: int) -> list[Dialogue]:
+def dialogues(protocol: str, judgments: int) -> list[Dialogue]:
+    """Dialogues that make `judgments` judgments under the protocol."""
+    directive = f"[[replies:{ANSWERS[protocol]}]]"
+    if protocol == "holistic":
+        return [
+            Dialogue(
+                language="en",
+                turns=[
+                    Turn(role="user", text=f"question {i} {directive}"),
+                    Turn(role="assistant", text=f"answer {i}"),
+                ],
+            )
+            for i in range(judgments)
+        ]
     return [
         Dialogue(
             language="en",
+            source="selfchat",
+            participants=Participants(user=model, assistant=model),
             turns=[
-                Turn(role="user", text=f"question {i} [[replies:{ANSWER}]]"),
-                Turn(role="assistant", text=f"answer {i}"),
+                Turn(role="user", text=f"seed {i} {directive}"),
+                Turn(role="assistant", text=f"{model} answers seed {i}"),
             ],
+            end_reason="turn_cap",
+            metadata={"chatseed_dialogue": f"seed-{i}"},
         )
-        for i in range(n)
+        for i in range(judgments // 2)
+        for model in ("bot-a", "bot-b")
     ]
 
 
-def timed_judge(run_dir: Path, spec: str, concurrency: int) -> float:
-    command = [str(DIALBENCH), "judge", str(run_dir), "--protocol", "holistic", "--quiet"]
+def timed_judge(run_dir: Path, protocol: str, spec: str, concurrency: int) -> float:
+    command = [str(DIALBENCH), "judge", str(run_dir), "--protocol", protocol, "--quiet"]
     command += ["--judge", spec, "--concurrency", str(concurrency)]
     started = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True)
@@ -51,14 +74,15 @@ def timed_judge(run_dir: Path, spec: str, concurrency: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--dialogues", type=int, default=1200)
+    parser.add_argument("--protocol", choices=sorted(ANSWERS), default="holistic")
+    parser.add_argument("--judgments", type=int, default=1200)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[64, 256])
     args = parser.parse_args()
     server = start_loopback(args.latency)
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            print(f"L = {args.latency * 1000:.0f} ms, {args.dialogues} holistic judgments")
+            print(f"L = {args.latency * 1000:.0f} ms, {args.judgments} {args.protocol} judgments")
             print(
                 f"{'C':>4} {'wall s':>7} {'minimum s':>9} {'ratio':>6} {'judgments/s':>12} "
                 f"{'requests':>9} {'rerun s':>8}"
@@ -66,16 +90,17 @@ def main() -> None:
             for concurrency in args.concurrency:
                 run_dir = Path(tmp) / f"run-{concurrency}"
                 with RunStore.open(run_dir) as store, store.run("import") as run:
-                    store.add(dialogues(args.dialogues), run)
+                    store.add(dialogues(args.protocol, args.judgments), run)
                 spec = server.spec(f"judge-{concurrency}")
                 before = server.stats()["requests"]
-                wall = timed_judge(run_dir, spec, concurrency)
+                wall = timed_judge(run_dir, args.protocol, spec, concurrency)
                 requests = server.stats()["requests"] - before
-                rerun = timed_judge(run_dir, spec, concurrency)
-                minimum = args.dialogues * args.latency / concurrency
+                rerun = timed_judge(run_dir, args.protocol, spec, concurrency)
+                assert requests == args.judgments, requests
+                minimum = args.judgments * args.latency / concurrency
                 print(
                     f"{concurrency:>4} {wall:>7.2f} {minimum:>9.2f} {minimum / wall:>6.2f} "
-                    f"{args.dialogues / wall:>12.0f} {requests:>9} {rerun:>8.2f}"
+                    f"{args.judgments / wall:>12.0f} {requests:>9} {rerun:>8.2f}"
                 )
     finally:
         server.stop()
