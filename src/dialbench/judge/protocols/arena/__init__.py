@@ -17,7 +17,7 @@ from pydantic import Field, JsonValue
 from dialbench.judge.protocol import PairProtocol, Question, Result, hashes
 from dialbench.judge.protocols.unieval import chats
 from dialbench.llm.base import JsonSchema, Message
-from dialbench.prompts import load_prompt
+from dialbench.prompts import Prompt, load_prompt
 from dialbench.schema import Dialogue, Record
 
 REASON_MAX_CHARS = 600
@@ -57,11 +57,15 @@ class ArenaProtocol(PairProtocol):
     name = "arena"
     description = "BotChat Arena: which of two self-chats is AI-involved (1, 2, both, neither)"
     default_max_tokens = 256
+    judged_items: ClassVar[str] = "self-chats of one ChatSEED and length by different models"
+    prompt: ClassVar[str] = "judge_arena"
+
+    def _prompt(self) -> Prompt:
+        """This protocol's system prompt, from the package the protocol class is defined in."""
+        return load_prompt(self.prompt, type(self).__module__)
 
     def file_hashes(self) -> dict[str, str]:
-        return hashes(load_prompt("judge_arena", __name__))
-
-    judged_items: ClassVar[str] = "self-chats of one ChatSEED and length by different models"
+        return hashes(self._prompt())
 
     def judges(self, dialogue: Dialogue) -> bool:
         return self_chat_key(dialogue) is not None
@@ -81,13 +85,18 @@ class ArenaProtocol(PairProtocol):
                     ] != [t.text for t in second.turns]:
                         yield first, second
 
+    def shown_turns(self, first: Dialogue, second: Dialogue) -> int | None:
+        """How many utterances of each conversation the judge sees (None: all of them)."""
+        return None
+
     def questions(self, first: Dialogue, second: Dialogue) -> list[Question]:
+        length = self.shown_turns(first, second)
         shown = "\n\n".join(
-            f"Conversation {number}:\n{chats([t.text for t in d.turns])}"
+            f"Conversation {number}:\n{chats([t.text for t in d.turns[:length]])}"
             for number, d in ((1, first), (2, second))
         )
         messages = (
-            Message(role="system", content=load_prompt("judge_arena", __name__).text.strip()),
+            Message(role="system", content=self._prompt().text.strip()),
             Message(role="user", content=shown),
         )
         return [Question(name=self.name, messages=messages, json_schema=SCHEMA, params=self.params)]

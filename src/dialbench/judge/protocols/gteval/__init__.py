@@ -10,16 +10,10 @@ loses when it flags the self-chat; Both and Neither are ties.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from typing import ClassVar
 
-from pydantic import JsonValue
-
-from dialbench.judge.protocol import PairProtocol, Question, Result, hashes
-from dialbench.judge.protocols.arena import SCHEMA, WINNER, ArenaAnswer, self_chat_key
-from dialbench.judge.protocols.unieval import chats
-from dialbench.llm.base import Message
-from dialbench.prompts import load_prompt
+from dialbench.judge.protocols.arena import ArenaProtocol, self_chat_key
 from dialbench.schema import Dialogue
 
 OUTCOME_DEFINITION = (
@@ -34,14 +28,19 @@ def shown_length(first: Dialogue, second: Dialogue) -> int:
     return min(len(first.turns), len(second.turns))
 
 
-class GTEvalProtocol(PairProtocol):
+class GTEvalProtocol(ArenaProtocol):
+    """The arena's question and answer, about other pairs, shown cut to one length."""
+
     name = "gteval"
     description = "BotChat GTEval: a self-chat against its human dialogue, same length"
-    default_max_tokens = 256
     judged_items: ClassVar[str] = "self-chats with the human dialogue they were seeded from"
+    prompt: ClassVar[str] = "judge_gteval"
 
-    def file_hashes(self) -> dict[str, str]:
-        return hashes(load_prompt("judge_gteval", __name__))
+    def judges(self, dialogue: Dialogue) -> bool:
+        return True  # the human dialogues are judged too, against their self-chats
+
+    def shown_turns(self, first: Dialogue, second: Dialogue) -> int | None:
+        return shown_length(first, second)
 
     def pairs(self, dialogues: Sequence[Dialogue]) -> Iterator[tuple[Dialogue, Dialogue]]:
         """Each finished self-chat with the human dialogue it was seeded from, both orders,
@@ -54,23 +53,3 @@ class GTEvalProtocol(PairProtocol):
             if human is not None and isinstance(seed, int) and shown_length(dialogue, human) > seed:
                 yield dialogue, human
                 yield human, dialogue
-
-    def questions(self, first: Dialogue, second: Dialogue) -> list[Question]:
-        length = shown_length(first, second)
-        shown = "\n\n".join(
-            f"Conversation {number}:\n{chats([t.text for t in d.turns[:length]])}"
-            for number, d in ((1, first), (2, second))
-        )
-        messages = (
-            Message(role="system", content=load_prompt("judge_gteval", __name__).text.strip()),
-            Message(role="user", content=shown),
-        )
-        return [Question(name=self.name, messages=messages, json_schema=SCHEMA, params=self.params)]
-
-    def result(self, answers: Mapping[str, JsonValue]) -> Result:
-        answer = ArenaAnswer.model_validate(answers[self.name])
-        return {
-            "choice": answer.choice,
-            "winner": WINNER[answer.choice],
-            "reason": answer.reason.strip(),
-        }
