@@ -301,7 +301,7 @@ def test_the_run_report_gains_the_botchat_sections(tmp_path: Path) -> None:
     assert passes.loc[("scripted:bot-short", 4), ["dialogues", "passed"]].tolist() == [2, 2]
     assert passes.loc[("scripted:bot-long", 4), ["dialogues", "passed"]].tolist() == [2, 0]
     plots = {p.name for p in (written.folder / "plots").glob("*.png")}
-    assert {"selfchat_lengths_violin.png", "unieval_pass_scripted-report-unieval.png"} <= plots
+    assert {"selfchat_lengths_violin.png", "unieval_pass_scripted_report-unieval.png"} <= plots
     text = written.markdown.read_text(encoding="utf-8")
     assert "Generated utterances of finished self-chats only" in text
     assert "pass@N: the judge says the dialogue is not AI-involved" in text
@@ -310,7 +310,7 @@ def test_the_run_report_gains_the_botchat_sections(tmp_path: Path) -> None:
     assert "Order-flip rate = inconsistent pairs" in text
     assert "win_rate = wins / games" in text
     assert text.count("## Self-chat utterance lengths") == 1
-    assert "arena_winrate_scripted-report-biased_n6.png" in plots
+    assert "arena_winrate_scripted_report-biased_n6.png" in plots
 
 
 def test_gteval_compares_each_self_chat_with_its_human_dialogue_at_the_same_length(
@@ -335,7 +335,7 @@ def test_gteval_compares_each_self_chat_with_its_human_dialogue_at_the_same_leng
     assert "The model wins when the judge flags the human conversation" in text
     assert "win_or_tie_rate = (wins + ties) / judgments" in text
     assert [s.key for s in written.sections][:2] == ["selfchat-lengths", "gteval"]
-    assert (written.folder / "plots" / "gteval_scripted-gteval-judge.png").exists()
+    assert (written.folder / "plots" / "gteval_scripted_gteval-judge.png").exists()
 
 
 def test_a_model_whose_verdicts_are_all_unscored_gets_no_rating_and_a_note(tmp_path: Path) -> None:

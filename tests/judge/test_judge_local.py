@@ -113,7 +113,7 @@ def test_a_rerun_makes_no_call_and_adds_no_judgment(run: Path) -> None:
 def test_the_report_of_the_judged_run(run: Path) -> None:
     dialbench("report", run)
     folder = run / "report"
-    assert (folder / "plots" / "issues_heatmap_local-qwen2-5-0-5b.png").stat().st_size > 10_000
+    assert (folder / "plots" / "issues_heatmap_local_qwen2.5-0.5b.png").stat().st_size > 10_000
     for name in ("issue_rates", "holistic_distribution", "submetric_means", "judges"):
         table = (folder / "tables" / f"{name}.csv").read_text(encoding="utf-8")
         assert all(f",{lang}," in table for lang in LANGUAGES), name

@@ -20,8 +20,7 @@ from dialbench.errors import DialbenchError
 from dialbench.judge.protocols.arena import ArenaProtocol, self_chat_key
 from dialbench.judge.protocols.gteval import GTEvalProtocol
 from dialbench.judge.protocols.unieval import UniEvalProtocol
-from dialbench.judge.protocols.unieval.passrate import file_stem
-from dialbench.plotting import save_png
+from dialbench.plotting import file_stem, save_png
 from dialbench.rated_items import JudgeNames
 from dialbench.schema import Dialogue, Judgment
 from dialbench.selfchat.generation import SOURCE

@@ -13,10 +13,6 @@ import pandas as pd
 from dialbench.plotting import plot_label, save_png
 
 
-def slug(text: str) -> str:
-    return "".join(c if c.isalnum() else "-" for c in text).strip("-").lower()
-
-
 def stacked_distribution(
     table: pd.DataFrame, by: list[str], levels: list[int], title: str, path: Path
 ) -> Path:

@@ -18,6 +18,7 @@ from pydantic import Field
 
 from dialbench.analysis.dataset_stats import dataset_statistics
 from dialbench.judge.registry import PROTOCOLS
+from dialbench.plotting import file_stem
 from dialbench.report import plots, tables
 from dialbench.safe_text import markdown_frame, spreadsheet_frame
 from dialbench.schema import Record
@@ -74,7 +75,7 @@ def distribution_plots(
     """One stacked-share figure per judge, as paths relative to the report folder."""
     paths = []
     for judge, part in table.groupby("judge", sort=True):
-        path = folder / "plots" / f"{stem}_{plots.slug(str(judge))}.png"
+        path = folder / "plots" / f"{stem}_{file_stem(str(judge))}.png"
         plots.stacked_distribution(part, by, levels, f"{title} — judge {judge}", path)
         paths.append(path)
     return relative(folder, paths)

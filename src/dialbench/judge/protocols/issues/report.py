@@ -12,8 +12,7 @@ import pandas as pd
 
 from dialbench.issue_labels import load_issue_labels
 from dialbench.judge.protocols.issues import IssuesProtocol
-from dialbench.plotting import plot_label, save_png
-from dialbench.report.plots import slug
+from dialbench.plotting import file_stem, plot_label, save_png
 from dialbench.report.sections import Section, distribution_plots, relative, table
 from dialbench.report.tables import (
     ALL,
@@ -127,7 +126,7 @@ def issue_heatmaps(rates: pd.DataFrame, folder: Path) -> list[Path]:
         figure.suptitle(
             f"Issues per chatbot and language — judge {plot_label(str(judge))}", fontsize=10
         )
-        paths.append(save_png(figure, folder / f"issues_heatmap_{slug(str(judge))}.png"))
+        paths.append(save_png(figure, folder / f"issues_heatmap_{file_stem(str(judge))}.png"))
     return paths
 
 
@@ -160,7 +159,7 @@ def issue_proportion_bars(proportions: pd.DataFrame, folder: Path) -> list[Path]
         ax.set_title(
             f"Issue proportions per language — judge {plot_label(str(judge))}", fontsize=10
         )
-        paths.append(save_png(figure, folder / f"issue_proportions_{slug(str(judge))}.png"))
+        paths.append(save_png(figure, folder / f"issue_proportions_{file_stem(str(judge))}.png"))
     return paths
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from dialbench.plotting import save_png
+from dialbench.plotting import file_stem, save_png
 
 DEFAULT_NS = (4, 8, 12, 16)
 DEFINITION = (
@@ -24,11 +24,6 @@ DEFINITION = (
     "fail. N counts only dialogues with at least N utterances (no row where none is); unscored "
     "judgments are left out."
 )
-
-
-def file_stem(text: str) -> str:
-    """A model or judge name as part of a file name (as the report's plots name theirs)."""
-    return "".join(c if c.isalnum() else "-" for c in text).strip("-").lower()
 
 
 COLUMNS = ["judge", "chatbot", "n", "dialogues", "passed", "judge_errors", "rate"]
