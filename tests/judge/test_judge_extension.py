@@ -109,6 +109,14 @@ def test_an_unknown_or_invalid_option_names_the_protocol_and_its_options() -> No
         get_protocol("submetrics", options={"turns": "first"})
 
 
+def import_one_exchange(cli: RunCli, run: Path, language: str, user: str, chatbot: str) -> None:
+    """A run holding one user turn and one chatbot reply, imported through the CLI."""
+    turns = [{"role": "user", "text": user}, {"role": "assistant", "text": chatbot}]
+    path = run.parent / f"{language}.jsonl"
+    path.write_text(json.dumps({"language": language, "turns": turns}) + "\n", encoding="utf-8")
+    cli("import", path, "--run", run)
+
+
 @pytest.fixture(scope="module")
 def echoing_server() -> Iterator[Loopback]:
     server = start_loopback()
@@ -119,13 +127,7 @@ def echoing_server() -> Iterator[Loopback]:
 def test_options_on_the_command_line_and_no_usable_judgment_exits_non_zero(
     cli: RunCli, tmp_path: Path, echoing_server: Loopback
 ) -> None:
-    dialogues = tmp_path / "d.jsonl"
-    line = {
-        "language": "de",
-        "turns": [{"role": "user", "text": "Hallo"}, {"role": "assistant", "text": "Hi"}],
-    }
-    dialogues.write_text(json.dumps(line) + "\n", encoding="utf-8")
-    cli("import", dialogues, "--run", tmp_path / "run")
+    import_one_exchange(cli, tmp_path / "run", "de", "Hallo", "Hi")
     done = cli(
         "judge",
         tmp_path / "run",
@@ -172,13 +174,7 @@ def test_the_limit_counts_only_dialogues_the_protocol_judges(tmp_path: Path) -> 
 def test_a_judge_name_with_markup_is_printed_as_it_is(
     cli: RunCli, tmp_path: Path, echoing_server: Loopback
 ) -> None:
-    dialogues = tmp_path / "d.jsonl"
-    line = {
-        "language": "fr",
-        "turns": [{"role": "user", "text": "Salut"}, {"role": "assistant", "text": "Oui"}],
-    }
-    dialogues.write_text(json.dumps(line) + "\n", encoding="utf-8")
-    cli("import", dialogues, "--run", tmp_path / "run")
+    import_one_exchange(cli, tmp_path / "run", "fr", "Salut", "Oui")
     name = "[bold red]x[/]"
     done = cli(
         "judge",

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 
 from dialbench.cli import app
-from dialbench.cli.judge import _nothing_usable, _print_summary
+from dialbench.cli.judge import print_judged
 from dialbench.cli.records import DEFAULT_RUN, RunDir
 from dialbench.errors import DialbenchError
 from dialbench.judge.protocols.arena import ArenaProtocol
@@ -73,10 +73,7 @@ def arena_command(
             judges=[ModelConfig(spec=spec) for spec in dict.fromkeys(judges)],
             settings=JudgeSettings(max_tokens=max_tokens),
         )
-        summary = judge(config, run, quiet=quiet)
-        _print_summary(summary)
-        if (reason := _nothing_usable(summary)) is not None:
-            raise DialbenchError(reason)
+        print_judged(judge(config, run, quiet=quiet))
     _print_results(run, rounds, resamples, ns)
 
 

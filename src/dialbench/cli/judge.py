@@ -66,6 +66,13 @@ def _nothing_usable(summary: JudgeRunSummary) -> str | None:
     return f"every judgment is unscored (stored as such); the first error: {first}"
 
 
+def print_judged(summary: JudgeRunSummary) -> None:
+    """The summary, one line per judge; an error when every judgment came back unscored."""
+    _print_summary(summary)
+    if (reason := _nothing_usable(summary)) is not None:
+        raise DialbenchError(reason)
+
+
 @app.command(name="judge")
 def judge_command(
     run: RunDir = DEFAULT_RUN,
@@ -133,8 +140,5 @@ def judge_command(
             "note: at temperature 0 the samples will be alike; set --temperature to vary them",
             highlight=False,
         )
-    summary = judge(config, run, quiet=quiet)
-    _print_summary(summary)
-    if (reason := _nothing_usable(summary)) is not None:
-        raise DialbenchError(reason)
+    print_judged(judge(config, run, quiet=quiet))
     console.print(f"report: dialbench report {Path(run)}", highlight=False, markup=False)
