@@ -280,6 +280,56 @@ class Annotation(StoredRecord):
         return self
 
 
+class BenchmarkItem(Record):
+    """One dialogue of a curated benchmark, and why curation picked it."""
+
+    dialogue_id: str = Field(min_length=1)
+    language: LanguageCode
+    reason: str = Field(min_length=1, description="the requirement it was chosen to meet")
+    relaxed: list[str] = Field(
+        default_factory=list, description="requirements dropped because nothing met them"
+    )
+
+
+class Benchmark(StoredRecord):
+    """A named, ordered selection of dialogues for human annotation (MEDAL §5.1).
+
+    Its id comes from its name, so curating again under the same name with the same settings
+    finds it stored, and with other settings is a conflict instead of a silent overwrite.
+    """
+
+    name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    settings: dict[str, JsonValue] = Field(default_factory=dict)
+    items: list[BenchmarkItem] = Field(default_factory=list, description="in selection order")
+    excluded: dict[str, list[str]] = Field(
+        default_factory=dict, description="reason -> dialogue ids left out before selection"
+    )
+    provenance: Provenance | None = None
+
+    @model_validator(mode="after")
+    def _derive_id(self) -> Benchmark:
+        if not self.id:
+            self.id = "b-" + content_hash(self.name)[:24]
+        return self
+
+
+class Annotator(StoredRecord):
+    """A person who labels one benchmark in some languages, known to the web app by a secret
+    token of which only the SHA-256 is stored."""
+
+    name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")
+    benchmark: str = Field(min_length=1, description="the benchmark's name")
+    languages: list[LanguageCode] = Field(min_length=1)
+    token_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    created_at: datetime | None = None
+
+    @model_validator(mode="after")
+    def _derive_id(self) -> Annotator:
+        if not self.id:
+            self.id = "u-" + content_hash(self.name)[:24]
+        return self
+
+
 def new_run_id() -> str:
     """Time-sortable and unique: `20261121T093900-3fa2c1`."""
     return f"{utc_now():%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"

@@ -24,6 +24,8 @@ from dialbench.errors import DialbenchError
 from dialbench.hashing import canonical_json
 from dialbench.schema import (
     Annotation,
+    Annotator,
+    Benchmark,
     Dialogue,
     Judgment,
     Record,
@@ -98,6 +100,12 @@ TABLES: dict[type[StoredRecord], _Table] = {
     ),
     Annotation: _Table(
         "annotations", _annotation_columns, ("id", "run_id", "annotator_id", "dialogue_id")
+    ),
+    Benchmark: _Table("benchmarks", lambda b: {"name": b.name}, ("id", "run_id", "name")),
+    Annotator: _Table(
+        "annotators",
+        lambda a: {"name": a.name, "benchmark": a.benchmark, "token_sha256": a.token_sha256},
+        ("id", "run_id", "name", "benchmark", "token_sha256"),
     ),
 }
 
