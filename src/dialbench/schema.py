@@ -330,6 +330,17 @@ class Annotator(StoredRecord):
         return self
 
 
+class StageRecord(StoredRecord):
+    """A pipeline stage that finished: its id is the stage's identity (the hash of its settings
+    and inputs), so the next `dialbench run` of an unchanged stage finds it and skips it."""
+
+    name: str = Field(min_length=1)
+    stage: str = Field(min_length=1)
+    summary: str = ""
+    seconds: float = Field(default=0.0, ge=0)
+    finished_at: datetime = Field(default_factory=utc_now)
+
+
 def new_run_id() -> str:
     """Time-sortable and unique: `20261121T093900-3fa2c1`."""
     return f"{utc_now():%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"

@@ -31,6 +31,7 @@ from dialbench.schema import (
     Record,
     Run,
     RunStatus,
+    StageRecord,
     StoredRecord,
     Target,
     UsageLine,
@@ -107,6 +108,7 @@ TABLES: dict[type[StoredRecord], _Table] = {
         lambda a: {"name": a.name, "benchmark": a.benchmark, "token_sha256": a.token_sha256},
         ("id", "run_id", "name", "benchmark", "token_sha256"),
     ),
+    StageRecord: _Table("pipeline_stages", lambda s: {"name": s.name}, ("id", "run_id", "name")),
 }
 
 

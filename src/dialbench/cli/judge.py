@@ -35,7 +35,7 @@ def _protocol_help() -> str:
     return ". ".join(lines)
 
 
-def _print_summary(summary: JudgeRunSummary) -> None:
+def print_judge_summary(summary: JudgeRunSummary) -> None:
     """One line per judge: plain text stays readable in any terminal width and in logs."""
     console.print(
         f"{summary.protocol}: {summary.dialogues} dialogue(s), {summary.seconds:.1f} s",
@@ -68,7 +68,7 @@ def _nothing_usable(summary: JudgeRunSummary) -> str | None:
 
 def print_judged(summary: JudgeRunSummary) -> None:
     """The summary, one line per judge; an error when every judgment came back unscored."""
-    _print_summary(summary)
+    print_judge_summary(summary)
     if (reason := _nothing_usable(summary)) is not None:
         raise DialbenchError(reason)
 

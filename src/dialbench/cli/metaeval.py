@@ -88,7 +88,7 @@ def _correlation_table(rows: list[CorrelationRow]) -> Table:
     )
 
 
-def _print_summary(full: MetaEvalReport) -> None:
+def print_metaeval_summary(full: MetaEvalReport) -> None:
     report, language_note = _one_panel(full)
     with_notes = any(a.note for a in report.agreement)
     console.print(
@@ -198,7 +198,7 @@ def metaeval(
     done = evaluate(config, run)
     for warning in done.warnings:
         console.print(f"warning: {warning}", markup=False, soft_wrap=True)
-    _print_summary(done.report)
+    print_metaeval_summary(done.report)
     console.print(
         f"wrote {len(done.written)} files to {done.folder} (report.md, CSV tables, PNG plots)",
         markup=False,

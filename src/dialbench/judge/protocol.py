@@ -66,6 +66,10 @@ def hashes(*prompts: Prompt) -> dict[str, str]:
     return {p.name: p.sha256 for p in prompts}
 
 
+# A MEDAL dialogue has about 10 utterances, half of them the chatbot's.
+ASSISTANT_TURNS_PER_DIALOGUE = 5.0
+
+
 class JudgeProtocol(ABC):
     name: ClassVar[str]
     description: ClassVar[str]
@@ -101,6 +105,10 @@ class JudgeProtocol(ABC):
     def tasks(self, dialogues: Sequence[Dialogue]) -> list[Task]:
         """The judgments this protocol makes about these dialogues (none when nothing applies)."""
 
+    def items_per_dialogue(self) -> float:
+        """How many items a dialogue not generated yet will give, for `dialbench run --dry-run`."""
+        return 1.0
+
     @abstractmethod
     def result(self, answers: Mapping[str, JsonValue]) -> Result:
         """One judgment's result from its schema-valid answers, keyed by question name."""
@@ -128,6 +136,9 @@ class TurnProtocol(JudgeProtocol):
 
     def judges(self, dialogue: Dialogue) -> bool:
         return any(turn.role == "assistant" for turn in dialogue.turns)
+
+    def items_per_dialogue(self) -> float:
+        return 1.0 if self.options.turns == "last" else ASSISTANT_TURNS_PER_DIALOGUE
 
     def tasks(self, dialogues: Sequence[Dialogue]) -> list[Task]:
         tasks = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import threading
 from collections.abc import Awaitable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +34,21 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 BASE_DELAY_S = 0.5
 MAX_DELAY_S = 60.0
-DEFAULT_HTTP_CONCURRENCY = 32
+
+
+# What `run_sync` is running, in any thread, so a pipeline's Ctrl-C can stop all of it.
+_running_jobs: set[tuple[asyncio.AbstractEventLoop, asyncio.Task[Any] | None]] = set()
+_running_lock = threading.Lock()
+
+
+def cancel_running_jobs() -> None:
+    """Cancel every job `Runner.run_sync` is running in this process, whatever its thread:
+    each stops at its next await, its runner stores what finished and its run ends failed."""
+    with _running_lock:
+        running = list(_running_jobs)
+    for loop, task in running:
+        if task is not None:
+            loop.call_soon_threadsafe(task.cancel)
 
 
 class CallFailed(DialbenchError):
@@ -105,9 +120,8 @@ class Runner:
         key = (asyncio.get_running_loop(), api.endpoint)
         endpoint = self._endpoints.get(key)
         if endpoint is None:
-            limit = config.max_concurrency or (1 if config.local else DEFAULT_HTTP_CONCURRENCY)
             endpoint = _Endpoint(
-                slots=asyncio.Semaphore(limit),
+                slots=asyncio.Semaphore(config.concurrency),
                 requests=AsyncLimiter(config.requests_per_minute)
                 if config.requests_per_minute
                 else None,
@@ -194,9 +208,14 @@ class Runner:
         """Run a coroutine to completion from synchronous code (scripts, the CLI)."""
 
         async def and_close() -> T:
+            running = (asyncio.get_running_loop(), asyncio.current_task())
+            with _running_lock:
+                _running_jobs.add(running)
             try:
                 return await job
             finally:
+                with _running_lock:
+                    _running_jobs.discard(running)
                 await self.aclose()
 
         return asyncio.run(and_close())

@@ -57,6 +57,9 @@ def without_credentials(text: str) -> str:
     return re.sub(r"[?&](?=#|$)", "", cleaned)
 
 
+DEFAULT_HTTP_CONCURRENCY = 32
+
+
 class ParsedSpec(Record):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -134,9 +137,19 @@ class ModelConfig(Record):
         return BACKENDS[self.parsed.backend].local
 
     @property
+    def concurrency(self) -> int:
+        """Calls in flight at once: the configured limit, else one in process, 32 over HTTP."""
+        return self.max_concurrency or (1 if self.local else DEFAULT_HTTP_CONCURRENCY)
+
+    @property
     def endpoint_url(self) -> str | None:
         """The base URL to call: the spec's, with any credentials the spec was written with."""
         return parse_spec(self._spec_with_credentials or self.spec).base_url
+
+
+def as_model_config(value: Any) -> Any:
+    """A bare spec string in a config file as a model entry: `local:x` -> `{spec: local:x}`."""
+    return {"spec": value} if isinstance(value, str) else value
 
 
 def parse_spec(spec: str) -> ParsedSpec:

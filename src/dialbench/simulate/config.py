@@ -20,7 +20,7 @@ from pydantic import AfterValidator, Field, field_validator
 
 from dialbench.hashing import content_hash
 from dialbench.llm.base import GenerationParams
-from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig, ModelSpecError
+from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig, ModelSpecError, as_model_config
 from dialbench.schema import Record
 from dialbench.seeds import LanguageTarget
 from dialbench.yaml_config import load_yaml_config
@@ -47,10 +47,6 @@ def _readable_spec(model: ModelConfig) -> ModelConfig:
 
 
 ModelEntry = Annotated[ModelConfig, AfterValidator(_readable_spec)]
-
-
-def _as_model_config(value: Any) -> Any:
-    return {"spec": value} if isinstance(value, str) else value
 
 
 def _distinct(entries: list[Any], keys: list[str]) -> list[Any]:
@@ -89,7 +85,7 @@ class UserConfig(Record):
     turns: GenerationParams = GenerationParams(temperature=0.9, top_p=0.95, max_tokens=512)
 
     _models = field_validator("models", mode="before")(
-        lambda v: [_as_model_config(m) for m in v] if isinstance(v, list) else v
+        lambda v: [as_model_config(m) for m in v] if isinstance(v, list) else v
     )
     _distinct_models = field_validator("models")(lambda v: _distinct(v, [m.spec for m in v]))
 
@@ -106,7 +102,7 @@ class ValidatorConfig(Record):
     first_turn_attempts: int = Field(default=10, ge=1, le=MAX_ATTEMPTS)
     turn_attempts: int = Field(default=5, ge=1, le=MAX_ATTEMPTS)
 
-    _model = field_validator("model", mode="before")(_as_model_config)
+    _model = field_validator("model", mode="before")(as_model_config)
 
 
 class ChatbotsConfig(Record):
@@ -114,7 +110,7 @@ class ChatbotsConfig(Record):
     params: GenerationParams = GenerationParams(temperature=0.9, top_p=0.95, max_tokens=512)
 
     _models = field_validator("models", mode="before")(
-        lambda v: [_as_model_config(m) for m in v] if isinstance(v, list) else v
+        lambda v: [as_model_config(m) for m in v] if isinstance(v, list) else v
     )
     _distinct_models = field_validator("models")(lambda v: _distinct(v, [m.spec for m in v]))
 
@@ -132,7 +128,7 @@ class FilterConfig(Record):
         default=True, description="store flagged dialogues as source medal-excluded"
     )
 
-    _llm = field_validator("llm", mode="before")(_as_model_config)
+    _llm = field_validator("llm", mode="before")(as_model_config)
 
 
 class SimulationConfig(Record):

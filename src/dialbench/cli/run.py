@@ -1,0 +1,119 @@
+"""`dialbench run PIPELINE.yaml`: every stage of a study from one file, resumable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from dialbench.cli import app
+from dialbench.cli.judge import print_judge_summary
+from dialbench.cli.metaeval import print_metaeval_summary
+from dialbench.cli.tables import figure, table
+from dialbench.judge.stage import JudgeRunSummary
+from dialbench.metaeval.stage import MetaevalOutput
+from dialbench.pipeline.config import load_pipeline
+from dialbench.pipeline.execute import PipelineReport, StageReport, run_pipeline
+from dialbench.pipeline.plan import PipelinePlan, plan_pipeline
+from dialbench.pipeline.stage import StageOutput
+
+console = Console()
+DEFAULT_PIPELINE_RUN = Path("runs/pipeline")
+MARKS = {"ran": "done", "up to date": "up to date", "failed": "FAILED", "not run": "not run"}
+
+
+def _show(report: StageReport, output: StageOutput | None) -> None:
+    """A stage as it settles: a line, then its own figures where it has a printer."""
+    timing = f" ({report.seconds:.1f} s)" if report.status == "ran" else ""
+    line = f"[{report.name}] {MARKS.get(report.status, report.status)}{timing}: {report.summary}"
+    console.print(line.rstrip(": "), markup=False, highlight=False, soft_wrap=True)
+    result = output.result if output is not None else None
+    if isinstance(result, JudgeRunSummary):
+        print_judge_summary(result)
+    elif isinstance(result, MetaevalOutput):
+        print_metaeval_summary(result.report)
+
+
+def _print_plan(plan: PipelinePlan) -> None:
+    rows = []
+    for stage in plan.stages:
+        if stage.up_to_date:
+            rows.append((stage.name, "up to date", "", "0", "0", "0", "-", "0"))
+        for model in stage.models:
+            cost = model.cost_usd
+            rows.append(
+                (
+                    stage.name,
+                    "to run",
+                    model.spec,
+                    f"{model.calls.calls:,}",
+                    f"{model.calls.prompt_tokens:,}",
+                    f"{model.calls.completion_tokens:,}",
+                    "unknown" if cost is None else f"${cost:,.2f}",
+                    _duration(model.wall_s),
+                )
+            )
+        if not stage.up_to_date and not stage.models:
+            rows.append((stage.name, "to run", "(no model calls)", "0", "0", "0", "-", "-"))
+    columns = ("stage", "status", "model", "calls", "prompt tok", "completion tok", "cost", "wall")
+    console.print(table("Plan (estimates)", columns, rows, text={"stage", "status", "model"}))
+    cost = plan.cost_usd
+    console.print(
+        f"total: {plan.calls:,} model calls, cost "
+        f"{'unknown for some models' if cost is None else f'${figure(cost, 2)}'}, "
+        f"wall time about {_duration(plan.wall_s)} on the critical path",
+        markup=False,
+        highlight=False,
+    )
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _exit_code(report: PipelineReport) -> int:
+    if report.stopped:
+        return 130
+    return 1 if report.failed else 0
+
+
+@app.command(name="run")
+def run_command(
+    pipeline: Annotated[Path, typer.Argument(help="Pipeline file (YAML): run:, stages:.")],
+    run: Annotated[
+        Path | None, typer.Option("--run", "-r", help="Run directory; default the file's run:.")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print calls, tokens, cost and time; run nothing.")
+    ] = False,
+    force: Annotated[
+        list[str], typer.Option(help="Run this stage again even if it is up to date; repeatable.")
+    ] = [],  # noqa: B006  (typer reads defaults, never mutates them)
+) -> None:
+    """Run a pipeline's stages (import, simulate, selfchat, judge, arena, metaeval, report, ...):
+    each as soon as the stages it reads from are done, stages that do not depend on each other
+    side by side. A stage already done with the same settings and inputs is skipped; change one
+    stage and it reruns with what depends on it. Ctrl-C stops cleanly; run again to resume."""
+    config = load_pipeline(pipeline)
+    run_dir = run or config.run or DEFAULT_PIPELINE_RUN
+    if dry_run:
+        _print_plan(plan_pipeline(config, run_dir))
+        return
+    report = run_pipeline(config, run_dir, force=frozenset(force), listener=_show)
+    counts = {status: sum(s.status == status for s in report.stages) for status in MARKS}
+    console.print(
+        f"pipeline {pipeline} -> {run_dir}: {report.seconds:.1f} s; "
+        + ", ".join(f"{n} {MARKS[status]}" for status, n in counts.items() if n),
+        markup=False,
+        highlight=False,
+    )
+    if report.stopped:
+        console.print("stopped: run the same command again to resume", markup=False)
+    if code := _exit_code(report):
+        raise typer.Exit(code)

@@ -1,0 +1,47 @@
+"""A pipeline file: where the run lives and its stages in order."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from pydantic import Field, field_validator
+
+from dialbench.pipeline.registry import AnyStage
+from dialbench.pipeline.stage import Stage
+from dialbench.schema import Record
+from dialbench.yaml_config import load_yaml_config
+
+
+class PipelineConfig(Record):
+    run: Path | None = Field(
+        default=None, description="the run directory (relative to where dialbench runs)"
+    )
+    stages: list[AnyStage] = Field(min_length=1)
+
+    @field_validator("stages")
+    @classmethod
+    def _named(cls, stages: list[Stage]) -> list[Stage]:
+        """Every stage gets a name: its own, else its kind, numbered when the kind repeats."""
+        kinds = Counter(stage.stage for stage in stages)
+        seen: Counter[str] = Counter()
+        named = []
+        for stage in stages:
+            seen[stage.stage] += 1
+            default = (
+                stage.stage if kinds[stage.stage] == 1 else f"{stage.stage}-{seen[stage.stage]}"
+            )
+            named.append(stage if stage.name else stage.model_copy(update={"name": default}))
+        names = [stage.name for stage in named]
+        repeated = sorted({name for name in names if name and names.count(name) > 1})
+        if repeated:
+            raise ValueError(f"two stages are named {', '.join(repeated)}")
+        return named
+
+
+def load_pipeline(path: str | Path) -> PipelineConfig:
+    """Read and validate a pipeline file; relative input paths are taken from its folder."""
+    path = Path(path)
+    config = load_yaml_config(path, PipelineConfig, "a pipeline", "run:, stages:")
+    resolved = [stage.resolve_paths(path.parent) for stage in config.stages]
+    return config.model_copy(update={"stages": resolved})

@@ -1,0 +1,152 @@
+"""Running a pipeline: each stage as soon as the stages it waits for are done, skipping those
+that finished before with the same identity.
+
+Stages run in worker threads, each with its own store connection and event loop; the store is
+SQLite in WAL mode, so they write side by side. Ctrl-C cancels the running stages at their next
+model call: what they finished is stored, and the next run picks up from there.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from dialbench.errors import DialbenchError
+from dialbench.llm.runner import cancel_running_jobs
+from dialbench.pipeline.config import PipelineConfig
+from dialbench.pipeline.graph import Node, build_graph
+from dialbench.pipeline.stage import StageOutput
+from dialbench.schema import Record, StageRecord
+from dialbench.store import RunStore
+
+Status = Literal["ran", "up to date", "failed", "not run", "stopped"]
+
+
+class StageReport(Record):
+    name: str
+    stage: str
+    status: Status
+    seconds: float = 0.0
+    summary: str = ""
+
+
+class PipelineReport(Record):
+    run_dir: Path
+    stages: list[StageReport] = Field(default_factory=list)
+    seconds: float = 0.0
+    stopped: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return any(stage.status == "failed" for stage in self.stages)
+
+
+Listener = Callable[[StageReport, StageOutput | None], None]
+
+
+def finished_identities(run_dir: Path) -> set[str]:
+    if not (run_dir / "dialbench.sqlite").exists():
+        return set()
+    with RunStore.open(run_dir, create=False) as store:
+        return {record.id for record in store.records(StageRecord)}
+
+
+def _record(run_dir: Path, node: Node, output: StageOutput, seconds: float) -> None:
+    record = StageRecord(
+        id=node.identity, name=node.name, stage=node.stage.stage, summary=output.summary
+    )
+    with RunStore.open(run_dir) as store, store.run("pipeline-stage", {"name": node.name}) as run:
+        store.add([record.model_copy(update={"seconds": seconds})], run, on_conflict="replace")
+
+
+def _execute(run_dir: Path, node: Node, quiet: bool) -> tuple[StageOutput, float]:
+    started = time.perf_counter()
+    output = node.stage.execute(run_dir, quiet=quiet)
+    seconds = time.perf_counter() - started
+    _record(run_dir, node, output, seconds)
+    return output, seconds
+
+
+def run_pipeline(
+    config: PipelineConfig,
+    run_dir: Path,
+    *,
+    force: frozenset[str] = frozenset(),
+    quiet: bool = True,
+    listener: Listener | None = None,
+) -> PipelineReport:
+    """Run every stage not already done; `force` names stages to run again all the same."""
+    nodes = build_graph(list(config.stages))
+    unknown = force - {node.name for node in nodes}
+    if unknown:
+        known = ", ".join(node.name for node in nodes)
+        raise DialbenchError(f"--force {', '.join(sorted(unknown))}: no such stage ({known})")
+    with RunStore.open(run_dir):  # created and migrated here, not by stages racing to do it
+        pass
+    done_before = finished_identities(run_dir)
+    started = time.perf_counter()
+    reports: dict[str, StageReport] = {}
+    output_seconds: dict[str, float] = {}
+
+    def settle(
+        node: Node, status: Status, summary: str = "", output: StageOutput | None = None
+    ) -> None:
+        seconds = output_seconds.pop(node.name, 0.0)
+        report = StageReport(
+            name=node.name, stage=node.stage.stage, status=status, seconds=seconds, summary=summary
+        )
+        reports[node.name] = report
+        if listener is not None:
+            listener(report, output)
+
+    running: dict[Future[tuple[StageOutput, float]], Node] = {}
+    stopped = False
+    with ThreadPoolExecutor(max_workers=len(nodes), thread_name_prefix="stage") as pool:
+        while True:
+            for node in nodes:
+                if node.name in reports or node in running.values() or stopped:
+                    continue
+                waiting = [reports.get(name) for name in node.after]
+                if any(r is not None and r.status in ("failed", "not run") for r in waiting):
+                    settle(node, "not run", "a stage it waits for did not finish")
+                elif all(r is not None for r in waiting):
+                    if node.identity in done_before and node.name not in force:
+                        settle(node, "up to date")
+                    else:
+                        running[pool.submit(_execute, run_dir, node, quiet)] = node
+            if not running:
+                break
+            try:
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            except KeyboardInterrupt:
+                stopped = True
+                cancel_running_jobs()
+                continue
+            for future in finished:
+                node = running.pop(future)
+                try:
+                    output, seconds = future.result()
+                except BaseException as error:  # a stage's failure ends that branch, not the run
+                    status: Status = "stopped" if stopped else "failed"
+                    settle(node, status, _reason(error))
+                else:
+                    output_seconds[node.name] = seconds
+                    settle(node, "ran", output.summary, output)
+    for node in nodes:
+        if node.name not in reports:
+            settle(node, "not run", "stopped before it started")
+    order = [reports[node.name] for node in nodes]
+    return PipelineReport(
+        run_dir=run_dir, stages=order, seconds=time.perf_counter() - started, stopped=stopped
+    )
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, DialbenchError):
+        return str(error)
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__

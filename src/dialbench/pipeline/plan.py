@@ -1,0 +1,139 @@
+"""`dialbench run --dry-run`: what a pipeline would cost before it runs.
+
+Per stage: model calls, tokens, price where known (`llm/prices.json`) and wall time at the
+configured concurrency; for the pipeline, the wall time of its critical path. Stages already
+done with the same identity cost nothing. These are estimates from typical lengths: the point is
+the order of magnitude (a day or a week, ten dollars or ten thousand), not the exact figure.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from pydantic import Field
+
+from dialbench.llm.prices import PriceTable
+from dialbench.llm.specs import ModelConfig
+from dialbench.pipeline.config import PipelineConfig
+from dialbench.pipeline.execute import finished_identities
+from dialbench.pipeline.graph import build_graph
+from dialbench.pipeline.stage import ModelCalls, PlanContext
+from dialbench.schema import Dialogue, Record, Usage
+from dialbench.store import RunStore
+
+# Seconds per token on two CPU cores for the packaged local models (benchmarks/local_tokens.py),
+# and a typical hosted endpoint: a fixed latency per call, then streamed tokens.
+LOCAL_PROMPT_TOKENS_PER_S = 250.0
+LOCAL_COMPLETION_TOKENS_PER_S = 20.0
+HTTP_LATENCY_S = 1.0
+HTTP_COMPLETION_TOKENS_PER_S = 60.0
+
+
+class ModelPlan(Record):
+    spec: str
+    calls: ModelCalls
+    cost_usd: float | None = None
+    wall_s: float = 0.0
+
+
+class StagePlan(Record):
+    name: str
+    stage: str
+    up_to_date: bool
+    models: list[ModelPlan] = Field(default_factory=list)
+    wall_s: float = 0.0
+    finishes_at_s: float = 0.0
+    note: str = ""
+
+
+class PipelinePlan(Record):
+    run_dir: Path
+    stages: list[StagePlan]
+
+    @property
+    def wall_s(self) -> float:
+        """The critical path: stages that do not wait for each other overlap."""
+        return max((stage.finishes_at_s for stage in self.stages), default=0.0)
+
+    @property
+    def calls(self) -> int:
+        return sum(model.calls.calls for stage in self.stages for model in stage.models)
+
+    @property
+    def cost_usd(self) -> float | None:
+        costs = [m.cost_usd for stage in self.stages for m in stage.models if m.calls.calls]
+        return None if None in costs else sum(c for c in costs if c is not None)
+
+
+def call_seconds(spec: str, calls: ModelCalls) -> float:
+    """Wall time of the calls at their concurrency."""
+    if not calls.calls:
+        return 0.0
+    if ModelConfig(spec=spec).local:
+        per_call = (
+            calls.prompt_tokens / LOCAL_PROMPT_TOKENS_PER_S
+            + calls.completion_tokens / LOCAL_COMPLETION_TOKENS_PER_S
+        ) / calls.calls
+    else:
+        per_call = HTTP_LATENCY_S + calls.completion_tokens / calls.calls / (
+            HTTP_COMPLETION_TOKENS_PER_S
+        )
+    return calls.calls * per_call / calls.concurrency
+
+
+def stored_dialogues(run_dir: Path) -> Counter[str]:
+    if not (run_dir / "dialbench.sqlite").exists():
+        return Counter()
+    with RunStore.open(run_dir, create=False) as store:
+        return Counter(dict(store.group_counts(Dialogue, "source")))
+
+
+def plan_pipeline(config: PipelineConfig, run_dir: Path) -> PipelinePlan:
+    nodes = build_graph(list(config.stages))
+    done = finished_identities(run_dir)
+    prices = PriceTable.load()
+    context = PlanContext(dialogues=stored_dialogues(run_dir))
+    finishes: dict[str, float] = {}
+    plans = []
+    for node in nodes:
+        up_to_date = node.identity in done
+        estimate = node.stage.estimate(context)
+        if not up_to_date:
+            context.dialogues.update(estimate.adds_dialogues)
+        models = (
+            []
+            if up_to_date
+            else [
+                ModelPlan(
+                    spec=spec,
+                    calls=calls,
+                    cost_usd=prices.cost(
+                        spec,
+                        Usage(
+                            prompt_tokens=calls.prompt_tokens,
+                            completion_tokens=calls.completion_tokens,
+                        ),
+                    ),
+                    wall_s=call_seconds(spec, calls),
+                )
+                for spec, calls in estimate.calls.items()
+            ]
+        )
+        # Local models take turns on the process's one generation thread; endpoints overlap.
+        local = sum(m.wall_s for m in models if ModelConfig(spec=m.spec).local)
+        wall = max([local, *(m.wall_s for m in models if not ModelConfig(spec=m.spec).local)])
+        start = max((finishes[name] for name in node.after), default=0.0)
+        finishes[node.name] = start + wall
+        plans.append(
+            StagePlan(
+                name=node.name,
+                stage=node.stage.stage,
+                up_to_date=up_to_date,
+                models=models,
+                wall_s=wall,
+                finishes_at_s=start + wall,
+                note=estimate.note,
+            )
+        )
+    return PipelinePlan(run_dir=run_dir, stages=plans)

@@ -1,0 +1,129 @@
+"""What every pipeline stage is: its settings (the record), what it reads and writes, how to run
+it, and how to estimate it for `--dry-run`."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar, TypeVar
+
+from pydantic import Field
+
+from dialbench.hashing import content_hash, file_sha256
+from dialbench.schema import Record
+
+# Record kinds stages read and write; the graph orders stages by them.
+DIALOGUES, JUDGMENTS, ANNOTATIONS, BENCHMARKS, FILES = (
+    "dialogues",
+    "judgments",
+    "annotations",
+    "benchmarks",
+    "files",
+)
+
+
+class ModelCalls(Record):
+    """Estimated calls to one model, and the tokens they send and receive."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    concurrency: int = Field(default=1, ge=1)
+
+    def __add__(self, other: ModelCalls) -> ModelCalls:
+        return ModelCalls(
+            calls=self.calls + other.calls,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            concurrency=max(self.concurrency, other.concurrency),
+        )
+
+
+@dataclass
+class PlanContext:
+    """What the stages before this one leave in the store: dialogues per source."""
+
+    dialogues: Counter[str]
+
+    def count(self, sources: set[str] | None = None) -> int:
+        return sum(
+            n for source, n in self.dialogues.items() if sources is None or source in sources
+        )
+
+
+class StageEstimate(Record):
+    """A stage's share of a dry run: calls per model spec, dialogues it adds per source."""
+
+    calls: dict[str, ModelCalls] = Field(default_factory=dict)
+    adds_dialogues: dict[str, int] = Field(default_factory=dict)
+    note: str = ""
+
+
+C = TypeVar("C", bound=Record)
+
+
+@dataclass(frozen=True)
+class StageOutput:
+    """What a stage did: one line for the log, and the stage function's own typed result."""
+
+    summary: str
+    result: Record | None = None
+
+
+class Stage(Record):
+    """One entry of a pipeline. A subclass inherits the config record of the stage function it
+    calls, so a pipeline file takes exactly the settings that function takes."""
+
+    stage: str
+    # Fields that change how fast a stage runs, never what it produces.
+    pace_fields: ClassVar[frozenset[str]] = frozenset()
+
+    name: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$",
+        description="how the plan and --force call it; default the kind, numbered if repeated",
+    )
+
+    def reads(self) -> frozenset[str]:
+        """The record kinds this stage's output depends on."""
+        raise NotImplementedError
+
+    def writes(self) -> frozenset[str]:
+        raise NotImplementedError
+
+    def config(self, config_type: type[C]) -> C:
+        """The stage function's config: this record without the pipeline's own fields. Values
+        are passed as they are, so model specs keep the credentials they were given."""
+        return config_type(**{name: getattr(self, name) for name in config_type.model_fields})
+
+    def input_files(self) -> list[Path]:
+        """Files whose content is part of this stage's identity (data, not code)."""
+        return []
+
+    def code_hashes(self) -> dict[str, str]:
+        """Prompt and data files shipped with dialbench that shape this stage's output."""
+        return {}
+
+    def identity(self, upstream: list[str]) -> str:
+        """The hash of what determines this stage's output, given its upstream identities."""
+        settings = self.model_dump(mode="json", exclude={"stage", "name", *self.pace_fields})
+        files = {str(path): file_sha256(path) for path in self.input_files() if path.is_file()}
+        key = [self.stage, settings, files, self.code_hashes(), sorted(upstream)]
+        return "s-" + content_hash(key)[:24]
+
+    def resolve_paths(self, folder: Path) -> Stage:
+        """This stage with relative input paths taken from the config file's folder."""
+        return self
+
+    def execute(self, run_dir: Path, *, quiet: bool) -> StageOutput:
+        """Run the stage on the run directory."""
+        raise NotImplementedError
+
+    def estimate(self, context: PlanContext) -> StageEstimate:
+        """The model calls this stage would make if nothing were stored yet."""
+        return StageEstimate()
+
+
+def relative_to(folder: Path, path: Path | None) -> Path | None:
+    return path if path is None or path.is_absolute() else folder / path

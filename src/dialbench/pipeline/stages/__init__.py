@@ -1,0 +1,1 @@
+"""One module per pipeline stage kind; `pipeline/registry.py` lists them."""

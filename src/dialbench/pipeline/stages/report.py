@@ -1,0 +1,35 @@
+"""The HTML and Markdown report as the last stage of a pipeline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from dialbench.pipeline.stage import (
+    ANNOTATIONS,
+    BENCHMARKS,
+    DIALOGUES,
+    FILES,
+    JUDGMENTS,
+    Stage,
+    StageOutput,
+    relative_to,
+)
+from dialbench.report.writer import ReportConfig, report
+
+
+class ReportStage(Stage, ReportConfig):
+    stage: Literal["report"]
+
+    def reads(self) -> frozenset[str]:
+        return frozenset({DIALOGUES, JUDGMENTS, ANNOTATIONS, BENCHMARKS})
+
+    def writes(self) -> frozenset[str]:
+        return frozenset({FILES})
+
+    def resolve_paths(self, folder: Path) -> ReportStage:
+        return self.model_copy(update={"output": relative_to(folder, self.output)})
+
+    def execute(self, run_dir: Path, *, quiet: bool) -> StageOutput:
+        output = report(self.config(ReportConfig), run_dir)
+        return StageOutput(f"{len(output.sections)} section(s): {output.html}", output)

@@ -1,0 +1,66 @@
+"""BotChat self-chat from ChatSEEDs as a pipeline stage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from pydantic import field_validator
+
+from dialbench.llm.specs import as_model_config
+from dialbench.pipeline.stage import (
+    DIALOGUES,
+    ModelCalls,
+    PlanContext,
+    Stage,
+    StageEstimate,
+    StageOutput,
+)
+from dialbench.prompts import load_prompt
+from dialbench.selfchat.generation import PACKAGE, SOURCE, SYSTEM_PROMPT, SelfChatConfig, selfchat
+
+SEED_UTTERANCES = 2  # a MuTual ChatSEED's first utterances, kept as they are
+TOKENS_PER_UTTERANCE = 40
+
+
+class SelfChatStage(Stage, SelfChatConfig):
+    stage: Literal["selfchat"]
+    pace_fields: ClassVar[frozenset[str]] = frozenset({"concurrency"})
+
+    _models = field_validator("models", mode="before")(
+        lambda v: [as_model_config(m) for m in v] if isinstance(v, list) else v
+    )
+
+    def reads(self) -> frozenset[str]:
+        return frozenset({DIALOGUES})
+
+    def writes(self) -> frozenset[str]:
+        return frozenset({DIALOGUES})
+
+    def code_hashes(self) -> dict[str, str]:
+        return {SYSTEM_PROMPT: load_prompt(SYSTEM_PROMPT, PACKAGE).sha256}
+
+    def execute(self, run_dir: Path, *, quiet: bool) -> StageOutput:
+        summary = selfchat(self.config(SelfChatConfig), run_dir, quiet=True)
+        return StageOutput(
+            f"{summary.generated} self-chat(s) from {summary.seeds} seed(s), "
+            f"{summary.already_stored} already stored, {summary.errors} error(s)",
+            summary,
+        )
+
+    def estimate(self, context: PlanContext) -> StageEstimate:
+        seeds = context.count({self.seeds})
+        if self.limit is not None:
+            seeds = min(seeds, self.limit)
+        steps = max(self.n - SEED_UTTERANCES, 0)
+        prompt = TOKENS_PER_UTTERANCE * self.n // 2 + 60
+        calls = {
+            model.spec: ModelCalls(
+                calls=seeds * steps,
+                prompt_tokens=seeds * steps * prompt,
+                completion_tokens=seeds * steps * (self.params.max_tokens or 128),
+                concurrency=min(model.concurrency, self.concurrency),
+            )
+            for model in self.models
+        }
+        return StageEstimate(calls=calls, adds_dialogues={SOURCE: seeds * len(self.models)})
