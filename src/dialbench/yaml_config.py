@@ -18,17 +18,19 @@ R = TypeVar("R", bound=Record)
 
 
 def _line_of(node: yaml.Node, loc: tuple[int | str, ...]) -> int:
-    """The line (1-based) of the YAML node at a pydantic error location, or its nearest parent."""
+    """The line (1-based) of the YAML node at a pydantic error location, or its nearest parent.
+    A part that names no key is skipped: pydantic puts a tagged union's tag (`judge` in
+    `stages.0.judge.protocol`) in the location, not in the file."""
     for part in loc:
         if isinstance(node, yaml.MappingNode):
             child = next((v for k, v in node.value if k.value == part), None)
+            if child is None:
+                continue
         elif (
             isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value)
         ):
             child = node.value[part]
         else:
-            child = None
-        if child is None:
             break
         node = child
     return node.start_mark.line + 1

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 import pytest
 from simulate_scripted import CONTEXT, FAIL, agents, request_text, scripted
 
-from dialbench.llm.base import Request
+from dialbench.llm.base import Completion, GenerationParams, Request, TokenLogprob
 from dialbench.llm.runner import Runner
 from dialbench.simulate.dialogue import Outcome, UserTurn, write_user_turn
 from dialbench.simulate.transcript import END_MARKER, clean_user_text
+from dialbench.simulate.validator import Validator
 from tests.scripted_models import ScriptedModel
 
 T = TypeVar("T")
@@ -205,7 +207,50 @@ def test_the_transcript_form_completes_a_user_line_and_stops_at_the_next() -> No
         ("**最近总是失眠，有什么办法？**", "最近总是失眠，有什么办法？"),
         ("用户：「晚饭烧糊了」", "晚饭烧糊了"),
         ("Any ideas? CHATBOT: Sure!", "Any ideas?"),
+        ("### 我的植物一直萎蔫。", "我的植物一直萎蔫。"),
     ],
 )
 def test_generated_user_text_is_cleaned(raw: str, clean: str) -> None:
     assert clean_user_text(raw) == clean
+
+
+def yes_probability_judge(p_yes: float | None) -> ScriptedModel:
+    """A validator whose first answer token is Yes with probability `p_yes` (None: no
+    log-probabilities at all, as some backends give)."""
+
+    def answer(request: Request) -> Completion:
+        assert request.top_logprobs, "a threshold asks for log-probabilities"
+        if p_yes is None:
+            return Completion(text="Yes")
+        top = [TokenLogprob(token="Yes", logprob=math.log(p_yes))]
+        top.append(TokenLogprob(token="No", logprob=math.log(1 - p_yes)))
+        return Completion(text="Yes", top_logprobs=top)
+
+    return ScriptedModel("p-yes", answer)
+
+
+@pytest.mark.parametrize(
+    ("p_yes", "threshold", "verdict", "feedback"),
+    [
+        (0.6, 0.5, "accepted", None),
+        (0.4, 0.5, "rejected", "P(yes) is 0.40, below 0.50"),
+        (None, 0.5, "rejected", "no yes/no probability"),
+    ],
+)
+def test_a_threshold_on_p_yes_decides_the_verdict(
+    p_yes: float | None, threshold: float, verdict: str, feedback: str | None
+) -> None:
+    runner = Runner(None, quiet=True)
+    validator = Validator(
+        yes_probability_judge(p_yes).model(runner, "validator"),
+        "transcript",
+        GenerationParams(),
+        threshold,
+    )
+    attempt = run(validator.judge(CONTEXT, [], "My dinner burned, any quick ideas?"))
+    assert attempt.verdict == verdict
+    if feedback is None:
+        assert attempt.feedback is None
+    else:
+        assert attempt.feedback is not None
+        assert feedback in attempt.feedback

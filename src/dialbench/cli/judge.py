@@ -92,6 +92,9 @@ def judge_command(
     language: Annotated[
         list[str], typer.Option(help="Only dialogues in this language; repeat for several.")
     ] = [],  # noqa: B006
+    source: Annotated[
+        list[str], typer.Option(help="Only dialogues from this source (medal, selfchat, ...).")
+    ] = [],  # noqa: B006
     limit: Annotated[
         int | None, typer.Option(min=1, help="Only the first N dialogues of each language.")
     ] = None,
@@ -128,6 +131,7 @@ def judge_command(
                 max_tokens=max_tokens,
             ),
             languages=language,
+            sources=source,
             limit=limit,
             batch_size=batch_size,
         )

@@ -64,6 +64,9 @@ class JudgeConfig(Record):
     languages: list[LanguageCode] = Field(
         default_factory=list, description="only dialogues in these languages (default: all)"
     )
+    sources: list[str] = Field(
+        default_factory=list, description="only dialogues from these sources (default: all)"
+    )
     limit: int | None = Field(default=None, ge=1, description="at most N dialogues per language")
     batch_size: int = Field(
         default=DEFAULT_BATCH_SIZE, ge=1, description="finished judgments stored per transaction"
@@ -113,12 +116,13 @@ def select_dialogues(
     store: RunStore,
     *,
     languages: Sequence[str] = (),
+    sources: Sequence[str] = (),
     limit: int | None = None,
     protocol: JudgeProtocol | None = None,
 ) -> list[Dialogue]:
-    """The dialogues to judge in storage order: of the given languages (default all), those the
-    protocol judges anything in, at most `limit` per language so a small budget still covers
-    every language. None is an error."""
+    """The dialogues to judge in storage order: of the given languages and sources (default
+    all), those the protocol judges anything in, at most `limit` per language so a small budget
+    still covers every language. None is an error."""
     try:
         wanted = {standard_language_tag(tag) for tag in languages}
     except ValueError as invalid:
@@ -126,7 +130,9 @@ def select_dialogues(
     taken: Counter[str] = Counter()
     dialogues, passed_over = [], 0
     for dialogue in store.records(Dialogue):
-        if wanted and dialogue.language not in wanted:
+        if (wanted and dialogue.language not in wanted) or (
+            sources and dialogue.source not in sources
+        ):
             continue
         if protocol is not None and not protocol.judges(dialogue):
             passed_over += 1
@@ -136,7 +142,8 @@ def select_dialogues(
     if not dialogues and protocol is not None and passed_over:
         raise _nothing_to_judge(protocol, passed_over)
     if not dialogues:
-        which = f"no dialogues in {', '.join(sorted(wanted))}" if wanted else "no dialogues"
+        where = [*sorted(wanted), *(f"source {s}" for s in sources)]
+        which = f"no dialogues in {', '.join(where)}" if where else "no dialogues"
         raise DialbenchError(
             f"{store.path.parent} holds {which} to judge; import some first "
             f"(dialbench import FILE --run {store.path.parent})"
@@ -302,7 +309,11 @@ def judge(config: JudgeConfig, run_dir: str | Path, *, quiet: bool = False) -> J
     protocol = config.build_protocol()
     with RunStore.open(run_dir, create=False) as store:
         dialogues = select_dialogues(
-            store, languages=config.languages, limit=config.limit, protocol=protocol
+            store,
+            languages=config.languages,
+            sources=config.sources,
+            limit=config.limit,
+            protocol=protocol,
         )
         with (
             store.run("judge", config.model_dump(mode="json")) as record,

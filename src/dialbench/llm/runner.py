@@ -36,19 +36,17 @@ BASE_DELAY_S = 0.5
 MAX_DELAY_S = 60.0
 
 
-# What `run_sync` is running, in any thread, so a pipeline's Ctrl-C can stop all of it.
-_running_jobs: set[tuple[asyncio.AbstractEventLoop, asyncio.Task[Any] | None]] = set()
-_running_lock = threading.Lock()
+_stop_requested = threading.Event()
 
 
-def cancel_running_jobs() -> None:
-    """Cancel every job `Runner.run_sync` is running in this process, whatever its thread:
-    each stops at its next await, its runner stores what finished and its run ends failed."""
-    with _running_lock:
-        running = list(_running_jobs)
-    for loop, task in running:
-        if task is not None:
-            loop.call_soon_threadsafe(task.cancel)
+class StopRequested(Exception):
+    """Raised instead of starting a call once a stop was requested (a pipeline's Ctrl-C)."""
+
+
+def request_stop() -> None:
+    """Start no new call in this process, in any thread; calls in flight finish and are cached,
+    so nothing paid for is lost and the next run picks up from there."""
+    _stop_requested.set()
 
 
 class CallFailed(DialbenchError):
@@ -103,6 +101,7 @@ class Runner:
         self.accounting = Accounting()
         self._random = random.Random(jitter_seed)
         self._apis: dict[ModelConfig, ModelAPI] = {}
+        self._in_flight = 0  # calls sent and not yet answered
         self._endpoints: dict[tuple[asyncio.AbstractEventLoop, str], _Endpoint] = {}
 
     def model(self, model: str | ModelConfig, role: str = "default") -> Model:
@@ -150,13 +149,18 @@ class Runner:
         while True:
             attempt += 1
             async with endpoint.slots:
-                await endpoint.pace(request)
+                if _stop_requested.is_set():
+                    raise StopRequested(api.spec)
+                self._in_flight += 1
                 try:
+                    await endpoint.pace(request)
                     completion = await api.generate(request)
                 except ModelError as error:
                     failure = error
                 else:
                     return self._accept(api.spec, role, key, request, completion)
+                finally:
+                    self._in_flight -= 1
             if not failure.retryable or attempt == config.max_attempts:
                 line.failed_calls += 1
                 raise CallFailed(api.spec, str(failure), attempt) from failure
@@ -208,14 +212,13 @@ class Runner:
         """Run a coroutine to completion from synchronous code (scripts, the CLI)."""
 
         async def and_close() -> T:
-            running = (asyncio.get_running_loop(), asyncio.current_task())
-            with _running_lock:
-                _running_jobs.add(running)
             try:
                 return await job
+            except StopRequested:
+                while self._in_flight:  # the job's other calls are still running: let them end
+                    await asyncio.sleep(0.02)
+                raise
             finally:
-                with _running_lock:
-                    _running_jobs.discard(running)
                 await self.aclose()
 
         return asyncio.run(and_close())

@@ -22,12 +22,13 @@ class PipelineConfig(Record):
     @field_validator("stages")
     @classmethod
     def _named(cls, stages: list[Stage]) -> list[Stage]:
-        """Every stage gets a name: its own, else its kind, numbered when the kind repeats."""
-        kinds = Counter(stage.stage for stage in stages)
+        """Every stage gets a name: its own, else its kind, numbered among the unnamed stages
+        of its kind when there are several."""
+        kinds = Counter(stage.stage for stage in stages if not stage.name)
         seen: Counter[str] = Counter()
         named = []
         for stage in stages:
-            seen[stage.stage] += 1
+            seen[stage.stage] += not stage.name
             default = (
                 stage.stage if kinds[stage.stage] == 1 else f"{stage.stage}-{seen[stage.stage]}"
             )

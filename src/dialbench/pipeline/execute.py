@@ -2,8 +2,8 @@
 that finished before with the same identity.
 
 Stages run in worker threads, each with its own store connection and event loop; the store is
-SQLite in WAL mode, so they write side by side. Ctrl-C cancels the running stages at their next
-model call: what they finished is stored, and the next run picks up from there.
+SQLite in WAL mode, so they write side by side. Ctrl-C lets the calls in flight finish (they
+are cached) and starts no other: the next run picks up from there without paying twice.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import Field
 
 from dialbench.errors import DialbenchError
-from dialbench.llm.runner import cancel_running_jobs
+from dialbench.llm.runner import request_stop
 from dialbench.pipeline.config import PipelineConfig
 from dialbench.pipeline.graph import Node, build_graph
 from dialbench.pipeline.stage import StageOutput
@@ -125,7 +125,7 @@ def run_pipeline(
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
             except KeyboardInterrupt:
                 stopped = True
-                cancel_running_jobs()
+                request_stop()
                 continue
             for future in finished:
                 node = running.pop(future)

@@ -99,6 +99,14 @@ class ValidatorConfig(Record):
         default="auto", description="chat, or a few-shot verdict list for small local models"
     )
     params: GenerationParams = GenerationParams(temperature=0.1, max_tokens=64)
+    threshold: float | None = Field(
+        default=None,
+        gt=0.0,
+        lt=1.0,
+        description="accept when P(yes), read from the first answer token's log-probabilities, "
+        "reaches this; small models rank far better than they answer. Asks in chat form. "
+        "Default: read the answer's text",
+    )
     first_turn_attempts: int = Field(default=10, ge=1, le=MAX_ATTEMPTS)
     turn_attempts: int = Field(default=5, ge=1, le=MAX_ATTEMPTS)
 

@@ -69,12 +69,17 @@ def prompt_hashes() -> dict[str, str]:
 
 
 def _generation_settings(config: SimulationConfig) -> dict[str, Any]:
-    """What shapes a dialogue besides its context and models (concurrency does not)."""
-    return config.model_dump(
+    """What shapes a dialogue besides its context and models (concurrency does not). A
+    validator threshold left unset is left out, so dialogues simulated before it existed keep
+    their ids."""
+    settings = config.model_dump(
         mode="json",
         include={"user", "validator", "chatbots", "max_utterances", "filter"},
         exclude={"user": {"models"}, "chatbots": {"models"}},
     )
+    if settings["validator"]["threshold"] is None:
+        del settings["validator"]["threshold"]
+    return settings
 
 
 def dialogue_id(context: SeedContext, user_spec: str, chatbot_spec: str, settings: Any) -> str:
@@ -98,6 +103,7 @@ class Simulation:
                 runner.model(validator_config, "validator"),
                 resolve_form(config.validator.form, validator_config),
                 config.validator.params,
+                config.validator.threshold,
             )
             if validator_config is not None
             else None

@@ -25,6 +25,7 @@ _LABEL = re.compile(
     r"^\s*(?:\*\*)?(?:user|human|用户|usuario|usuário|utilisateur|nutzer)(?:\*\*)?\s*[:：]\s*", re.I
 )
 _QUOTES = "\"'“”„«»「」『』"
+_HEADING = re.compile(r"^#+\s*")  # small models open a message as a markdown heading: "### Hi"
 
 
 def split_end_marker(text: str) -> tuple[str, bool]:
@@ -38,7 +39,7 @@ def clean_user_text(raw: str) -> str:
     """A generated user message without a speaker label, bold markers, wrapping quotes or a
     continuation into the chatbot's line."""
     text = raw.split(f"{CHATBOT_TAG}:")[0].strip()
-    text = _LABEL.sub("", text).strip().strip("*").strip()
+    text = _LABEL.sub("", _HEADING.sub("", text)).strip().strip("*").strip()
     if len(text) >= 2 and text[0] in _QUOTES and text[-1] in _QUOTES:
         text = text[1:-1].strip()
     return text

@@ -55,7 +55,8 @@ class JudgeStage(Stage, JudgeConfig):
 
     def estimate(self, context: PlanContext) -> StageEstimate:
         protocol = self.build_protocol()
-        items = context.count() * protocol.items_per_dialogue() * self.settings.samples
+        dialogues = context.count(set(self.sources) or None)
+        items = dialogues * protocol.items_per_dialogue() * self.settings.samples
         calls = int(items)
         return StageEstimate(
             calls={
@@ -67,5 +68,5 @@ class JudgeStage(Stage, JudgeConfig):
                 )
                 for judge in self.judges
             },
-            note="every stored and planned dialogue" if self.limit is None else "",
+            note="" if self.limit is None else f"without the limit of {self.limit} per language",
         )

@@ -1,0 +1,122 @@
+"""`dialbench run` as users run it: a subprocess against a loopback endpoint with latency,
+stopped with Ctrl-C halfway, resumed without repeating a stored call, then a no-op."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dialbench.schema import Dialogue, Turn
+from tests.conftest import DIALBENCH
+from tests.llm.loopback_server import Loopback, start_loopback
+
+N = 60
+ANSWER = json.dumps({"reason": "answers the question", "quality": 1})
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Loopback]:
+    loopback = start_loopback(0.2)
+    yield loopback
+    loopback.stop()
+
+
+def write_pipeline(folder: Path, server: Loopback) -> Path:
+    dialogues = folder / "dialogues.jsonl"
+    dialogues.write_text(
+        "".join(
+            Dialogue(
+                language="pt",
+                turns=[
+                    Turn(role="user", text=f"pergunta {i} [[replies:{ANSWER}]]"),
+                    Turn(role="assistant", text=f"resposta {i}"),
+                ],
+            ).model_dump_json()
+            + "\n"
+            for i in range(N)
+        ),
+        encoding="utf-8",
+    )
+    judge = {"spec": server.spec("judge"), "max_concurrency": 4}
+    pipeline = {
+        "run": str(folder / "run"),
+        "stages": [
+            {"stage": "import", "file": "dialogues.jsonl"},
+            {"stage": "judge", "protocol": "holistic", "judges": [judge]},
+        ],
+    }
+    path = folder / "pipeline.yaml"
+    path.write_text(yaml.safe_dump(pipeline), encoding="utf-8")
+    return path
+
+
+def judgments(run: Path) -> int:
+    with sqlite3.connect(run / "dialbench.sqlite") as db:
+        return int(db.execute("SELECT COUNT(*) FROM judgments").fetchone()[0])
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_cleanly_and_the_next_run_resumes(server: Loopback, tmp_path: Path) -> None:
+    pipeline = write_pipeline(tmp_path, server)
+    command = [str(DIALBENCH), "run", str(pipeline)]
+    start = server.requests()
+    job = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (
+        not (tmp_path / "run" / "dialbench.sqlite").exists() or judgments(tmp_path / "run") < 16
+    ):
+        time.sleep(0.05)
+    job.send_signal(signal.SIGINT)
+    output, _ = job.communicate(timeout=60)
+    assert job.returncode == 130, output
+    assert "stopped: run the same command again to resume" in output
+    first_calls = server.requests() - start
+    assert 16 <= first_calls < N
+
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "[import] up to date" in resumed.stdout
+    # Every call the stopped run made is in the cache: none is made twice.
+    assert server.requests() - start == N
+    assert judgments(tmp_path / "run") == N
+
+    again = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0
+    assert "[judge] up to date" in again.stdout
+    assert server.requests() - start == N
+
+
+def test_the_dry_run_prints_the_plan_and_runs_nothing(server: Loopback, tmp_path: Path) -> None:
+    pipeline = write_pipeline(tmp_path, server)
+    start = server.requests()
+    done = subprocess.run(
+        [str(DIALBENCH), "run", str(pipeline), "--dry-run"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Plan (estimates)" in done.stdout
+    assert "60" in done.stdout  # one judge call per imported dialogue
+    assert "critical path" in done.stdout
+    assert server.requests() == start
+    assert not (tmp_path / "run" / "dialbench.sqlite").exists()
+
+
+def test_a_bad_pipeline_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    path = tmp_path / "pipeline.yaml"
+    path.write_text("stages:\n  - stage: judge\n    protocol: issues\n    judgse: []\n")
+    done = subprocess.run([str(DIALBENCH), "run", str(path)], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert f"{path}:4" in done.stderr
+    assert "judgse" in done.stderr
+    assert "Traceback" not in done.stderr
