@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -77,6 +78,14 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+def _stopping() -> None:
+    console.print(
+        "stopping: the calls in flight finish and are kept, no new one starts "
+        "(Ctrl-C again to quit at once)",
+        markup=False,
+    )
+
+
 def _exit_code(report: PipelineReport) -> int:
     if report.stopped:
         return 130
@@ -105,7 +114,14 @@ def run_command(
     if dry_run:
         _print_plan(plan_pipeline(config, run_dir))
         return
-    report = run_pipeline(config, run_dir, force=frozenset(force), listener=_show)
+    try:
+        report = run_pipeline(
+            config, run_dir, force=frozenset(force), listener=_show, on_stopping=_stopping
+        )
+    except KeyboardInterrupt:
+        # What the stages stored is committed; calls in flight are lost and made again.
+        console.print("quit without waiting: run the same command again to resume", markup=False)
+        os._exit(130)
     counts = {status: sum(s.status == status for s in report.stages) for status in MARKS}
     console.print(
         f"pipeline {pipeline} -> {run_dir}: {report.seconds:.1f} s; "

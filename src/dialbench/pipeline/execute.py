@@ -79,8 +79,11 @@ def run_pipeline(
     force: frozenset[str] = frozenset(),
     quiet: bool = True,
     listener: Listener | None = None,
+    on_stopping: Callable[[], None] | None = None,
 ) -> PipelineReport:
-    """Run every stage not already done; `force` names stages to run again all the same."""
+    """Run every stage not already done; `force` names stages to run again all the same.
+    `listener` hears of each stage as it settles, `on_stopping` of a first Ctrl-C; a second
+    one is raised as KeyboardInterrupt with the stages' threads still running."""
     nodes = build_graph(list(config.stages))
     unknown = force - {node.name for node in nodes}
     if unknown:
@@ -106,7 +109,8 @@ def run_pipeline(
 
     running: dict[Future[tuple[StageOutput, float]], Node] = {}
     stopped = False
-    with ThreadPoolExecutor(max_workers=len(nodes), thread_name_prefix="stage") as pool:
+    pool = ThreadPoolExecutor(max_workers=len(nodes), thread_name_prefix="stage")
+    try:
         while True:
             for node in nodes:
                 if node.name in reports or node in running.values() or stopped:
@@ -124,8 +128,12 @@ def run_pipeline(
             try:
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
             except KeyboardInterrupt:
+                if stopped:  # a second Ctrl-C: the caller quits without waiting
+                    raise
                 stopped = True
                 request_stop()
+                if on_stopping is not None:
+                    on_stopping()
                 continue
             for future in finished:
                 node = running.pop(future)
@@ -137,6 +145,8 @@ def run_pipeline(
                 else:
                     output_seconds[node.name] = seconds
                     settle(node, "ran", output.summary, output)
+    finally:
+        pool.shutdown(wait=False)
     for node in nodes:
         if node.name not in reports:
             settle(node, "not run", "stopped before it started")

@@ -13,8 +13,9 @@ from pathlib import Path
 
 from pydantic import Field
 
+from dialbench.llm.packaged import PACKAGED_MODELS
 from dialbench.llm.prices import PriceTable
-from dialbench.llm.specs import ModelConfig
+from dialbench.llm.specs import ModelConfig, parse_spec
 from dialbench.pipeline.config import PipelineConfig
 from dialbench.pipeline.execute import finished_identities
 from dialbench.pipeline.graph import build_graph
@@ -22,10 +23,12 @@ from dialbench.pipeline.stage import ModelCalls, PlanContext
 from dialbench.schema import Dialogue, Record, Usage
 from dialbench.store import RunStore
 
-# Seconds per token on two CPU cores for the packaged local models (benchmarks/local_tokens.py),
-# and a typical hosted endpoint: a fixed latency per call, then streamed tokens.
+# Tokens per second of the packaged 0.5B model on two CPU cores (benchmarks/local_tokens.py);
+# other local models are taken to be as much slower as their file is larger. Then a typical
+# hosted endpoint: a fixed latency per call, then streamed tokens.
 LOCAL_PROMPT_TOKENS_PER_S = 250.0
 LOCAL_COMPLETION_TOKENS_PER_S = 20.0
+REFERENCE_MODEL_BYTES = PACKAGED_MODELS["qwen2.5-0.5b"].size
 HTTP_LATENCY_S = 1.0
 HTTP_COMPLETION_TOKENS_PER_S = 60.0
 
@@ -66,15 +69,27 @@ class PipelinePlan(Record):
         return None if None in costs else sum(c for c in costs if c is not None)
 
 
+def local_slowness(spec: str) -> float:
+    """How many times slower than the packaged 0.5B model a local model is, from its size."""
+    name = parse_spec(spec).model
+    packaged = PACKAGED_MODELS.get(name)
+    size = packaged.size if packaged else (Path(name).stat().st_size if Path(name).is_file() else 0)
+    return size / REFERENCE_MODEL_BYTES if size else 1.0
+
+
 def call_seconds(spec: str, calls: ModelCalls) -> float:
     """Wall time of the calls at their concurrency."""
     if not calls.calls:
         return 0.0
     if ModelConfig(spec=spec).local:
         per_call = (
-            calls.prompt_tokens / LOCAL_PROMPT_TOKENS_PER_S
-            + calls.completion_tokens / LOCAL_COMPLETION_TOKENS_PER_S
-        ) / calls.calls
+            local_slowness(spec)
+            * (
+                calls.prompt_tokens / LOCAL_PROMPT_TOKENS_PER_S
+                + calls.completion_tokens / LOCAL_COMPLETION_TOKENS_PER_S
+            )
+            / calls.calls
+        )
     else:
         per_call = HTTP_LATENCY_S + calls.completion_tokens / calls.calls / (
             HTTP_COMPLETION_TOKENS_PER_S

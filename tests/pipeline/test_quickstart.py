@@ -1,0 +1,67 @@
+"""The quickstart pipeline (`make demo`) end to end on the packaged models, at a tiny size: every
+stage runs for real, the judge is measured against the DBDC3 humans, and a second run is a no-op."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from dialbench.metaeval.stage import MetaevalOutput
+from dialbench.pipeline.config import load_pipeline
+from dialbench.pipeline.execute import run_pipeline
+from dialbench.pipeline.stage import StageOutput
+from dialbench.schema import Dialogue, Judgment
+from dialbench.store import RunStore
+
+QUICKSTART = Path(__file__).resolve().parents[2] / "examples" / "quickstart.yaml"
+SMALLEST_CHAT_MODEL = "local:qwen2.5-0.5b"  # gemma3-270m is a base model: no judge, no user
+
+
+def tiny(stages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The quickstart's stages at the smallest size, the 1.5B model replaced by the 0.5B."""
+    by_name = {stage.get("name", stage["stage"]): stage for stage in stages}
+    simulate = by_name["simulate"]
+    simulate["languages"] = ["en", "zh"]
+    simulate["max_utterances"] = 2
+    simulate["user"]["models"] = [SMALLEST_CHAT_MODEL]
+    simulate["validator"]["model"] = SMALLEST_CHAT_MODEL
+    simulate["validator"].update(first_turn_attempts=2, threshold=0.3)
+    by_name["selfchat"].update(limit=2, n=3)
+    by_name["dbdc3-judge"].update(limit=1, options={"turns": "last"})
+    return stages
+
+
+@pytest.mark.slow
+def test_the_quickstart_runs_every_stage_for_real(tmp_path: Path) -> None:
+    data = yaml.safe_load(QUICKSTART.read_text(encoding="utf-8"))
+    data["stages"] = tiny(data["stages"])
+    path = tmp_path / "quickstart.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    config = load_pipeline(path)
+    outputs: dict[str, StageOutput | None] = {}
+    report = run_pipeline(
+        config, tmp_path / "run", listener=lambda r, out: outputs.__setitem__(r.name, out)
+    )
+    assert {stage.status for stage in report.stages} == {"ran"}, report
+
+    with RunStore.open(tmp_path / "run") as store:
+        simulated = list(store.records(Dialogue, source="medal"))
+        selfchats = list(store.records(Dialogue, source="selfchat"))
+        judgments = list(store.records(Judgment))
+    assert len(simulated) == 4  # en, zh x two chatbots
+    assert len(selfchats) == 4  # two seeds x two chatbots
+    protocols = {j.protocol for j in judgments}
+    assert protocols == {"issues", "holistic", "arena", "submetrics"}
+    metaeval = outputs["metaeval"]
+    assert metaeval is not None
+    assert isinstance(metaeval.result, MetaevalOutput)
+    rows = metaeval.result.report.correlation
+    judge_rows = [r for r in rows if r.rater.startswith(SMALLEST_CHAT_MODEL)]
+    assert {r.dimension for r in judge_rows} == {"breakdown"}
+    assert (tmp_path / "run" / "report" / "index.html").is_file()
+
+    again = run_pipeline(config, tmp_path / "run")
+    assert {stage.status for stage in again.stages} == {"up to date"}
