@@ -121,30 +121,30 @@ def select_balanced(
 ) -> list[Pick]:
     """Up to `size` picks in selection order; fewer only when the candidates run out."""
     rng = random.Random(seed)
-    remaining = sorted(candidates, key=lambda c: c.dialogue_id)
+    remaining = {c.dialogue_id: c for c in sorted(candidates, key=lambda c: c.dialogue_id)}
     picks: list[Pick] = []
     overall_counts: Counter[int] = Counter()
     chatbot_counts: Counter[str] = Counter()
 
     def take(chosen: Candidate, reason: str, relaxed: list[Requirement]) -> None:
-        remaining.remove(chosen)
+        del remaining[chosen.dialogue_id]
         overall_counts[chosen.overall] += 1
         chatbot_counts[chosen.chatbot] += 1
         picks.append(Pick(dialogue_id=chosen.dialogue_id, reason=reason, relaxed=relaxed))
 
-    pairs = sorted({(c.user, c.chatbot) for c in remaining})
+    pairs = sorted({(c.user, c.chatbot) for c in remaining.values()})
     rng.shuffle(pairs)  # when pairs outnumber `size`, which ones go first is left to the seed
     for pair in pairs:
         if len(picks) >= size:
             return picks
-        of_pair = [c for c in remaining if (c.user, c.chatbot) == pair]
+        of_pair = [c for c in remaining.values() if (c.user, c.chatbot) == pair]
         chosen, relaxed = _issue_free_of_pair(of_pair, top_overall, rng)
         take(chosen, ISSUE_FREE, relaxed)
     for issue in cycle(issue_types):
         if len(picks) >= size or not remaining:
             break
         chosen, relaxed = _balanced_with_issue(
-            remaining, issue, overall_counts, chatbot_counts, rng
+            list(remaining.values()), issue, overall_counts, chatbot_counts, rng
         )
         take(chosen, ISSUE_PREFIX + issue, relaxed)
     return picks
