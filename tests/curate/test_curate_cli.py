@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from dialbench.curate.stage import CurateConfig, curate
+from dialbench.errors import DialbenchError
 from dialbench.schema import Benchmark, Dialogue
 from dialbench.store import RunStore
 from tests.conftest import RunCli
@@ -19,6 +20,8 @@ from tests.curate.known_store import (
     JUDGE,
     LANGUAGES,
     add_judge_with_two_configurations,
+    dialogue,
+    judged,
     make_store,
 )
 from tests.judge.scripted import ISSUE_KEYS
@@ -170,3 +173,18 @@ def test_a_run_without_issues_judgments_says_what_to_do(cli: RunCli, tmp_path: P
     missing = cli("curate", tmp_path / "nowhere", "--name", "x", ok=False)
     assert missing.returncode == 1
     assert "no dialbench run store here" in missing.stderr
+
+
+def test_a_judge_whose_every_verdict_is_unscored_gives_nothing_to_curate(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    made = dialogue("fr", 0)
+    with RunStore.open(run) as store, store.run("test") as record:
+        store.add([made], record)
+        store.add([judged(made, None)], record)
+    with pytest.raises(DialbenchError) as raised:
+        curate(CurateConfig(name="x"), run)
+    assert str(raised.value) == (
+        f"no dialogue has a usable verdict of {JUDGE!r} to curate from (1 unscored)"
+    )
+    with RunStore.open(run) as store:
+        assert [r.command for r in store.runs()] == ["test"]

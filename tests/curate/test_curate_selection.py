@@ -43,12 +43,14 @@ def select(pool: list[Candidate], size: int, seed: int | str = 0) -> list[Pick]:
 
 def check_relaxations(pool: list[Candidate], picks: list[Pick]) -> None:
     """Replaying the picks: a requirement is relaxed exactly when the pick misses it, and only
-    when no remaining candidate met it."""
+    when no remaining candidate would have met it (with the requirements kept before it)."""
     by_id = {c.dialogue_id: c for c in pool}
     remaining = set(by_id)
+    overall_counts: Counter[int] = Counter()
+    chatbot_counts: Counter[str] = Counter()
     for pick in picks:
         chosen = by_id[pick.dialogue_id]
-        left = [by_id[i] for i in remaining]
+        left = [by_id[i] for i in sorted(remaining)]
         if pick.reason == ISSUE_FREE:
             pair = [c for c in left if (c.user, c.chatbot) == (chosen.user, chosen.chatbot)]
             assert ("issue-free" in pick.relaxed) == bool(chosen.issues)
@@ -57,10 +59,29 @@ def check_relaxations(pool: list[Candidate], picks: list[Pick]) -> None:
                 assert not any(not c.issues and c.overall == TOP for c in pair)
         else:
             issue = pick.reason.removeprefix(ISSUE_PREFIX)
+            with_issue = [c for c in left if issue in c.issues]
             assert ("has-issue" in pick.relaxed) == (issue not in chosen.issues)
-            if "has-issue" in pick.relaxed:
-                assert not any(issue in c.issues for c in left)
+            assert ("has-issue" in pick.relaxed) == (not with_issue)
+            considered = with_issue or left
+            least_chatbot = min(chatbot_counts[c.chatbot] for c in left)
+            least_overall = min(overall_counts[c.overall] for c in left)
+
+            def chatbot_ok(c: Candidate) -> bool:
+                return chatbot_counts[c.chatbot] == least_chatbot  # noqa: B023
+
+            def overall_ok(c: Candidate) -> bool:
+                return overall_counts[c.overall] == least_overall  # noqa: B023
+
+            assert ("least-represented-chatbot" in pick.relaxed) == (not chatbot_ok(chosen))
+            assert ("least-represented-overall" in pick.relaxed) == (not overall_ok(chosen))
+            if not chatbot_ok(chosen):
+                assert not any(map(chatbot_ok, considered))
+            if not overall_ok(chosen):
+                kept = [c for c in considered if chatbot_ok(c) == chatbot_ok(chosen)]
+                assert not any(map(overall_ok, kept))
         remaining.remove(pick.dialogue_id)
+        overall_counts[chosen.overall] += 1
+        chatbot_counts[chosen.chatbot] += 1
 
 
 @settings(max_examples=150, deadline=None)

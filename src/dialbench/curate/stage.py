@@ -140,7 +140,9 @@ def _store(store: RunStore, config: CurateConfig, benchmark: Benchmark) -> tuple
         benchmark = benchmark.model_copy(
             update={
                 "provenance": Provenance(
-                    run_id=run.id, config_hash=run.config_hash, models={"judge": config.judge or ""}
+                    run_id=run.id,
+                    config_hash=run.config_hash,
+                    models={"judge": str(benchmark.settings["judge"])},
                 )
             }
         )
@@ -157,6 +159,12 @@ def curate(config: CurateConfig, run_dir: str | Path) -> CurateResult:
             which = ", ".join(config.languages) or "any language"
             raise DialbenchError(f"{run_dir} holds no dialogues in {which} to curate from")
         eligible, mixed = _without_mixed_language(judged.candidates, keywords)
+        if not eligible:
+            counts = ", ".join(f"{len(ids)} {reason}" for reason, ids in judged.left_out.items())
+            raise DialbenchError(
+                f"no dialogue has a usable verdict of {judged.judge!r} to curate from "
+                f"({counts or f'{len(mixed)} mixed-language'})"
+            )
         issue_types = _issue_types(judged.candidates)
         items = []
         by_language: dict[str, list[Candidate]] = defaultdict(list)
@@ -253,7 +261,12 @@ def _write_files(
     export.write_benchmark_jsonl(benchmark, judged.judge, by_id, judged.dialogues, jsonl)
     frame = summary.distribution(eligible, picked, issue_types, scale)
     files = [jsonl, summary.write_csv(frame, folder / "summary.csv")]
-    facts = [f"{key}: {value}" for key, value in benchmark.settings.items() if key != "issue_types"]
+    facts = [
+        f"{key}: {', '.join(map(str, value)) or 'all'}"
+        if isinstance(value, list)
+        else f"{key}: {value}"
+        for key, value in benchmark.settings.items()
+    ]
     if not frame.empty:
         files.append(summary.plot(frame, folder / "summary.png"))
     files.append(
