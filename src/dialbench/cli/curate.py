@@ -52,7 +52,7 @@ def curate_command(
         typer.Option(
             "--judge",
             "-j",
-            help="Issues judge to curate from: SPEC, or 'SPEC [c-…]' where it judged under "
+            help="Issues judge to curate from: SPEC, or 'SPEC \\[c-…]' where it judged under "
             "several configurations. Default: the only one.",
         ),
     ] = None,

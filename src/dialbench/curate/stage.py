@@ -150,7 +150,34 @@ def _store(store: RunStore, config: CurateConfig, benchmark: Benchmark) -> tuple
         return benchmark, "added"
 
 
+def _select(
+    eligible: list[Candidate], config: CurateConfig, issue_types: list[str], top_overall: int
+) -> list[BenchmarkItem]:
+    """Each language's picks, languages in order; each language's RNG is seeded apart, so
+    adding a language leaves the others' picks as they were."""
+    by_language: dict[str, list[Candidate]] = defaultdict(list)
+    for candidate in eligible:
+        by_language[candidate.language].append(candidate)
+    return [
+        BenchmarkItem(
+            dialogue_id=pick.dialogue_id,
+            language=language,
+            reason=pick.reason,
+            relaxed=pick.relaxed,
+        )
+        for language in sorted(by_language)
+        for pick in select_balanced(
+            by_language[language],
+            size=config.per_language,
+            issue_types=issue_types,
+            top_overall=top_overall,
+            seed=f"{config.seed}:{language}",
+        )
+    ]
+
+
 def curate(config: CurateConfig, run_dir: str | Path) -> CurateResult:
+    """Curate the run directory's dialogues into the named benchmark; see the module's note."""
     keywords = load_keywords(config.keywords)
     overall_scale = load_issue_labels().overall.scale
     with RunStore.open(run_dir, create=False) as store:
@@ -166,24 +193,7 @@ def curate(config: CurateConfig, run_dir: str | Path) -> CurateResult:
                 f"({counts or f'{len(mixed)} mixed-language'})"
             )
         issue_types = _issue_types(judged.candidates)
-        items = []
-        by_language: dict[str, list[Candidate]] = defaultdict(list)
-        for candidate in eligible:
-            by_language[candidate.language].append(candidate)
-        for language in sorted(by_language):
-            picks = select_balanced(
-                by_language[language],
-                size=config.per_language,
-                issue_types=issue_types,
-                top_overall=max(overall_scale),
-                seed=f"{config.seed}:{language}",
-            )
-            items += [
-                BenchmarkItem(
-                    dialogue_id=p.dialogue_id, language=language, reason=p.reason, relaxed=p.relaxed
-                )
-                for p in picks
-            ]
+        items = _select(eligible, config, issue_types, max(overall_scale))
         excluded = {**judged.left_out, **({MIXED_LANGUAGE: sorted(mixed)} if mixed else {})}
         benchmark = Benchmark(
             name=config.name,
