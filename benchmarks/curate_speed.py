@@ -72,7 +72,7 @@ def main(per_language: int) -> None:
         total = judged_store(run, per_language)
         print(f"{total:,} judged dialogues ({per_language:,} per language, 8 turns each)")
         start = time.perf_counter()
-        result = curate(CurateConfig(name="speed", per_language=100), run)
+        result = curate(CurateConfig(benchmark="speed", per_language=100), run)
         seconds = time.perf_counter() - start
         picked = len(result.benchmark.items)
         print(f"curate (whole stage)    {seconds:7.2f} s  {total / seconds:9,.0f} dialogues/s")

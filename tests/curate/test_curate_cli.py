@@ -119,7 +119,7 @@ def test_relaxations_are_recorded_when_no_issue_free_dialogue_has_the_top_score(
     tmp_path: Path,
 ) -> None:
     run = make_store(tmp_path / "run", top_overall=4)
-    result = curate(CurateConfig(name="relaxed", per_language=10, languages=["de"]), run)
+    result = curate(CurateConfig(benchmark="relaxed", per_language=10, languages=["de"]), run)
     [german] = result.languages
     assert german.relaxed["top-overall"] == 6
     assert all(item.relaxed == ["top-overall"] for item in result.benchmark.items[:6])
@@ -182,7 +182,7 @@ def test_a_judge_whose_every_verdict_is_unscored_gives_nothing_to_curate(tmp_pat
         store.add([made], record)
         store.add([judged(made, None)], record)
     with pytest.raises(DialbenchError) as raised:
-        curate(CurateConfig(name="x"), run)
+        curate(CurateConfig(benchmark="x"), run)
     assert str(raised.value) == (
         f"no dialogue has a usable verdict of {JUDGE!r} to curate from (1 unscored)"
     )

@@ -39,7 +39,7 @@ def test_curate_from_judgments_the_judge_stage_made(tmp_path: Path) -> None:
     summary = judge(JudgeConfig(protocol="issues", judges=[scripted.config()]), run, quiet=True)
     assert summary.judges[0].ok == len(LANGUAGES) * PER_LANGUAGE
 
-    result = curate(CurateConfig(name="judged", per_language=20), run)
+    result = curate(CurateConfig(benchmark="judged", per_language=20), run)
     benchmark = result.benchmark
     assert benchmark.settings["judge"] == scripted.spec
     with RunStore.open(run) as store:
@@ -54,6 +54,6 @@ def test_curate_from_judgments_the_judge_stage_made(tmp_path: Path) -> None:
         assert item.reason == "issue-free"
         assert not item.relaxed
         assert dialogues[item.dialogue_id].language == item.language
-    again = curate(CurateConfig(name="judged", per_language=20), run)
+    again = curate(CurateConfig(benchmark="judged", per_language=20), run)
     assert again.stored == "unchanged"
     assert again.benchmark.items == benchmark.items

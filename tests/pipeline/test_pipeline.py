@@ -13,7 +13,7 @@ from dialbench.llm.base import Request
 from dialbench.pipeline.config import load_pipeline
 from dialbench.pipeline.execute import PipelineReport, run_pipeline
 from dialbench.pipeline.plan import plan_pipeline
-from dialbench.schema import Dialogue, Judgment, StageRecord
+from dialbench.schema import Benchmark, Dialogue, Judgment, StageRecord
 from dialbench.store import RunStore
 from tests.judge.scripted import issues_answer
 from tests.scripted_models import ScriptedModel
@@ -52,7 +52,14 @@ def pipeline(**changes: object) -> dict[str, object]:
             "filter": {"rules": False},
         },
         {"stage": "judge", "name": "holistic", "protocol": "holistic", "judges": [HOLISTIC.spec]},
-        {"stage": "judge", "name": "issues", "protocol": "issues", "judges": [ISSUES.spec]},
+        {
+            "stage": "judge",
+            "name": "issues",
+            "protocol": "issues",
+            "judges": [ISSUES.spec],
+            "sources": ["medal"],
+        },
+        {"stage": "curate", "benchmark": "pilot", "per_language": 1},
         {"stage": "report"},
     ]
     for stage in stages:
@@ -83,7 +90,9 @@ def test_a_pipeline_runs_once_and_then_makes_no_call(tmp_path: Path) -> None:
         assert {d.end_reason for d in simulated} == {"turn_cap"}
         judged = list(store.records(Judgment))
         assert {j.protocol for j in judged} == {"holistic", "issues"}
-        assert store.count(StageRecord) == 5
+        assert store.count(StageRecord) == 6
+        [benchmark] = store.records(Benchmark)
+        assert {item.language for item in benchmark.items} == {"en", "zh"}
     assert (tmp_path / "run" / "report" / "index.html").exists()
 
     again, calls = run(tmp_path, pipeline())
@@ -93,20 +102,25 @@ def test_a_pipeline_runs_once_and_then_makes_no_call(tmp_path: Path) -> None:
 
 def test_changing_one_stage_reruns_it_and_what_reads_it_only(tmp_path: Path) -> None:
     run(tmp_path, pipeline())
-    changed, calls = run(tmp_path, pipeline(issues={"options": {"other": True}}))
+    changed, calls = run(tmp_path, pipeline(holistic={"settings": {"temperature": 0.5}}))
     assert statuses(changed) == {
         "data": "up to date",
         "simulate": "up to date",
-        "holistic": "up to date",
-        "issues": "ran",
+        "holistic": "ran",
+        "issues": "up to date",
+        "curate": "ran",  # it reads judgments: it runs, and finds its benchmark unchanged
         "report": "ran",
     }
-    assert calls[ISSUES.spec] > 0
-    assert sum(n for spec, n in calls.items() if spec != ISSUES.spec) == 0
+    assert calls[HOLISTIC.spec] > 0
+    assert sum(n for spec, n in calls.items() if spec != HOLISTIC.spec) == 0
 
-    longer, calls = run(tmp_path, pipeline(simulate={"max_utterances": 6}))
+    # New dialogues make another benchmark: under a new name, since a benchmark never changes.
+    longer, calls = run(
+        tmp_path, pipeline(simulate={"max_utterances": 6}, curate={"benchmark": "pilot-2"})
+    )
     assert statuses(longer)["data"] == "up to date"
-    assert {statuses(longer)[n] for n in ("simulate", "holistic", "issues", "report")} == {"ran"}
+    rerun = ("simulate", "holistic", "issues", "curate", "report")
+    assert {statuses(longer)[n] for n in rerun} == {"ran"}
     assert calls[CHATBOT.spec] > 0
     assert calls[HOLISTIC.spec] > 0
     # Only the two new dialogues are judged: the others were judged before.
@@ -126,7 +140,7 @@ def test_a_failed_stage_stops_only_what_waits_for_it(tmp_path: Path) -> None:
     stages.insert(4, {"stage": "metaeval", "protocol": "issues"})  # no annotations: fails
     report, _ = run(tmp_path, data)
     assert statuses(report)["metaeval"] == "failed"
-    assert "annotations" in report.stages[4].summary or "nothing" in report.stages[4].summary
+    assert "no human ratings" in report.stages[4].summary
     assert statuses(report)["report"] == "ran"  # the report does not read metaeval's files
     assert report.failed
 

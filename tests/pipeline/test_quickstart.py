@@ -30,11 +30,14 @@ def tiny(stages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     simulate["validator"]["model"] = SMALLEST_CHAT_MODEL
     simulate["validator"].update(first_turn_attempts=2, threshold=0.3)
     by_name["selfchat"].update(limit=2, n=3)
+    for judge in ("issues", "holistic", "arena"):
+        by_name[judge]["settings"] = {"max_tokens": 256}
     by_name["dbdc3-judge"].update(limit=1, options={"turns": "last"})
     return stages
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1500)
 def test_the_quickstart_runs_every_stage_for_real(tmp_path: Path) -> None:
     data = yaml.safe_load(QUICKSTART.read_text(encoding="utf-8"))
     data["stages"] = tiny(data["stages"])
@@ -55,6 +58,7 @@ def test_the_quickstart_runs_every_stage_for_real(tmp_path: Path) -> None:
     assert len(selfchats) == 4  # two seeds x two chatbots
     protocols = {j.protocol for j in judgments}
     assert protocols == {"issues", "holistic", "arena", "submetrics"}
+    assert outputs["curate"] is not None
     metaeval = outputs["metaeval"]
     assert metaeval is not None
     assert isinstance(metaeval.result, MetaevalOutput)

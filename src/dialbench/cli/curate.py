@@ -83,7 +83,7 @@ def curate_command(
 
     try:
         config = CurateConfig(
-            name=name,
+            benchmark=name,
             judge=judge,
             per_language=per_language,
             seed=seed,

@@ -39,7 +39,7 @@ BENCHMARKS_FOLDER = "benchmarks"
 class CurateConfig(Record):
     """One `curate` stage: the benchmark's name, whose verdicts, how many per language."""
 
-    name: str
+    benchmark: str = Field(description="the benchmark's name")
     judge: str | None = Field(
         default=None, description="`SPEC` or `SPEC [c-…]`; default: the only issues judge"
     )
@@ -52,7 +52,7 @@ class CurateConfig(Record):
         default=None, description="mixed-language keyword file (default: the packaged one)"
     )
 
-    @field_validator("name")
+    @field_validator("benchmark")
     @classmethod
     def _benchmark_name(cls, name: str) -> str:
         return Benchmark(name=name).name
@@ -133,7 +133,7 @@ def _store(store: RunStore, config: CurateConfig, benchmark: Benchmark) -> tuple
             )
             if not same:
                 raise DialbenchError(
-                    f"a benchmark {config.name!r} already exists with other settings or "
+                    f"a benchmark {config.benchmark!r} already exists with other settings or "
                     "selections; choose another --name"
                 )
             return stored, "unchanged"
@@ -196,7 +196,7 @@ def curate(config: CurateConfig, run_dir: str | Path) -> CurateResult:
         items = _select(eligible, config, issue_types, max(overall_scale))
         excluded = {**judged.left_out, **({MIXED_LANGUAGE: sorted(mixed)} if mixed else {})}
         benchmark = Benchmark(
-            name=config.name,
+            name=config.benchmark,
             settings={
                 "protocol": IssuesProtocol.name,
                 "judge": judged.judge,

@@ -7,6 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from dialbench.pipeline.stages.arena import ArenaStage
+from dialbench.pipeline.stages.curate import CurateStage
 from dialbench.pipeline.stages.import_records import ImportStage
 from dialbench.pipeline.stages.judge import JudgeStage
 from dialbench.pipeline.stages.metaeval import MetaevalStage
@@ -20,6 +21,7 @@ AnyStage = Annotated[
     | SelfChatStage
     | JudgeStage
     | ArenaStage
+    | CurateStage
     | MetaevalStage
     | ReportStage,
     Field(discriminator="stage"),
