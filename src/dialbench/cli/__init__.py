@@ -19,6 +19,7 @@ app = typer.Typer(
 
 from dialbench.cli import (  # noqa: E402  (registers their commands)
     arena,
+    batch,
     judge,
     metaeval,
     metric,
@@ -34,6 +35,7 @@ from dialbench.cli import (  # noqa: E402  (registers their commands)
 __all__ = [
     "app",
     "arena",
+    "batch",
     "judge",
     "main",
     "metaeval",
