@@ -1,6 +1,6 @@
 """A loopback OpenAI-compatible server that injects faults, for tests and benchmarks.
 
-Run: python loopback_server.py [--latency SECONDS] [--failure-rate P] [--batch-delay SECONDS];
+Run: python loopback_server.py [--latency SECONDS] [--failure-rate P] [--batch-polls N];
 it binds 127.0.0.1 on a free port and prints the port. `--failure-rate` answers that fraction of
 calls 503 (a failing replica). Replies echo the last message. Directives in the first user
 message (or the prompt) script behaviour per conversation, so a re-ask of the same conversation
@@ -13,7 +13,7 @@ GET /stats returns {"requests": n, "last_body": {...}, "last_headers": {...}, "m
 requests received, the last chat request and its headers, the most calls it ever held at once.
 
 It also serves OpenAI's Files and Batch APIs (`batch_api.py`): a batch's lines are answered as
-calls would be, `--batch-delay` seconds after it was created.
+calls would be, when it is polled the N-th time.
 """
 
 from __future__ import annotations
@@ -167,10 +167,10 @@ class LoopbackServer:
         }
 
 
-async def serve(latency_s: float, failure_rate: float, batch_delay_s: float) -> None:
+async def serve(latency_s: float, failure_rate: float, batch_polls: int) -> None:
     loopback = LoopbackServer(latency_s, failure_rate)
     app = loopback.app()
-    BatchAPI(loopback, batch_delay_s).add_routes(app)
+    BatchAPI(loopback, batch_polls).add_routes(app)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
@@ -209,12 +209,12 @@ class Loopback:
 
 
 def start_loopback(
-    latency_s: float = 0.0, *, failure_rate: float = 0.0, batch_delay_s: float = 0.0
+    latency_s: float = 0.0, *, failure_rate: float = 0.0, batch_polls: int = 1
 ) -> Loopback:
     """Run the server in its own process (so it has its own core) and wait for its port."""
     options = ["--latency", str(latency_s), "--failure-rate", str(failure_rate)]
     process = subprocess.Popen(
-        [sys.executable, __file__, *options, "--batch-delay", str(batch_delay_s)],
+        [sys.executable, __file__, *options, "--batch-polls", str(batch_polls)],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -226,6 +226,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--latency", type=float, default=0.0)
     parser.add_argument("--failure-rate", type=float, default=0.0)
-    parser.add_argument("--batch-delay", type=float, default=0.0)
+    parser.add_argument("--batch-polls", type=int, default=1)
     arguments = parser.parse_args()
-    asyncio.run(serve(arguments.latency, arguments.failure_rate, arguments.batch_delay))
+    asyncio.run(serve(arguments.latency, arguments.failure_rate, arguments.batch_polls))

@@ -12,7 +12,7 @@ import pytest
 from loopback_server import Loopback, start_loopback
 
 from dialbench.llm.runner import CallFailed, Runner
-from dialbench.llm.specs import ModelConfig, ModelSpecError
+from dialbench.llm.specs import ModelConfig
 
 pytestmark = pytest.mark.slow
 
@@ -50,9 +50,9 @@ def test_spec_forms_name_one_identity() -> None:
     assert short.pool_urls == ("http://k:secret@a:8000/v1", "http://b:8000/v1")
     runner = Runner(quiet=True)
     assert runner.model(short).spec == runner.model(listed).spec == "pool:qwen"
-    with pytest.raises(ModelSpecError, match="name the replicas once"):
+    with pytest.raises(ValueError, match="name the replicas once"):
         ModelConfig(spec="pool:qwen")
-    with pytest.raises(ModelSpecError, match="'ftp://a' is no http"):
+    with pytest.raises(ValueError, match="'ftp://a' is no http"):
         ModelConfig(spec="pool:http://a:1/v1,ftp://a#qwen")
     with pytest.raises(ValueError, match="endpoints are a pool's replicas"):
         ModelConfig(spec="openai:gpt-4.1", endpoints=["http://a:8000/v1"])
@@ -123,7 +123,7 @@ def test_each_replica_keeps_its_own_concurrency_limit(replicas: list[Loopback]) 
     runner.run_sync(load())
     elapsed = time.perf_counter() - started
     assert [server.stats()["max_in_flight"] for server in replicas] == [2, 2, 2]
-    assert 0.6 <= elapsed < 1.2  # three waves of 3 x 2 calls of 0.2 s
+    assert 0.6 <= elapsed < 1.6  # three waves of 3 x 2 calls of 0.2 s
 
 
 def test_each_replica_keeps_its_own_rate_limit() -> None:

@@ -95,7 +95,10 @@ class ModelConfig(Record):
         default=None, description="name of the environment variable holding the API key"
     )
     max_concurrency: int | None = Field(
-        default=None, ge=1, description="calls in flight per endpoint; default 1 local, 32 HTTP"
+        default=None,
+        ge=1,
+        description="calls in flight per endpoint (a pool's: per replica); default 1 local, "
+        "32 HTTP",
     )
     requests_per_minute: float | None = Field(default=None, gt=0)
     tokens_per_minute: float | None = Field(default=None, gt=0)
@@ -136,18 +139,24 @@ class ModelConfig(Record):
 
     @model_validator(mode="after")
     def _endpoints_only_in_pools(self) -> ModelConfig:
+        """A pool's replicas are named once and are http(s) URLs: checked where they are read
+        (a YAML line, a --judge option), not mid-run."""
         if self.endpoints and not self.spec.startswith(f"{POOL}:"):
             raise ValueError("endpoints are a pool's replicas: write the spec as pool:<model>")
-        if self.spec.startswith(f"{POOL}:"):
+        if not self.spec.startswith(f"{POOL}:"):
+            return self
+        try:
             in_spec = parse_spec(self.spec).endpoints
-            if bool(in_spec) == bool(self.endpoints):
-                raise ModelSpecError(
-                    f"model spec {self.spec!r}: name the replicas once, either in the spec "
-                    "(pool:http://a:8000/v1,http://b:8000/v1#model) or as endpoints with "
-                    "spec pool:model"
-                )
             for url in self.endpoints:
-                _check_url(url, without_credentials(url))
+                _check_url(url, self.spec)
+        except ModelSpecError as error:
+            raise ValueError(str(error)) from None
+        if bool(in_spec) == bool(self.endpoints):
+            raise ValueError(
+                f"model spec {self.spec!r}: name the replicas once, either in the spec "
+                "(pool:http://a:8000/v1,http://b:8000/v1#model) or as endpoints with spec "
+                "pool:model"
+            )
         return self
 
     @field_serializer("base_url")
