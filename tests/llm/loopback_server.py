@@ -31,7 +31,6 @@ from collections import Counter
 from typing import Any
 
 from aiohttp import web
-from batch_api import BatchAPI
 
 DIRECTIVE = re.compile(r"\[\[(fault|replies):(.*?)\]\]", re.DOTALL)
 REASONING_MODEL = re.compile(r"^(o\d|gpt-5)")
@@ -168,6 +167,8 @@ class LoopbackServer:
 
 
 async def serve(latency_s: float, failure_rate: float, batch_polls: int) -> None:
+    from batch_api import BatchAPI  # beside this file, which runs as a script: not a package
+
     loopback = LoopbackServer(latency_s, failure_rate)
     app = loopback.app()
     BatchAPI(loopback, batch_polls).add_routes(app)

@@ -50,6 +50,7 @@ def test_spec_forms_name_one_identity() -> None:
     assert short.pool_urls == ("http://k:secret@a:8000/v1", "http://b:8000/v1")
     runner = Runner(quiet=True)
     assert runner.model(short).spec == runner.model(listed).spec == "pool:qwen"
+    assert listed.model_copy(update={"max_concurrency": 16}).concurrency == 32  # 16 per replica
     with pytest.raises(ValueError, match="name the replicas once"):
         ModelConfig(spec="pool:qwen")
     with pytest.raises(ValueError, match="'ftp://a' is no http"):

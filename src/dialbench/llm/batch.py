@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -169,10 +169,6 @@ class BatchCollector:
         batch_target(api)
         group = self._groups.setdefault((api.spec, request.kind), _Group(api, config, request.kind))
         group.requests[key] = request
-
-    @property
-    def deferred(self) -> int:
-        return sum(len(group.requests) for group in self._groups.values())
 
     async def submit(self) -> list[BatchRecord]:
         """The batches that will answer the collected calls: new ones for calls no pending
@@ -332,6 +328,8 @@ async def poll(run_dir: Path, record: BatchRecord, cache: CallCache) -> BatchRec
 async def poll_all(run_dir: Path) -> list[BatchRecord]:
     """Every batch of the run directory, the pending ones polled once."""
     records = load_batches(run_dir)
+    if not any(record.pending for record in records):
+        return records
     with CallCache(run_dir) as cache:
         return [
             await poll(run_dir, record, cache) if record.pending else record for record in records
@@ -343,15 +341,12 @@ def wait_for_batches(
     *,
     interval_s: float = DEFAULT_POLL_INTERVAL_S,
     timeout_s: float | None = None,
-    on_poll: Callable[[list[BatchRecord]], None] | None = None,
 ) -> list[BatchRecord]:
     """Poll until no batch is pending (or `timeout_s` passed); merged answers stay merged."""
     run_dir = Path(run_dir)
     started = time.monotonic()
     while True:
         records = asyncio.run(poll_all(run_dir))
-        if on_poll is not None:
-            on_poll(records)
         if not any(record.pending for record in records):
             return records
         if timeout_s is not None and time.monotonic() - started + interval_s > timeout_s:

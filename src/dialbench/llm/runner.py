@@ -76,9 +76,8 @@ class EndpointPace:
     def of(cls, config: ModelConfig) -> EndpointPace:
         """The config's limits. A pool paces each replica itself (`pool.py`), so the pool as a
         whole only caps calls in flight, at the sum of its replicas' slots."""
-        if replicas := config.pool_urls:
-            slots = asyncio.Semaphore(config.concurrency * len(replicas))
-            return cls(slots=slots, requests=None, tokens=None)
+        if config.pool_urls:
+            return cls(slots=asyncio.Semaphore(config.concurrency), requests=None, tokens=None)
         return cls(
             slots=asyncio.Semaphore(config.concurrency),
             requests=AsyncLimiter(config.requests_per_minute)

@@ -178,8 +178,10 @@ class ModelConfig(Record):
 
     @property
     def concurrency(self) -> int:
-        """Calls in flight at once: the configured limit, else one in process, 32 over HTTP."""
-        return self.max_concurrency or (1 if self.local else DEFAULT_HTTP_CONCURRENCY)
+        """Calls in flight at once: the configured limit, else one in process, 32 over HTTP; a
+        pool's limit holds per replica, so the pool takes it times its replicas."""
+        per_endpoint = self.max_concurrency or (1 if self.local else DEFAULT_HTTP_CONCURRENCY)
+        return per_endpoint * max(1, len(self.pool_urls))
 
     @property
     def endpoint_url(self) -> str | None:
