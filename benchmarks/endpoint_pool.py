@@ -1,5 +1,7 @@
 """`dialbench judge` through an endpoint pool: 1 replica against N, one of them failing.
 
+Rows: one endpoint without a pool (openai-compat, the baseline), the same endpoint as a pool of
+one (the pool's own cost), and a pool of N replicas of which one fails.
 Every replica answers in L seconds and takes C calls at a time (`--concurrency`, per replica),
 so J judgments need at least J x L / (C x R) seconds on R replicas; the ratio printed is that
 minimum over the measured wall time of the command, process start to exit (1.0 = ideal). The
@@ -24,7 +26,9 @@ from dialbench.schema import Judgment
 from dialbench.store import RunStore
 
 
-def pool_spec(replicas: list[Loopback], model: str) -> str:
+def spec(replicas: list[Loopback], model: str, *, pooled: bool) -> str:
+    if not pooled:
+        return replicas[0].spec(model)
     return f"pool:{','.join(r.base_url for r in replicas)}#{model}"
 
 
@@ -46,25 +50,26 @@ def main() -> None:
     try:
         print(
             f"L = {args.latency * 1000:.0f} ms, C = {args.concurrency} per replica, "
-            f"{args.judgments} holistic judgments; the failing replica: "
-            f"{args.failure_rate:.0%} of its calls answered 503"
+            f"{args.judgments} holistic judgments; the failing replica answers "
+            f"{args.failure_rate:.0%} of its calls 503"
         )
         print(
-            f"{'replicas':<22} {'wall s':>7} {'minimum s':>9} {'ratio':>6} "
+            f"{'endpoints':<22} {'wall s':>7} {'minimum s':>9} {'ratio':>6} "
             f"{'judgments/s':>12} {'lost':>5}  per replica"
         )
         setups = [
-            ("1 (healthy)", healthy[:1]),
-            (f"{args.replicas} (1 failing)", [failing, *healthy]),
+            ("1, no pool", healthy[:1], False),
+            ("pool of 1", healthy[:1], True),
+            (f"pool of {args.replicas}, 1 failing", [failing, *healthy], True),
         ]
         with tempfile.TemporaryDirectory() as tmp:
-            for name, replicas in setups:
-                run_dir = Path(tmp) / f"run-{len(replicas)}"
+            for row, (name, replicas, pooled) in enumerate(setups):
+                run_dir = Path(tmp) / f"run-{row}"
                 with RunStore.open(run_dir) as store, store.run("import") as run:
                     store.add(dialogues("holistic", args.judgments), run)
                 before = [r.stats()["requests"] for r in replicas]
-                spec = pool_spec(replicas, f"judge-{len(replicas)}")
-                wall = timed_judge(run_dir, "holistic", spec, args.concurrency)
+                judge = spec(replicas, f"judge-{row}", pooled=pooled)
+                wall = timed_judge(run_dir, "holistic", judge, args.concurrency)
                 calls = [r.stats()["requests"] - b for r, b in zip(replicas, before, strict=True)]
                 minimum = args.judgments * args.latency / (args.concurrency * len(replicas))
                 lost = args.judgments - judged_ok(run_dir)
