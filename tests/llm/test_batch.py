@@ -89,8 +89,8 @@ def test_batch_submit_kill_resume_merge_then_zero_calls(
     assert judgments(run) == []  # deferred: neither unscored nor labelled
     assert batch_server.stats()["requests"] == 0
 
-    again = cli(*judge_args, "--batch")  # while it is pending: the same batch, no other
-    assert record.id in again.stdout
+    again = judge(judge_config(batch_server), run, quiet=True, batch=True)  # while pending
+    assert again.batches == [record.id]  # the same batch, no other
     assert batch_stats(batch_server)["batches"] == 1
 
     poller = subprocess.Popen([str(DIALBENCH), "batch", "wait", str(run), "--interval", "0.2"])
