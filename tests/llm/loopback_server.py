@@ -1,14 +1,19 @@
 """A loopback OpenAI-compatible server that injects faults, for tests and benchmarks.
 
-Run: python loopback_server.py [--latency SECONDS]; it binds 127.0.0.1 on a free port and prints
-the port. Replies echo the last message. Directives in the first user message (or the prompt)
-script behaviour per conversation, so a re-ask of the same conversation continues the script:
+Run: python loopback_server.py [--latency SECONDS] [--failure-rate P] [--batch-polls N];
+it binds 127.0.0.1 on a free port and prints the port. `--failure-rate` answers that fraction of
+calls 503 (a failing replica). Replies echo the last message. Directives in the first user
+message (or the prompt) script behaviour per conversation, so a re-ask of the same conversation
+continues the script:
 
     [[fault:429,500,timeout,truncated,badjson,400]]  the n-th request gets the n-th fault, then ok
     [[replies:A||B]]                                  the n-th request gets reply n (last repeats)
 
-GET /stats returns {"requests": n, "last_body": {...}, "last_headers": {...}}: requests received,
-the last chat request and its headers.
+GET /stats returns {"requests": n, "last_body": {...}, "last_headers": {...}, "max_in_flight": n}:
+requests received, the last chat request and its headers, the most calls it ever held at once.
+
+It also serves OpenAI's Files and Batch APIs (`batch_api.py`): a batch's lines are answered as
+calls would be, when it is polled the N-th time.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import argparse
 import asyncio
 import json
 import math
+import random
 import re
 import subprocess
 import sys
@@ -32,8 +38,12 @@ REJECTED_BY_REASONING_MODELS = ("temperature", "top_p", "stop", "logprobs", "max
 
 
 class LoopbackServer:
-    def __init__(self, latency_s: float) -> None:
+    def __init__(self, latency_s: float, failure_rate: float = 0.0) -> None:
         self.latency_s = latency_s
+        self.failure_rate = failure_rate
+        self.random = random.Random(0)
+        self.in_flight = 0
+        self.max_in_flight = 0
         self.requests = 0
         self.last_body: dict[str, Any] = {}
         self.last_headers: dict[str, str] = {}
@@ -52,6 +62,7 @@ class LoopbackServer:
                 "requests": self.requests,
                 "last_body": self.last_body,
                 "last_headers": self.last_headers,
+                "max_in_flight": self.max_in_flight,
             }
         )
 
@@ -74,17 +85,29 @@ class LoopbackServer:
         self, request: web.Request, body: dict[str, Any], script: str, last: str, *, chat: bool
     ) -> web.StreamResponse:
         self.requests += 1
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if self.latency_s:
+                await asyncio.sleep(self.latency_s)
+        finally:
+            self.in_flight -= 1
+        if self.random.random() < self.failure_rate:
+            return await self.fault(request, "503")
+        fault, text = self.scripted(script, last)
+        if fault is not None and (response := await self.fault(request, fault)) is not None:
+            return response
+        return web.json_response(self.completion(body, text, chat=chat))
+
+    def scripted(self, script: str, last: str) -> tuple[str | None, str]:
+        """This turn of the conversation's script: its fault, if any, and its reply."""
         turn = self.seen[script]
         self.seen[script] += 1
         directives = dict(DIRECTIVE.findall(script))
-        if self.latency_s:
-            await asyncio.sleep(self.latency_s)
         faults = directives.get("fault", "").split(",") if "fault" in directives else []
-        if turn < len(faults) and (fault := await self.fault(request, faults[turn])) is not None:
-            return fault
         replies = directives["replies"].split("||") if "replies" in directives else []
         text = replies[min(turn, len(replies) - 1)] if replies else f"echo: {last}"
-        return web.json_response(self.completion(body, text, chat=chat))
+        return (faults[turn] if turn < len(faults) else None), text
 
     async def fault(self, request: web.Request, fault: str) -> web.StreamResponse | None:
         if fault == "ok":
@@ -143,8 +166,13 @@ class LoopbackServer:
         }
 
 
-async def serve(latency_s: float) -> None:
-    runner = web.AppRunner(LoopbackServer(latency_s).app(), access_log=None)
+async def serve(latency_s: float, failure_rate: float, batch_polls: int) -> None:
+    from batch_api import BatchAPI  # beside this file, which runs as a script: not a package
+
+    loopback = LoopbackServer(latency_s, failure_rate)
+    app = loopback.app()
+    BatchAPI(loopback, batch_polls).add_routes(app)
+    runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
     await site.start()
@@ -181,10 +209,13 @@ class Loopback:
         self.process.wait(timeout=10)
 
 
-def start_loopback(latency_s: float = 0.0) -> Loopback:
+def start_loopback(
+    latency_s: float = 0.0, *, failure_rate: float = 0.0, batch_polls: int = 1
+) -> Loopback:
     """Run the server in its own process (so it has its own core) and wait for its port."""
+    options = ["--latency", str(latency_s), "--failure-rate", str(failure_rate)]
     process = subprocess.Popen(
-        [sys.executable, __file__, "--latency", str(latency_s)],
+        [sys.executable, __file__, *options, "--batch-polls", str(batch_polls)],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -195,4 +226,7 @@ def start_loopback(latency_s: float = 0.0) -> Loopback:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--latency", type=float, default=0.0)
-    asyncio.run(serve(parser.parse_args().latency))
+    parser.add_argument("--failure-rate", type=float, default=0.0)
+    parser.add_argument("--batch-polls", type=int, default=1)
+    arguments = parser.parse_args()
+    asyncio.run(serve(arguments.latency, arguments.failure_rate, arguments.batch_polls))

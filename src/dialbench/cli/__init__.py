@@ -19,6 +19,7 @@ app = typer.Typer(
 
 from dialbench.cli import (  # noqa: E402  (registers their commands)
     arena,
+    batch,
     curate,
     judge,
     metaeval,
@@ -35,6 +36,7 @@ from dialbench.cli import (  # noqa: E402  (registers their commands)
 __all__ = [
     "app",
     "arena",
+    "batch",
     "curate",
     "judge",
     "main",

@@ -47,6 +47,7 @@ def print_judge_summary(summary: JudgeRunSummary) -> None:
         line = (
             f"{tally.judge_model} [{tally.configuration}]: {tally.judgments} judgment(s): "
             f"{tally.already_ok} already ok, {tally.ok} ok, {tally.unscored} unscored"
+            + (f", {tally.deferred} deferred to a batch" if tally.deferred else "")
         )
         if done:
             cost = tally.usage.cost_usd
@@ -60,7 +61,7 @@ def print_judge_summary(summary: JudgeRunSummary) -> None:
 
 def _nothing_usable(summary: JudgeRunSummary) -> str | None:
     """Why the command produced nothing usable (every judgment unscored), if it did not."""
-    if any(t.ok or t.already_ok for t in summary.judges):
+    if any(t.ok or t.already_ok or t.deferred for t in summary.judges):
         return None
     first = next((t.first_error for t in summary.judges if t.first_error), "no reason recorded")
     return f"every judgment is unscored (stored as such); the first error: {first}"
@@ -109,6 +110,14 @@ def judge_command(
         int, typer.Option(min=1, help="Judgments stored per transaction.")
     ] = DEFAULT_BATCH_SIZE,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="Submit the uncached calls as an OpenAI-style batch (half price) and store "
+            "no judgment for them; then: dialbench batch wait RUN, and this command again.",
+        ),
+    ] = False,
 ) -> None:
     """Judge the run's dialogues under one protocol with one or more judges.
 
@@ -144,5 +153,15 @@ def judge_command(
             "note: at temperature 0 the samples will be alike; set --temperature to vary them",
             highlight=False,
         )
-    print_judged(judge(config, run, quiet=quiet))
+    summary = judge(config, run, quiet=quiet, batch=batch)
+    print_judged(summary)
+    if summary.batches:
+        console.print(
+            f"batch(es) {', '.join(summary.batches)} submitted; wait for them with "
+            f"dialbench batch wait {Path(run)}, then run this command again",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+        return
     console.print(f"report: dialbench report {Path(run)}", highlight=False, markup=False)

@@ -13,6 +13,10 @@ limit), with no barrier between batches, and finished ones are stored `batch_siz
 one transaction as they complete. Every call is cached as it completes, so a killed run loses
 nothing: what was not stored yet is rebuilt from the cache. A model failure becomes an unscored
 judgment with the error, never a crash or a default label.
+
+With `batch=True` the calls the cache cannot answer go to a provider batch (`llm/batch.py`)
+instead; their judgments are deferred, not stored at all, until the batch is merged into the
+cache and the stage re-run.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from dialbench.errors import DialbenchError
 from dialbench.judge.protocol import JudgeProtocol, Question, Task
 from dialbench.judge.registry import get_protocol
 from dialbench.judge.settings import JudgeSettings
+from dialbench.llm.base import CallDeferred
+from dialbench.llm.batch import BatchCollector
 from dialbench.llm.model import Model
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig
@@ -93,6 +99,7 @@ class JudgeTally(Record):
     already_ok: int = Field(default=0, description="stored ok before this command: skipped")
     ok: int = 0
     unscored: int = 0
+    deferred: int = Field(default=0, description="waiting for a batch: judged on a re-run")
     first_error: str | None = None
     usage: Usage = Field(default_factory=Usage)
 
@@ -102,6 +109,7 @@ class JudgeRunSummary(Record):
     dialogues: int
     seconds: float
     judges: list[JudgeTally]
+    batches: list[str] = Field(default_factory=list, description="ids of batches to wait for")
 
 
 @dataclass(frozen=True)
@@ -201,16 +209,22 @@ def _unjudged(protocol: JudgeProtocol, job: _Job) -> Judgment:
     )
 
 
-async def _judge(protocol: JudgeProtocol, job: _Job, run: Run) -> Judgment:
+async def _judge(protocol: JudgeProtocol, job: _Job, run: Run) -> Judgment | None:
+    """The judgment, or None when a call went to a batch (every question is still asked, so
+    the batch holds all of them)."""
     answers: dict[str, JsonValue] = {}
     outputs: list[tuple[str, list[str]]] = []
     errors: list[str] = []
+    deferred = False
     usage = Usage()
     for question in job.task.questions:
         try:
             answer = await _ask(job.model, question, job.sample, protocol.settings.max_reasks)
         except CallFailed as failure:
             errors.append(f"{question.name}: model call failed: {failure}")
+            continue
+        except CallDeferred:
+            deferred = True
             continue
         outputs.append((question.name, answer.raw_outputs))
         usage = usage + answer.usage
@@ -219,6 +233,8 @@ async def _judge(protocol: JudgeProtocol, job: _Job, run: Run) -> Judgment:
         else:
             tries = len(answer.raw_outputs)
             errors.append(f"{question.name}: unparseable after {tries} answer(s): {answer.error}")
+    if deferred:
+        return None
     result = None
     if not errors:
         try:
@@ -290,7 +306,11 @@ async def judge_dialogues(
         finished.clear()
 
     async def judged(job: _Job) -> None:
-        finished.append(await _judge(protocol, job, run))
+        judgment = await _judge(protocol, job, run)
+        if judgment is None:
+            tallies[job.model.spec].deferred += 1
+            return
+        finished.append(judgment)
         if len(finished) >= batch_size:
             store_finished()
 
@@ -304,8 +324,13 @@ async def judge_dialogues(
     )
 
 
-def judge(config: JudgeConfig, run_dir: str | Path, *, quiet: bool = False) -> JudgeRunSummary:
-    """Run the stage on the run directory's store: judgments are stored, usage is recorded."""
+def judge(
+    config: JudgeConfig, run_dir: str | Path, *, quiet: bool = False, batch: bool = False
+) -> JudgeRunSummary:
+    """Run the stage on the run directory's store: judgments are stored, usage is recorded.
+
+    `batch`: uncached calls are submitted as provider batches (the summary names them)."""
+    collector = BatchCollector(run_dir) if batch else None
     protocol = config.build_protocol()
     with RunStore.open(run_dir, create=False) as store:
         dialogues = select_dialogues(
@@ -317,10 +342,16 @@ def judge(config: JudgeConfig, run_dir: str | Path, *, quiet: bool = False) -> J
         )
         with (
             store.run("judge", config.model_dump(mode="json")) as record,
-            Runner(run_dir, run_id=record.id, quiet=quiet) as runner,
+            Runner(run_dir, run_id=record.id, quiet=quiet, batch=collector) as runner,
         ):
             models = [runner.model(judge, role="judge") for judge in config.judges]
-            job = judge_dialogues(
-                store, runner, protocol, models, dialogues, record, batch_size=config.batch_size
-            )
-            return runner.run_sync(job)
+
+            async def job() -> JudgeRunSummary:
+                summary = await judge_dialogues(
+                    store, runner, protocol, models, dialogues, record, batch_size=config.batch_size
+                )
+                if collector is not None:
+                    summary.batches = [batch.id for batch in await collector.submit()]
+                return summary
+
+            return runner.run_sync(job())

@@ -38,6 +38,7 @@ BACKENDS: dict[str, Backend] = {
     ),
     "openai": Backend("dialbench.llm.openai_compat:OpenAICompatAPI"),
     "openai-compat": Backend("dialbench.llm.openai_compat:OpenAICompatAPI", endpoint_in_spec=True),
+    "pool": Backend("dialbench.llm.pool:PoolAPI"),
     "litellm": Backend("dialbench.llm.litellm_api:LiteLLMAPI", package="litellm", extra="litellm"),
     "scripted": Backend("dialbench.llm.scripted:ScriptedAPI"),
 }

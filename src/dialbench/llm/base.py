@@ -94,6 +94,13 @@ class ModelError(DialbenchError):
         self.retry_after_s = retry_after_s
 
 
+class CallDeferred(DialbenchError):
+    """A call collected into a provider batch (`batch.py`) instead of being made now."""
+
+    def __init__(self, spec: str) -> None:
+        super().__init__(f"{spec}: deferred to a batch")
+
+
 class ModelAPI(Protocol):
     """A backend: one model behind one endpoint."""
 

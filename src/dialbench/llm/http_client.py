@@ -85,7 +85,7 @@ def url_with_path(base_url: str, path: str) -> str:
 
 
 class JsonHttpClient:
-    """POSTs JSON to `base_url` + path; one connection pool per event loop (aiohttp's rule).
+    """JSON to and from `base_url` + path; one connection pool per event loop (aiohttp's rule).
 
     Concurrency and pacing are the runner's job, so the pool itself is unbounded.
     """
@@ -112,9 +112,26 @@ class JsonHttpClient:
 
     async def post(self, path: str, body: Mapping[str, Any]) -> Any:
         """The decoded JSON reply, or a `ModelError` saying whether to try again."""
+        return self._decoded(await self._send("POST", path, data=orjson.dumps(body)))
+
+    async def get(self, path: str) -> Any:
+        return self._decoded(await self._send("GET", path))
+
+    async def get_bytes(self, path: str) -> bytes:
+        return await self._send("GET", path)
+
+    async def upload(self, path: str, fields: Mapping[str, str], name: str, content: bytes) -> Any:
+        """A multipart form (OpenAI's `/files`): the fields and one file."""
+        form = aiohttp.FormData(dict(fields))
+        form.add_field("file", content, filename=name, content_type="application/jsonl")
+        writer = form()
+        headers = {"Content-Type": writer.content_type}
+        return self._decoded(await self._send("POST", path, data=writer, headers=headers))
+
+    async def _send(self, method: str, path: str, **arguments: Any) -> bytes:
         try:
-            async with self._session().post(
-                url_with_path(self.base_url, path), data=orjson.dumps(body)
+            async with self._session().request(
+                method, url_with_path(self.base_url, path), **arguments
             ) as response:
                 payload = await response.read()
         except TimeoutError as error:
@@ -127,6 +144,10 @@ class JsonHttpClient:
                 retryable=response.status in RETRYABLE_STATUS,
                 retry_after_s=retry_after_seconds(response.headers),
             )
+        return payload
+
+    @staticmethod
+    def _decoded(payload: bytes) -> Any:
         try:
             return orjson.loads(payload)
         except orjson.JSONDecodeError as error:

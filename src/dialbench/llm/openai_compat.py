@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any
 
 from dialbench.errors import DialbenchError
 from dialbench.llm.base import Completion, Request, StructuredMode
@@ -52,7 +53,7 @@ class OpenAICompatAPI:
             headers |= {
                 h: v for env, h in OPENAI_ACCOUNT_HEADERS.items() if (v := os.environ.get(env))
             }
-        self._http = JsonHttpClient(base_url, headers, config.timeout_s)
+        self.http = JsonHttpClient(base_url, headers, config.timeout_s)
         self.style = RequestStyle.of(config, self.model)
         self.structured_mode: StructuredMode = self.style.structured_mode
         self.endpoint = without_credentials(base_url)
@@ -63,20 +64,19 @@ class OpenAICompatAPI:
         )
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        await self.http.aclose()
+
+    def request_body(self, request: Request) -> tuple[str, dict[str, Any]]:
+        """The path under the base URL and the JSON body: for a call, or a batch's line."""
+        arguments = request_arguments(request, self.style)
+        if request.kind == "chat":
+            messages = [m.model_dump() for m in request.messages]
+            return "/chat/completions", arguments | {"model": self.model, "messages": messages}
+        return "/completions", arguments | {"model": self.model, "prompt": request.prompt}
 
     async def generate(self, request: Request) -> Completion:
-        arguments = request_arguments(request, self.style)
-        chat = request.kind == "chat"
-        if chat:
-            path = "/chat/completions"
-            body = arguments | {
-                "model": self.model,
-                "messages": [m.model_dump() for m in request.messages],
-            }
-        else:
-            path = "/completions"
-            body = arguments | {"model": self.model, "prompt": request.prompt}
+        path, body = self.request_body(request)
         started = time.perf_counter()
-        response = await self._http.post(path, body)
+        response = await self.http.post(path, body)
+        chat = request.kind == "chat"
         return completion_from_response(response, time.perf_counter() - started, chat=chat)

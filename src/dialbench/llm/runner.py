@@ -1,9 +1,10 @@
 """The runner: every model call goes through `Runner.call`.
 
-In order: the cache (a hit makes no call), the endpoint's concurrency slot and rate limits, the
-backend, retries with exponential backoff and jitter (or the server's `Retry-After`), then cost,
-accounting and a queued cache write. A call that still fails raises `CallFailed`, which
-`gather` turns into a per-item result so one bad item never ends a long run.
+In order: the cache (a hit makes no call), a batch collecting the call if there is one, the
+endpoint's concurrency slot and rate limits, the backend, retries with exponential backoff and
+jitter (or the server's `Retry-After`), then cost, accounting and a queued cache write. A call
+that still fails raises `CallFailed`, which `gather` turns into a per-item result so one bad item
+never ends a long run.
 """
 
 from __future__ import annotations
@@ -15,20 +16,23 @@ import threading
 from collections.abc import Awaitable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from aiolimiter import AsyncLimiter
 
 from dialbench.errors import DialbenchError
 from dialbench.llm.accounting import Accounting
 from dialbench.llm.backends import create_api
-from dialbench.llm.base import Completion, ModelAPI, ModelError, Request
+from dialbench.llm.base import CallDeferred, Completion, ModelAPI, ModelError, Request
 from dialbench.llm.cache import CacheEntry, CallCache, cache_key
 from dialbench.llm.model import Model
 from dialbench.llm.prices import PriceTable
 from dialbench.llm.progress import call_progress
 from dialbench.llm.specs import ModelConfig
 from dialbench.schema import UsageLine
+
+if TYPE_CHECKING:
+    from dialbench.llm.batch import BatchCollector
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -60,11 +64,27 @@ class CallFailed(DialbenchError):
 
 
 @dataclass
-class _Endpoint:
+class EndpointPace:
+    """One endpoint's concurrency slots, rate limits and Retry-After hold."""
+
     slots: asyncio.Semaphore
     requests: AsyncLimiter | None
     tokens: AsyncLimiter | None
     resume_at: float = 0.0  # loop time before which nothing is sent (a server's Retry-After)
+
+    @classmethod
+    def of(cls, config: ModelConfig) -> EndpointPace:
+        """The config's limits. A pool paces each replica itself (`pool.py`), so the pool as a
+        whole only caps calls in flight, at the sum of its replicas' slots."""
+        if config.pool_urls:
+            return cls(slots=asyncio.Semaphore(config.concurrency), requests=None, tokens=None)
+        return cls(
+            slots=asyncio.Semaphore(config.concurrency),
+            requests=AsyncLimiter(config.requests_per_minute)
+            if config.requests_per_minute
+            else None,
+            tokens=AsyncLimiter(config.tokens_per_minute) if config.tokens_per_minute else None,
+        )
 
     def hold_off(self, seconds: float) -> None:
         loop_time = asyncio.get_running_loop().time()
@@ -93,7 +113,12 @@ class Runner:
         run_id: str | None = None,
         prices: PriceTable | None = None,
         jitter_seed: int | None = None,
+        batch: BatchCollector | None = None,
     ) -> None:
+        """With `batch`, a call the cache cannot answer is collected into it (`CallDeferred`)."""
+        if batch is not None and run_dir is None:
+            raise DialbenchError("a batch needs a run directory: its answers go to the cache")
+        self.batch = batch
         self.cache = CallCache(Path(run_dir)) if run_dir is not None else None
         self.quiet = quiet
         self.run_id = run_id
@@ -102,7 +127,7 @@ class Runner:
         self._random = random.Random(jitter_seed)
         self._apis: dict[ModelConfig, ModelAPI] = {}
         self._in_flight = 0  # calls sent and not yet answered
-        self._endpoints: dict[tuple[asyncio.AbstractEventLoop, str], _Endpoint] = {}
+        self._endpoints: dict[tuple[asyncio.AbstractEventLoop, str], EndpointPace] = {}
 
     def model(self, model: str | ModelConfig, role: str = "default") -> Model:
         """A model bound to this runner and a role (user, assistant, validator, judge, ...).
@@ -115,18 +140,11 @@ class Runner:
             self._apis[config] = create_api(config)
         return Model(self, self._apis[config], config, role)
 
-    def _endpoint(self, api: ModelAPI, config: ModelConfig) -> _Endpoint:
+    def _endpoint(self, api: ModelAPI, config: ModelConfig) -> EndpointPace:
         key = (asyncio.get_running_loop(), api.endpoint)
         endpoint = self._endpoints.get(key)
         if endpoint is None:
-            endpoint = _Endpoint(
-                slots=asyncio.Semaphore(config.concurrency),
-                requests=AsyncLimiter(config.requests_per_minute)
-                if config.requests_per_minute
-                else None,
-                tokens=AsyncLimiter(config.tokens_per_minute) if config.tokens_per_minute else None,
-            )
-            self._endpoints[key] = endpoint
+            endpoint = self._endpoints[key] = EndpointPace.of(config)
         return endpoint
 
     def _delay_s(self, attempt: int, error: ModelError) -> float:
@@ -143,6 +161,9 @@ class Runner:
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.accounting.line(role, api.spec).cached_calls += 1
             return hit.model_copy(update={"cached": True})
+        if self.batch is not None:
+            self.batch.defer(api, config, key, request)
+            raise CallDeferred(api.spec)
         endpoint = self._endpoint(api, config)
         line = self.accounting.line(role, api.spec)
         attempt = 0

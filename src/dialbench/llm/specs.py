@@ -4,6 +4,9 @@
     local:/path/to/any.gguf                  any GGUF file
     openai:gpt-4.1                           OpenAI, key from OPENAI_API_KEY
     openai-compat:http://host:8000/v1#name   any OpenAI-compatible server (vLLM, Ollama, ...)
+    pool:http://a:8000/v1,http://b:8000/v1#name
+                                             replicas of one model behind OpenAI-compatible
+                                             servers; or `pool:name` with `endpoints: [...]`
     litellm:anthropic/claude-sonnet-4        through LiteLLM (pip install 'dialbench[litellm]')
     scripted:NAME                            answers from a function registered in-process (tests)
 
@@ -34,6 +37,7 @@ from dialbench.llm.base import ReasoningEffort, StructuredMode
 from dialbench.schema import Record
 
 DEFAULT_LOCAL_MODEL = "local:qwen2.5-0.5b"
+POOL = "pool"
 
 
 # `user:password@` after a scheme, and query parameters that name a secret (api_key, token, ...).
@@ -66,6 +70,7 @@ class ParsedSpec(Record):
     backend: str
     model: str
     base_url: str | None = None
+    endpoints: tuple[str, ...] = ()
 
 
 class ModelConfig(Record):
@@ -80,11 +85,20 @@ class ModelConfig(Record):
         "dumped without credentials",
         repr=False,
     )
+    endpoints: tuple[str, ...] = Field(
+        default=(),
+        description="base URLs of a pool's replicas (spec pool:<model>); dumped without "
+        "credentials",
+        repr=False,
+    )
     api_key_env: str | None = Field(
         default=None, description="name of the environment variable holding the API key"
     )
     max_concurrency: int | None = Field(
-        default=None, ge=1, description="calls in flight per endpoint; default 1 local, 32 HTTP"
+        default=None,
+        ge=1,
+        description="calls in flight per endpoint (a pool's: per replica); default 1 local, "
+        "32 HTTP",
     )
     requests_per_minute: float | None = Field(default=None, gt=0)
     tokens_per_minute: float | None = Field(default=None, gt=0)
@@ -123,9 +137,35 @@ class ModelConfig(Record):
         config._spec_with_credentials = given
         return config
 
+    @model_validator(mode="after")
+    def _endpoints_only_in_pools(self) -> ModelConfig:
+        """A pool's replicas are named once and are http(s) URLs: checked where they are read
+        (a YAML line, a --judge option), not mid-run."""
+        if self.endpoints and not self.spec.startswith(f"{POOL}:"):
+            raise ValueError("endpoints are a pool's replicas: write the spec as pool:<model>")
+        if not self.spec.startswith(f"{POOL}:"):
+            return self
+        try:
+            in_spec = parse_spec(self.spec).endpoints
+            for url in self.endpoints:
+                _check_url(url, self.spec)
+        except ModelSpecError as error:
+            raise ValueError(str(error)) from None
+        if bool(in_spec) == bool(self.endpoints):
+            raise ValueError(
+                f"model spec {self.spec!r}: name the replicas once, either in the spec "
+                "(pool:http://a:8000/v1,http://b:8000/v1#model) or as endpoints with spec "
+                "pool:model"
+            )
+        return self
+
     @field_serializer("base_url")
     def _public_base_url(self, base_url: str | None) -> str | None:
         return None if base_url is None else without_credentials(base_url)
+
+    @field_serializer("endpoints")
+    def _public_endpoints(self, endpoints: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(without_credentials(url) for url in endpoints)
 
     @property
     def parsed(self) -> ParsedSpec:
@@ -138,13 +178,20 @@ class ModelConfig(Record):
 
     @property
     def concurrency(self) -> int:
-        """Calls in flight at once: the configured limit, else one in process, 32 over HTTP."""
-        return self.max_concurrency or (1 if self.local else DEFAULT_HTTP_CONCURRENCY)
+        """Calls in flight at once: the configured limit, else one in process, 32 over HTTP; a
+        pool's limit holds per replica, so the pool takes it times its replicas."""
+        per_endpoint = self.max_concurrency or (1 if self.local else DEFAULT_HTTP_CONCURRENCY)
+        return per_endpoint * max(1, len(self.pool_urls))
 
     @property
     def endpoint_url(self) -> str | None:
         """The base URL to call: the spec's, with any credentials the spec was written with."""
         return parse_spec(self._spec_with_credentials or self.spec).base_url
+
+    @property
+    def pool_urls(self) -> tuple[str, ...]:
+        """A pool's replica URLs to call, with their credentials; () for any other model."""
+        return self.endpoints or parse_spec(self._spec_with_credentials or self.spec).endpoints
 
 
 def as_model_config(value: Any) -> Any:
@@ -165,6 +212,8 @@ def parse_spec(spec: str) -> ParsedSpec:
         raise ModelSpecError(
             f"model spec {shown!r}: unknown backend {backend!r} (known: {', '.join(BACKENDS)})"
         )
+    if backend == POOL:
+        return _parse_pool(rest, shown)
     if not BACKENDS[backend].endpoint_in_spec:
         return ParsedSpec(backend=backend, model=rest)
     base_url, hash_sign, model = rest.partition("#")
@@ -173,12 +222,32 @@ def parse_spec(spec: str) -> ParsedSpec:
             f"model spec {shown!r}: write {backend}:<http(s) base URL>#<model name>, "
             f"e.g. {backend}:http://127.0.0.1:8000/v1#my-model"
         )
-    _check_host_and_port(base_url, shown)
+    _check_url(base_url, shown)
     return ParsedSpec(backend=backend, model=model, base_url=base_url)
 
 
-def _check_host_and_port(url: str, shown: str) -> None:
+def _parse_pool(rest: str, shown: str) -> ParsedSpec:
+    """`pool:<model>` (replicas in `endpoints`) or `pool:<url>,<url>,...#<model>`."""
+    urls, hash_sign, model = rest.rpartition("#")
+    if not hash_sign:
+        return ParsedSpec(backend=POOL, model=rest)
+    endpoints = tuple(url.strip() for url in urls.split(","))
+    if not model or not all(endpoints):
+        raise ModelSpecError(
+            f"model spec {shown!r}: write pool:<base URL>,<base URL>,...#<model name>, "
+            "e.g. pool:http://10.0.0.1:8000/v1,http://10.0.0.2:8000/v1#my-model"
+        )
+    for url in endpoints:
+        _check_url(url, shown)
+    return ParsedSpec(backend=POOL, model=model, endpoints=endpoints)
+
+
+def _check_url(url: str, shown: str) -> None:
     """Reject at parse time what the HTTP client would only reject mid-run."""
+    if not url.startswith(("http://", "https://")):
+        raise ModelSpecError(
+            f"model spec {shown!r}: {without_credentials(url)!r} is no http(s) URL"
+        )
     try:
         parts = urlsplit(url)
         port = parts.port
