@@ -7,6 +7,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "llm"))
 
-from loopback_server import Loopback, start_loopback
+from loopback_server import Loopback, answered_dialogues, start_loopback
 
-__all__ = ["Loopback", "start_loopback"]
+__all__ = ["Loopback", "answered_dialogues", "start_loopback"]

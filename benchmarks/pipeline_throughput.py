@@ -13,7 +13,6 @@ Usage: .venv/bin/python benchmarks/pipeline_throughput.py [--dialogues 1200] [--
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import tempfile
@@ -21,26 +20,14 @@ import time
 from pathlib import Path
 
 import yaml
-from _loopback import start_loopback
-
-from dialbench.schema import Dialogue, Turn
+from _loopback import answered_dialogues, start_loopback
 
 DIALBENCH = Path(sys.executable).with_name("dialbench")
-ANSWER = json.dumps({"reason": "answers the question", "quality": 1})
 
 
 def write_dialogues(path: Path, count: int) -> None:
-    lines = [
-        Dialogue(
-            language="es",
-            turns=[
-                Turn(role="user", text=f"pregunta {i} [[replies:{ANSWER}]]"),
-                Turn(role="assistant", text=f"respuesta {i}"),
-            ],
-        ).model_dump_json()
-        for i in range(count)
-    ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    lines = [d.model_dump_json() + "\n" for d in answered_dialogues(count, "es")]
+    path.write_text("".join(lines), encoding="utf-8")
 
 
 def timed(command: list[str]) -> float:

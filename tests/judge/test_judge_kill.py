@@ -3,7 +3,6 @@ duplicating a judgment: the judge is a loopback OpenAI-compatible server with la
 
 from __future__ import annotations
 
-import json
 import re
 import signal
 import sqlite3
@@ -14,23 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from dialbench.schema import Dialogue, Judgment, Turn
+from dialbench.schema import Judgment
 from dialbench.store import RunStore
 from tests.conftest import DIALBENCH
-from tests.llm.loopback_server import Loopback, start_loopback
+from tests.llm.loopback_server import Loopback, answered_dialogues, start_loopback
 
 N = 40  # 10 batches of 4 concurrent calls of 0.2 s
-ANSWER = json.dumps({"reason": "answers the question", "quality": 1})
-DIALOGUES = [
-    Dialogue(
-        language="fr",
-        turns=[
-            Turn(role="user", text=f"question {i} [[replies:{ANSWER}]]"),
-            Turn(role="assistant", text=f"réponse {i}"),
-        ],
-    )
-    for i in range(N)
-]
+DIALOGUES = answered_dialogues(N, "fr")
 
 
 @pytest.fixture(scope="module")

@@ -32,6 +32,8 @@ from typing import Any
 
 from aiohttp import web
 
+from dialbench.schema import Dialogue, Turn
+
 DIRECTIVE = re.compile(r"\[\[(fault|replies):(.*?)\]\]", re.DOTALL)
 REASONING_MODEL = re.compile(r"^(o\d|gpt-5)")
 REJECTED_BY_REASONING_MODELS = ("temperature", "top_p", "stop", "logprobs", "max_tokens")
@@ -207,6 +209,26 @@ class Loopback:
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(timeout=10)
+
+
+HOLISTIC_ANSWER = json.dumps({"reason": "answers the question", "quality": 1})
+
+
+def answered_dialogues(
+    count: int, language: str = "en", answer: str = HOLISTIC_ANSWER
+) -> list[Dialogue]:
+    """Dialogues whose first turn tells this server what a judge answers (a valid holistic
+    judgment by default); each differs, so no call is answered from another's cache entry."""
+    return [
+        Dialogue(
+            language=language,
+            turns=[
+                Turn(role="user", text=f"question {i} [[replies:{answer}]]"),
+                Turn(role="assistant", text=f"answer {i}"),
+            ],
+        )
+        for i in range(count)
+    ]
 
 
 def start_loopback(

@@ -3,7 +3,6 @@ stopped with Ctrl-C halfway, resumed without repeating a stored call, then a no-
 
 from __future__ import annotations
 
-import json
 import signal
 import sqlite3
 import subprocess
@@ -14,12 +13,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dialbench.schema import Dialogue, Turn
 from tests.conftest import DIALBENCH
-from tests.llm.loopback_server import Loopback, start_loopback
+from tests.llm.loopback_server import Loopback, answered_dialogues, start_loopback
 
 N = 60
-ANSWER = json.dumps({"reason": "answers the question", "quality": 1})
 
 
 @pytest.fixture(scope="module")
@@ -30,21 +27,8 @@ def server() -> Iterator[Loopback]:
 
 
 def write_pipeline(folder: Path, server: Loopback) -> Path:
-    dialogues = folder / "dialogues.jsonl"
-    dialogues.write_text(
-        "".join(
-            Dialogue(
-                language="pt",
-                turns=[
-                    Turn(role="user", text=f"pergunta {i} [[replies:{ANSWER}]]"),
-                    Turn(role="assistant", text=f"resposta {i}"),
-                ],
-            ).model_dump_json()
-            + "\n"
-            for i in range(N)
-        ),
-        encoding="utf-8",
-    )
+    lines = [d.model_dump_json() + "\n" for d in answered_dialogues(N, "pt")]
+    (folder / "dialogues.jsonl").write_text("".join(lines), encoding="utf-8")
     judge = {"spec": server.spec("judge"), "max_concurrency": 4}
     pipeline = {
         "run": str(folder / "run"),
@@ -69,26 +53,26 @@ def test_ctrl_c_stops_cleanly_and_the_next_run_resumes(server: Loopback, tmp_pat
     command = [str(DIALBENCH), "run", str(pipeline)]
     start = server.requests()
     job = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 300
     while time.monotonic() < deadline and (
         not (tmp_path / "run" / "dialbench.sqlite").exists() or judgments(tmp_path / "run") < 16
     ):
         time.sleep(0.05)
     job.send_signal(signal.SIGINT)
-    output, _ = job.communicate(timeout=60)
+    output, _ = job.communicate(timeout=300)
     assert job.returncode == 130, output
     assert "stopped: run the same command again to resume" in output
     first_calls = server.requests() - start
     assert 16 <= first_calls < N
 
-    resumed = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert "[import] up to date" in resumed.stdout
     # Every call the stopped run made is in the cache: none is made twice.
     assert server.requests() - start == N
     assert judgments(tmp_path / "run") == N
 
-    again = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0
     assert "[judge] up to date" in again.stdout
     assert server.requests() - start == N
@@ -101,7 +85,7 @@ def test_the_dry_run_prints_the_plan_and_runs_nothing(server: Loopback, tmp_path
         [str(DIALBENCH), "run", str(pipeline), "--dry-run"],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
         env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
     )
     assert done.returncode == 0, done.stderr
