@@ -18,6 +18,7 @@ app = typer.Typer(
 )
 
 from dialbench.cli import (  # noqa: E402  (registers their commands)
+    annotate,
     arena,
     judge,
     metaeval,
@@ -26,11 +27,13 @@ from dialbench.cli import (  # noqa: E402  (registers their commands)
     records,
     report,
     selfchat,
+    serve,
     simulate,
     stats,
 )
 
 __all__ = [
+    "annotate",
     "app",
     "arena",
     "judge",
@@ -41,6 +44,7 @@ __all__ = [
     "records",
     "report",
     "selfchat",
+    "serve",
     "simulate",
     "stats",
 ]
