@@ -4,7 +4,9 @@ frame of this protocol's judgments."""
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
+from urllib.parse import urlencode
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -46,6 +48,35 @@ def issue_rates(frame: pd.DataFrame) -> pd.DataFrame:
         items=("item", "size"), **{c: (c, "mean") for c in [*columns, "overall"]}
     )
     return all_languages_last(rates.reset_index())
+
+
+def _dialogues_link(text: str, **filters: str) -> str:
+    """A cell linking to the dialogues behind it in `dialbench serve`'s list, which serves this
+    report under /report/ (opened as a file, the report reads the same; the link has no target)."""
+    query = urlencode({key: value for key, value in filters.items() if value not in ("", ALL)})
+    return f'<a href="../dialogues?{html.escape(query)}">{html.escape(text)}</a>'
+
+
+def linked_rates_html(rates: pd.DataFrame) -> str:
+    """The issue-rates table as HTML whose counts, rates and scores each link to their
+    dialogues: "lacks_empathy 44 % in zh" is one click from the dialogues behind it."""
+    columns = issue_columns(rates)
+    rows = []
+    for row in rates.to_dict("records"):
+        where = {
+            "protocol": IssuesProtocol.name,
+            "judge": str(row["judge"]),
+            "chatbot": str(row["chatbot"]),
+            "language": str(row["language"]),
+        }
+        cells = {key: html.escape(str(row[key])) for key in ("judge", "chatbot", "language")}
+        cells["items"] = _dialogues_link(str(row["items"]), **where)
+        for column in columns:
+            issue = column.removeprefix(ISSUES_PREFIX)
+            cells[html.escape(issue)] = _dialogues_link(f"{row[column]:.0%}", **where, issue=issue)
+        cells["overall"] = _dialogues_link(f"{row['overall']:.2f}", **where)
+        rows.append(cells)
+    return pd.DataFrame(rows).to_html(index=False, escape=False, na_rep="-")
 
 
 def issue_proportions(frame: pd.DataFrame) -> pd.DataFrame:
@@ -175,7 +206,8 @@ def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section
             key="issues",
             title="Issues and overall score per chatbot and language",
             note="MEDAL's multidimensional evaluation: the share of dialogues a judge flagged "
-            "with each issue, and the mean overall score (1-5); items = dialogues judged ok.",
+            "with each issue, and the mean overall score (1-5); items = dialogues judged ok. "
+            "Served by `dialbench serve`, each figure of the table links to its dialogues.",
             plots=relative(folder, issue_heatmaps(rates, folder / "plots")),
             tables=[
                 table(
@@ -184,7 +216,7 @@ def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section
                     "Issue rates and mean overall",
                     rates,
                     drop_prefix=ISSUES_PREFIX,
-                )
+                ).model_copy(update={"html": linked_rates_html(rates)})
             ],
         ),
         Section(
