@@ -4,45 +4,35 @@ headless Chromium by Playwright (Debian's /usr/bin/chromium, which `make test` i
 from __future__ import annotations
 
 import re
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
+from serve_process import Serving, serve
 from web_run import WebRun, make_web_run
 
 from dialbench.report.writer import write_report
 from dialbench.store import RunStore
-from dialbench.web.server import free_port
-from tests.conftest import DIALBENCH, RunCli
+from tests.conftest import RunCli
 
 pytestmark = pytest.mark.slow
 CHROMIUM = Path("/usr/bin/chromium")
-LINK = re.compile(r"organiser link \(secret, valid until stopped\): (\S+)")
 
 
 @dataclass
 class Served:
     run: WebRun
-    base: str
-    organiser_link: str
-    process: subprocess.Popen[str]
+    serving: Serving
 
+    @property
+    def base(self) -> str:
+        return self.serving.base
 
-def _wait_for_port(port: int, process: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"dialbench serve exited: {process.stderr.read()}")  # type: ignore[union-attr]
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise AssertionError("dialbench serve did not listen within 60 s")
+    @property
+    def organiser_link(self) -> str:
+        return self.serving.organiser_link
 
 
 @pytest.fixture(scope="module")
@@ -50,22 +40,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     run = make_web_run(tmp_path_factory.mktemp("web") / "run")
     with RunStore.open(run.path) as store:
         write_report(store, run.path / "report")
-    port = free_port()
-    process = subprocess.Popen(
-        [str(DIALBENCH), "serve", str(run.path), "--port", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    first = process.stdout.readline()
-    assert first.strip() == f"dialbench serving {run.path} at http://127.0.0.1:{port}/"
-    found = LINK.search(process.stdout.readline())
-    assert found is not None
-    _wait_for_port(port, process)
-    yield Served(run, f"http://127.0.0.1:{port}", found.group(1), process)
-    process.terminate()
-    process.wait(timeout=30)
+    with serve(run.path) as serving:
+        yield Served(run, serving)
 
 
 @pytest.fixture(scope="module")
@@ -193,8 +169,7 @@ def test_from_a_report_heatmap_cell_to_the_dialogues_behind_it(
 
 
 def test_no_token_reaches_the_log(served: Served) -> None:
-    served.process.terminate()
-    _, log = served.process.communicate(timeout=30)
+    log = served.serving.stop()
     assert "GET /annotate" in log
     for token in served.run.tokens.values():
         assert token not in log

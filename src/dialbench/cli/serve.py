@@ -10,6 +10,7 @@ from rich.console import Console
 
 from dialbench.cli import app
 from dialbench.cli.records import DEFAULT_RUN, RunDir
+from dialbench.errors import DialbenchError
 
 console = Console(stderr=True)
 
@@ -33,7 +34,13 @@ def serve(
     """Serve the web app: the organiser browses dialogues, judgments, labels and the report;
     annotators label their benchmark through their secret links."""
     from dialbench.web.annotators import AssignmentSettings
-    from dialbench.web.server import ServeConfig, prepare, uvicorn_server
+
+    try:
+        from dialbench.web.server import ServeConfig, prepare, uvicorn_server
+    except ModuleNotFoundError as missing:
+        raise DialbenchError(
+            f"dialbench serve needs {missing.name}: pip install 'dialbench[web]'"
+        ) from None
 
     config = ServeConfig(
         host=host, port=port, assignment=AssignmentSettings(overlap=overlap, gold_annotator=gold)

@@ -4,6 +4,7 @@ organiser's figures: progress, agreement between annotators, agreement with the 
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Annotated
 
 from pydantic import Field, JsonValue, field_validator
@@ -104,9 +105,16 @@ def _own_annotations(store: RunStore, annotator: Annotator) -> dict[str, Annotat
     }
 
 
-def progress(store: RunStore, annotator: Annotator, settings: AssignmentSettings) -> Progress:
-    """How far an annotator is, and how close to the gold labels on the gold items done."""
-    assigned = {item.dialogue_id for item in assigned_items(store, annotator, settings)}
+def progress(
+    store: RunStore,
+    annotator: Annotator,
+    settings: AssignmentSettings,
+    assigned: Collection[str] | None = None,
+) -> Progress:
+    """How far an annotator is through their dialogues (`assigned`, when already known), and
+    how close to the gold labels on the gold items done."""
+    if assigned is None:
+        assigned = [item.dialogue_id for item in assigned_items(store, annotator, settings)]
     own = _own_annotations(store, annotator)
     found = Progress(
         annotator=annotator.name,

@@ -74,8 +74,8 @@ def add_annotator(store: RunStore, name: str, benchmark: str, languages: list[st
     return NewAnnotator(annotator=annotator, token=token)
 
 
-def _speaks(annotator: Annotator, language: str) -> bool:
-    return base_language(language) in {base_language(tag) for tag in annotator.languages}
+def _languages(annotator: Annotator) -> set[str]:
+    return {base_language(tag) for tag in annotator.languages}
 
 
 def gold_items(store: RunStore, settings: AssignmentSettings) -> set[str]:
@@ -96,25 +96,30 @@ def assigned_items(
     already labelled (an assignment never takes back work done)."""
     benchmark = benchmark_named(store, annotator.benchmark)
     colleagues = sorted(
-        (a for a in store.records(Annotator, benchmark=annotator.benchmark)),
-        key=lambda a: a.name,
+        store.records(Annotator, benchmark=annotator.benchmark), key=lambda a: a.name
     )
-    gold = gold_items(store, settings)
-    done = {a.target.dialogue_id for a in store.records(Annotation, annotator_id=annotator.name)}
+    speakers: dict[str, list[str]] = defaultdict(list)
+    for colleague in colleagues:
+        for language in _languages(colleague):
+            speakers[language].append(colleague.name)
+    mine = _languages(annotator)
+    kept = gold_items(store, settings) | {
+        a.target.dialogue_id for a in store.records(Annotation, annotator_id=annotator.name)
+    }
     seen_in_language: dict[str, int] = defaultdict(int)
-    mine = []
+    assigned = []
     for item in benchmark.items:
         language = base_language(item.language)
         index = seen_in_language[language]
         seen_in_language[language] += 1
-        if not _speaks(annotator, item.language):
+        if language not in mine:
             continue
-        speakers = [a.name for a in colleagues if _speaks(a, item.language)]
-        overlap = min(settings.overlap or len(speakers), len(speakers))
-        chosen = {speakers[(index * overlap + k) % len(speakers)] for k in range(overlap)}
-        if annotator.name in chosen or item.dialogue_id in gold | done:
-            mine.append(item)
-    return mine
+        shared_by = speakers[language]
+        overlap = min(settings.overlap or len(shared_by), len(shared_by))
+        chosen = {shared_by[(index * overlap + k) % len(shared_by)] for k in range(overlap)}
+        if annotator.name in chosen or item.dialogue_id in kept:
+            assigned.append(item)
+    return assigned
 
 
 def _target(item_id: str) -> Target:

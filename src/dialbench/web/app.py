@@ -290,7 +290,7 @@ def create_app(
             started=set(own),
             done=done,
             resume=resume,
-            progress=progress(store, annotator, settings),
+            progress=progress(store, annotator, settings, [i.dialogue_id for i in items]),
         )
 
     def assigned_position(annotator: Annotator, dialogue_id: str) -> tuple[int, list[str]]:
@@ -328,7 +328,7 @@ def create_app(
             overall=labels.overall,
             position=position,
             order=order,
-            progress=progress(store, annotator, settings),
+            progress=progress(store, annotator, settings, order),
         )
 
     @app.put("/api/labels/{dialogue_id}")
@@ -337,11 +337,11 @@ def create_app(
         labels_given: LabelsIn,
         annotator: Annotated[Annotator, Depends(writer)],
     ) -> dict[str, Any]:
-        assigned_position(annotator, dialogue_id)
+        _, order = assigned_position(annotator, dialogue_id)
         store = stores.get()
         annotation = labels_given.annotation(annotator, dialogue_id)
         store.add([annotation], serving["run"], on_conflict="replace")
-        mine = progress(store, annotator, settings)
+        mine = progress(store, annotator, settings, order)
         return {"saved": annotation.id, "done": mine.done, "assigned": mine.assigned}
 
     return app

@@ -1,22 +1,16 @@
-"""Serving the app with uvicorn: in the foreground for `dialbench serve`, or in a background
-thread for tests and benchmarks. Uvicorn's access log is off (it would print the query string of
-a secret link); the app logs method, path and status itself."""
+"""Serving the app with uvicorn for `dialbench serve`. Uvicorn's access log is off (it would
+print the query string of a secret link); the app logs method, path and status itself."""
 
 from __future__ import annotations
 
 import ipaddress
 import socket
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import uvicorn
 from fastapi import FastAPI
 from pydantic import Field
 
-from dialbench.errors import DialbenchError
 from dialbench.hashing import sha256_text
 from dialbench.schema import Record
 from dialbench.web.annotators import AssignmentSettings
@@ -76,22 +70,3 @@ def prepare(run_dir: str | Path, config: ServeConfig) -> tuple[FastAPI, Serving]
     return app, Serving(
         url=url, organiser_link=f"{url}enter?token={token}", warning=exposure_warning(config.host)
     )
-
-
-@contextmanager
-def background(app: FastAPI, port: int | None = None) -> Iterator[str]:
-    """The app served on 127.0.0.1 from a thread, until the block ends; yields its base URL."""
-    port = port or free_port()
-    server = uvicorn_server(app, LOOPBACK, port)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise DialbenchError(f"the web app did not start on {LOOPBACK}:{port}")
-        time.sleep(0.05)
-    try:
-        yield f"http://{LOOPBACK}:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
