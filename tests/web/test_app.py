@@ -11,9 +11,11 @@ from conftest import ORGANISER_TOKEN, Client
 from fastapi.testclient import TestClient
 from web_run import WebRun
 
+from dialbench.hashing import sha256_text
 from dialbench.schema import Annotation
 from dialbench.store import RunStore
-from dialbench.web.app import MAX_BODY_BYTES
+from dialbench.web.annotators import AssignmentSettings
+from dialbench.web.app import MAX_BODY_BYTES, create_app
 from dialbench.web.auth import CSRF_HEADER
 
 CSRF_META = '<meta name="csrf-token" content="'
@@ -254,3 +256,54 @@ def test_the_report_is_served_to_the_organiser_only(client: Client, web_run: Web
     assert organiser.get("/report/index.html").text == "<p>report</p>"
     assert organiser.get("/report/..%2Fsecret.txt").status_code == 404
     assert client(web_run.tokens["alice"]).get("/report/index.html").status_code == 403
+
+
+def test_overlap_shares_dialogues_out_and_gold_items_reach_everyone(
+    client: Client, web_run: WebRun
+) -> None:
+    """alice (en, zh) and bob (en) with one annotator per dialogue: the three English dialogues
+    are split between them, until bob labels gold ones: then alice has those too."""
+
+    def listed(name: str, settings: AssignmentSettings) -> set[str]:
+        app = create_app(web_run.path, sha256_text(ORGANISER_TOKEN), settings)
+        with TestClient(app) as browser:
+            browser.get("/enter", params={"token": web_run.tokens[name]})
+            page = browser.get("/annotate").text
+        return {d.id for d in web_run.dialogues if f">{d.id}</a>" in page}
+
+    english = set(web_run.ids("en"))
+    split = AssignmentSettings(overlap=1)
+    alice, bob = listed("alice", split), listed("bob", split)
+    assert alice & bob == set()
+    assert (alice | bob) & english == english
+    assert set(web_run.ids("zh")) <= alice
+    bobs_only = sorted(bob)
+    gold = AssignmentSettings(overlap=1, gold_annotator="bob")
+    bob_client = client(web_run.tokens["bob"])
+    for dialogue in bobs_only:
+        save(bob_client, dialogue, {"issues": {"unsafe": True}, "overall": 2, "user_humanlike": 3})
+    assert set(bobs_only) <= listed("alice", gold)
+    app = create_app(web_run.path, sha256_text(ORGANISER_TOKEN), gold)
+    with TestClient(app) as browser:
+        browser.get("/enter", params={"token": web_run.tokens["alice"]})
+        csrf = csrf_of(browser.get("/annotate").text)
+        save(browser, bobs_only[0], {"issues": {}, "overall": 4, "user_humanlike": 3}, csrf)
+        browser.get("/enter", params={"token": ORGANISER_TOKEN})  # the organiser, same browser
+        board = browser.get("/organiser").text
+    row = board.split("<td>alice</td>")[1].split("</tr>")[0]
+    # one gold item: 8 of 9 issues agree (unsafe does not), overall 4 vs 2
+    assert "<td>1</td><td>0.89</td><td>2.00</td>" in row
+
+
+def test_benchmark_and_source_filters(client: Client, web_run: WebRun) -> None:
+    organiser = client(ORGANISER_TOKEN)
+    other = organiser.get("/dialogues", params={"benchmark": "other"}).text
+    assert "2 dialogue(s) match" in other
+    assert all(d in other for d in web_run.ids("pt"))
+    hostile = organiser.get(
+        "/dialogues", params={"source": "<script>window.pwned = 'source'</script>"}
+    ).text
+    assert "1 dialogue(s) match" in hostile
+    assert organiser.get(
+        "/dialogues", params={"judge": "judge-y", "protocol": "issues"}
+    ).text.count('href="/dialogues/d-') == len(web_run.dialogues)

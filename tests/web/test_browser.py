@@ -19,6 +19,7 @@ from tests.conftest import RunCli
 
 pytestmark = pytest.mark.slow
 CHROMIUM = Path("/usr/bin/chromium")
+expect.set_options(timeout=30_000)
 
 
 @dataclass
@@ -57,8 +58,11 @@ def browser() -> Iterator[Browser]:
 
 
 def open_link(browser: Browser, link: str) -> Page:
-    """A fresh browser profile that opened a secret link."""
-    page = browser.new_context().new_page()
+    """A fresh browser profile that opened a secret link. Waits are long: the test machine's
+    two cores are shared, and a wait that runs out fails the test, however correct the app."""
+    context = browser.new_context()
+    context.set_default_timeout(60_000)
+    page = context.new_page()
     page.goto(link)
     return page
 

@@ -67,8 +67,10 @@ def export(
     from dialbench.web.annotators import export_labels, label_format
 
     with RunStore.open(run, create=False) as store:
-        count = export_labels(store, output, label_format(output, fmt))
-    console.print(f"wrote {count} rows to {output}", markup=False)
+        chosen = label_format(output, fmt)
+        count = export_labels(store, output, chosen)
+    what = "annotations" if chosen == "jsonl" else "rows"
+    console.print(f"wrote {count} {what} to {output}", markup=False)
 
 
 @annotate_app.command("import")
