@@ -4,6 +4,7 @@ escaping, CSRF, size limits and clear 4xx answers to bad labels."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -229,6 +230,20 @@ def test_oversized_bodies_are_refused(client: Client, web_run: WebRun) -> None:
     huge = {"comment": "x" * (MAX_BODY_BYTES + 10)}
     answer = alice.put(f"/api/labels/{english}", json=huge, headers={CSRF_HEADER: csrf})
     assert answer.status_code == 413
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: the size shows only while reading
+        yield b'{"comment": "'
+        for _ in range(MAX_BODY_BYTES // 1000 + 1):
+            yield b"x" * 1000
+        yield b'"}'
+
+    chunked = alice.put(
+        f"/api/labels/{english}",
+        content=chunks(),
+        headers={CSRF_HEADER: csrf, "content-type": "application/json"},
+    )
+    assert chunked.status_code == 413
+    assert "larger than 65536 bytes" in chunked.json()["detail"]
     too_long = save(alice, english, {"comment": "x" * 6000}, csrf)
     assert too_long.status_code == 422
     assert "comment: String should have at most 5000 characters" in too_long.json()["detail"]

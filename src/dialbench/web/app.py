@@ -52,13 +52,11 @@ SECURITY_HEADERS = {
 }
 
 
-class BodyTooLarge(Exception):
-    """A request body past MAX_BODY_BYTES, however it was sent (declared or chunked)."""
-
-
 class GuardMiddleware:
-    """Refuses oversized bodies with 413, adds the security headers, and logs each request by
-    method, path (never the query string, where a secret link's token travels) and status."""
+    """Refuses bodies over MAX_BODY_BYTES with 413 (declared or sent in chunks: the body is read
+    here, up to the limit, before the app sees it), adds the security headers, and logs each
+    request by method, path (never the query string, where a secret link's token travels) and
+    status."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -68,54 +66,57 @@ class GuardMiddleware:
             await self.app(scope, receive, send)
             return
         started, status = time.perf_counter(), 500
-        declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
-            await _too_large(send)
-            log.info("%s %s 413", scope["method"], scope["path"])
-            return
-        received = 0
-        response_started = False
-
-        async def counted() -> Message:
-            nonlocal received
-            message = await receive()
-            received += len(message.get("body", b""))
-            if received > MAX_BODY_BYTES:
-                raise BodyTooLarge
-            return message
 
         async def secured(message: Message) -> None:
-            nonlocal status, response_started
+            nonlocal status
             if message["type"] == "http.response.start":
-                status, response_started = message["status"], True
+                status = message["status"]
                 message["headers"] = [
                     *message.get("headers", []),
                     *((k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()),
                 ]
             await send(message)
 
-        try:
-            await self.app(scope, counted, secured)
-        except BodyTooLarge:
-            if not response_started:
-                await _too_large(send)
-            status = 413
+        body = await _body_within_limit(scope, receive)
+        if body is None:
+            too_large = {"detail": f"request body larger than {MAX_BODY_BYTES} bytes"}
+            await JSONResponse(too_large, status_code=413)(scope, receive, secured)
+        else:
+            await self.app(scope, _replay(body, receive), secured)
         elapsed = (time.perf_counter() - started) * 1000
         log.info("%s %s %d %.1fms", scope["method"], scope["path"], status, elapsed)
 
 
-async def _too_large(send: Send) -> None:
-    await JSONResponse(
-        {"detail": f"request body larger than {MAX_BODY_BYTES} bytes"}, status_code=413
-    )(
-        {"type": "http"},  # a response needs no request details
-        _no_body,
-        send,
-    )
+async def _body_within_limit(scope: Scope, receive: Receive) -> bytes | None:
+    """The whole request body, or None as soon as it is known to be too large."""
+    declared = dict(scope["headers"]).get(b"content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
+        return None
+    chunks, size, more = [], 0, True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":  # the client went away
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            return None
+        chunks.append(chunk)
+        more = message.get("more_body", False)
+    return b"".join(chunks)
 
 
-async def _no_body() -> Message:
-    return {"type": "http.request", "body": b"", "more_body": False}
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """The body read by the guard, handed to the app as one message; then the real stream
+    (which only says when the client disconnects)."""
+    pending = [body]
+
+    async def replayed() -> Message:
+        if pending:
+            return {"type": "http.request", "body": pending.pop(), "more_body": False}
+        return await receive()
+
+    return replayed
 
 
 class Stores:
