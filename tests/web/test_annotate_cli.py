@@ -136,3 +136,25 @@ def test_serve_refuses_a_missing_run_and_warns_beyond_loopback(cli: RunCli, tmp_
     warning = exposure_warning("0.0.0.0")
     assert warning is not None
     assert "listening on 0.0.0.0" in warning
+
+
+def test_a_csv_of_turn_and_pair_items_imports_with_their_targets(
+    cli: RunCli, web_run: WebRun, tmp_path: Path
+) -> None:
+    first, second = web_run.ids("en")[:2]
+    rows = tmp_path / "turns.csv"
+    rows.write_text(
+        "item_id,annotator_or_judge,dimension,value\n"
+        f"{first}#1,alice,breakdown,yes\n"
+        f"{first}|{second},alice,winner,first\n"
+        f"{first},alice,issues,1\n"
+        f"{first},alice,issues.unsafe,1\n",
+        encoding="utf-8",
+    )
+    done = cli("annotate", "import", rows, "--run", web_run.path, ok=False)
+    assert done.returncode == 1
+    assert "'issues' is both a value and a group of values" in done.stderr
+    rows.write_text("\n".join(rows.read_text(encoding="utf-8").splitlines()[:3]) + "\n")
+    cli("annotate", "import", rows, "--run", web_run.path)
+    targets = {(a.target.kind, tuple(a.labels.items())) for a in labels(web_run)}
+    assert targets == {("turn", (("breakdown", 1),)), ("pair", (("winner", "first"),))}

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field, JsonValue
 
-from dialbench.errors import DialbenchError
+from dialbench.errors import DialbenchError, InputError
 from dialbench.hashing import sha256_text
 from dialbench.io.exporter import export_records
 from dialbench.io.formats import ImportOptions
@@ -127,8 +127,8 @@ def _target(item_id: str) -> Target:
     if "|" in item_id:
         first, other = item_id.split("|", 1)
         return Target(dialogue_id=first, other_dialogue_id=other)
-    if "#" in item_id:
-        dialogue, turn = item_id.rsplit("#", 1)
+    dialogue, mark, turn = item_id.rpartition("#")
+    if mark and dialogue and turn.isdigit():
         return Target(dialogue_id=dialogue, turn_index=int(turn))
     return Target(dialogue_id=item_id)
 
@@ -143,14 +143,18 @@ def _label(dimension: str, value: float | str | None) -> JsonValue:
     return value
 
 
-def _nested(flat: dict[str, JsonValue]) -> dict[str, JsonValue]:
+def _nested(path: Path, item: str, flat: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """Dotted dimensions back into nested labels: `issues.unsafe` -> {"issues": {"unsafe": ..}}."""
     nested: dict[str, JsonValue] = {}
     for dimension, value in flat.items():
         *parents, leaf = dimension.split(".")
         level = nested
         for parent in parents:
             child = level.setdefault(parent, {})
-            assert isinstance(child, dict)
+            if not isinstance(child, dict):
+                raise InputError(
+                    path, f"item {item}: {parent!r} is both a value and a group of values"
+                )
             level = child
         level[leaf] = value
     return nested
@@ -168,7 +172,7 @@ def annotations_from_long_csv(path: Path) -> list[Annotation]:
                 rating.dimension, rating.value
             )
     return [
-        Annotation(annotator_id=rater, target=_target(item), labels=_nested(labels))
+        Annotation(annotator_id=rater, target=_target(item), labels=_nested(path, item, labels))
         for (rater, item), labels in grouped.items()
     ]
 
