@@ -322,3 +322,12 @@ def test_benchmark_and_source_filters(client: Client, web_run: WebRun) -> None:
     assert organiser.get(
         "/dialogues", params={"judge": "judge-y", "protocol": "issues"}
     ).text.count('href="/dialogues/d-') == len(web_run.dialogues)
+
+
+def test_the_status_filter_finds_unscored_judgments(client: Client, web_run: WebRun) -> None:
+    organiser = client(ORGANISER_TOKEN)
+    page = organiser.get("/dialogues", params={"status": "unscored", "judge": "judge-y"}).text
+    assert "2 dialogue(s) match" in page
+    assert all(d in page for d in web_run.ids("pt"))
+    assert '<option value="ok">' in page  # the other statuses stay on offer
+    assert organiser.get("/dialogues", params={"status": "maybe"}).status_code == 400

@@ -82,10 +82,12 @@ def test_label_with_the_keyboard_reload_and_keep(
     alice.click("#resume")
     first, second = served.run.ids("en")[:2]
     expect(alice).to_have_url(f"{served.base}/annotate/{first}")
+    alice.wait_for_load_state()  # the page's script listens for keys once it has loaded
     for key in ("w", "3", "Shift+4"):  # unsafe, overall 3, human-likeness 4
         press_and_save(alice, key)
     alice.keyboard.press("n")
     expect(alice).to_have_url(f"{served.base}/annotate/{second}")
+    alice.wait_for_load_state()
     for key in ("e", "t", "5", "Shift+2"):  # lacks empathy, repetitive, overall 5, 2
         press_and_save(alice, key)
     expect(alice.locator("#done")).to_have_text("2")

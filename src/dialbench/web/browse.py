@@ -6,11 +6,12 @@ report cell finds exactly the dialogues behind it."""
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Literal
 
 from pydantic import Field
 
 from dialbench.rated_items import flatten, placed_judgments
-from dialbench.schema import Annotation, Benchmark, Dialogue, Judgment, Record
+from dialbench.schema import Annotation, Benchmark, Dialogue, Judgment, ParseStatus, Record
 from dialbench.store import RunStore
 from dialbench.summary import HUMAN
 
@@ -19,7 +20,8 @@ SHOWN_ROWS = 500
 
 class DialogueFilters(Record):
     """Empty fields filter nothing. `issue` and `overall` are read from the judgments of
-    `judge` (any judge when empty): a dialogue matches when a judge's mean over its ok samples
+    `judge` (any judge when empty; `protocol` and `status` narrow which judgments count): a
+    dialogue matches when a judge's mean over its ok samples
     flags the issue (>= 0.5) or rounds to that overall score."""
 
     language: str = ""
@@ -28,6 +30,7 @@ class DialogueFilters(Record):
     benchmark: str = ""
     judge: str = ""
     protocol: str = ""
+    status: ParseStatus | Literal[""] = Field(default="", description="judged ok, or unscored")
     issue: str = ""
     overall: int | None = Field(default=None, ge=1, le=5)
 
@@ -51,6 +54,7 @@ class FilterChoices(Record):
     benchmark: list[str]
     judge: list[str]
     protocol: list[str]
+    status: list[str]
     issue: list[str]
 
 
@@ -91,12 +95,38 @@ def _matches_scores(judged: list[dict[str, float]], filters: DialogueFilters) ->
     )
 
 
+def _choices(
+    dialogues: list[Dialogue], benchmarks: list[Benchmark], every: list[tuple[Judgment, str]]
+) -> FilterChoices:
+    issues = sorted(
+        {
+            dimension.removeprefix("issues.")
+            for j, _ in every
+            if j.result
+            for dimension, _ in flatten(j.result)
+            if dimension.startswith("issues.")
+        }
+    )
+    return FilterChoices(
+        language=sorted({d.language for d in dialogues}),
+        source=sorted({d.source for d in dialogues}),
+        chatbot=sorted({chatbot_of(d) for d in dialogues}),
+        benchmark=sorted(b.name for b in benchmarks),
+        judge=sorted({judge for _, judge in every}),
+        protocol=sorted({j.protocol for j, _ in every}),
+        status=sorted({j.parse_status for j, _ in every}),
+        issue=issues,
+    )
+
+
 def dialogue_list(store: RunStore, filters: DialogueFilters) -> DialogueList:
     dialogues = list(store.records(Dialogue))
+    every = [(j, p.rater) for j, p in placed_judgments(store)]
     placed = [
-        (j, p.rater)
-        for j, p in placed_judgments(store)
-        if not filters.protocol or j.protocol == filters.protocol
+        (j, judge)
+        for j, judge in every
+        if (not filters.protocol or j.protocol == filters.protocol)
+        and (not filters.status or j.parse_status == filters.status)
     ]
     benchmarks = list(store.records(Benchmark))
     annotated = defaultdict[str, int](int)
@@ -119,7 +149,7 @@ def dialogue_list(store: RunStore, filters: DialogueFilters) -> DialogueList:
         and (not filters.chatbot or chatbot_of(d) == filters.chatbot)
         and (not filters.benchmark or d.id in in_benchmark)
         and (not filters.judge or filters.judge in judged_by[d.id])
-        and (not filters.protocol or judgment_counts[d.id] > 0)
+        and (not (filters.protocol or filters.status) or judgment_counts[d.id] > 0)
         and _matches_scores(scores[d.id], filters)
     ]
     rows = [
@@ -134,24 +164,7 @@ def dialogue_list(store: RunStore, filters: DialogueFilters) -> DialogueList:
         )
         for d in matched[:SHOWN_ROWS]
     ]
-    issues = sorted(
-        {
-            dimension.removeprefix("issues.")
-            for j, _ in placed
-            if j.result
-            for dimension, _ in flatten(j.result)
-            if dimension.startswith("issues.")
-        }
-    )
-    choices = FilterChoices(
-        language=sorted({d.language for d in dialogues}),
-        source=sorted({d.source for d in dialogues}),
-        chatbot=sorted({chatbot_of(d) for d in dialogues}),
-        benchmark=sorted(b.name for b in benchmarks),
-        judge=sorted({judge for _, judge in placed}),
-        protocol=sorted({j.protocol for j, _ in placed}),
-        issue=issues,
-    )
+    choices = _choices(dialogues, benchmarks, every)
     return DialogueList(rows=rows, matched=len(matched), choices=choices)
 
 

@@ -5,7 +5,9 @@ frame of this protocol's judgments."""
 from __future__ import annotations
 
 import html
+from collections.abc import Callable, Hashable, Mapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 import matplotlib.pyplot as plt
@@ -70,7 +72,7 @@ def linked_rates_html(rates: pd.DataFrame) -> str:
             "language": str(row["language"]),
         }
         cells = {key: html.escape(str(row[key])) for key in ("judge", "chatbot", "language")}
-        cells["items"] = _dialogues_link(str(row["items"]), **where)
+        cells["items"] = _dialogues_link(str(row["items"]), **where, status="ok")
         for column in columns:
             issue = column.removeprefix(ISSUES_PREFIX)
             cells[html.escape(issue)] = _dialogues_link(f"{row[column]:.0%}", **where, issue=issue)
@@ -99,20 +101,33 @@ def overall_distribution(frame: pd.DataFrame) -> pd.DataFrame:
     return distribution(frame, IssuesProtocol.name, "overall", scale, ["judge", "language"])
 
 
-def issue_proportions_wide(proportions: pd.DataFrame) -> pd.DataFrame:
+def _share(row: Mapping[Hashable, Any]) -> str:
+    return f"{row['rate']:.0%} ({row['flagged']}/{row['dialogues']})"
+
+
+def issue_proportions_wide(
+    proportions: pd.DataFrame, cell: Callable[[Mapping[Hashable, Any]], str] = _share
+) -> pd.DataFrame:
     """For reading: a row per judge and language, a column per issue, cells "25% (2/8)"."""
-    cells = proportions.assign(
-        cell=[
-            f"{rate:.0%} ({flagged}/{n})"
-            for rate, flagged, n in proportions[["rate", "flagged", "dialogues"]].itertuples(
-                index=False
-            )
-        ]
-    )
+    cells = proportions.assign(cell=[cell(row) for row in proportions.to_dict("records")])
     wide = cells.pivot(index=["judge", "language"], columns="issue", values="cell")
     rows = list(dict.fromkeys(zip(proportions["judge"], proportions["language"], strict=True)))
     issues = list(dict.fromkeys(proportions["issue"]))
     return wide.reindex(index=rows, columns=issues).rename_axis(columns=None).reset_index()
+
+
+def linked_proportions_html(proportions: pd.DataFrame) -> str:
+    """The wide proportions table as HTML, each "25% (2/8)" linking to the dialogues flagged."""
+
+    def linked(row: Mapping[Hashable, Any]) -> str:
+        where = {key: str(row[key]) for key in ("judge", "language", "issue")}
+        return _dialogues_link(_share(row), protocol=IssuesProtocol.name, **where)
+
+    wide = issue_proportions_wide(proportions, linked)
+    for column in ("judge", "language"):
+        wide[column] = wide[column].map(lambda value: html.escape(str(value)))
+    wide.columns = [html.escape(str(column)) for column in wide.columns]
+    return wide.to_html(index=False, escape=False, na_rep="-")
 
 
 def issue_heatmaps(rates: pd.DataFrame, folder: Path) -> list[Path]:
@@ -230,7 +245,7 @@ def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section
                     "Dialogues flagged: share (flagged / judged)",
                     proportions,
                     issue_proportions_wide(proportions),
-                )
+                ).model_copy(update={"html": linked_proportions_html(proportions)})
             ],
         ),
         Section(
