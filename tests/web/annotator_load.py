@@ -53,7 +53,7 @@ def make_load_run(path: Path, annotators: int, dialogues: int) -> LoadRun:
 class LoadResult:
     seconds: float
     latencies: list[float] = field(default_factory=list)
-    failures: list[str] = field(default_factory=list)
+    failures: list[tuple[float, str]] = field(default_factory=list)  # (monotonic time, what)
     acknowledged: dict[tuple[str, str], int] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -98,7 +98,7 @@ def _annotate(
                     result.latencies.append(elapsed)
                     result.acknowledged[(name, dialogue)] = sequence
                 else:
-                    result.failures.append(problem)
+                    result.failures.append((time.monotonic(), problem))
             sequence += 1
 
 
