@@ -331,3 +331,14 @@ def test_the_status_filter_finds_unscored_judgments(client: Client, web_run: Web
     assert all(d in page for d in web_run.ids("pt"))
     assert '<option value="ok">' in page  # the other statuses stay on offer
     assert organiser.get("/dialogues", params={"status": "maybe"}).status_code == 400
+
+
+def test_a_hostile_comment_reaches_the_organiser_as_text(client: Client, web_run: WebRun) -> None:
+    english = web_run.ids("en")[0]
+    comment = "<script>window.pwned = 'comment'</script><img src=x onerror=alert(1)>"
+    save(client(web_run.tokens["alice"]), english, {"overall": 3, "comment": comment})
+    page = client(ORGANISER_TOKEN).get(f"/dialogues/{english}").text
+    assert "&lt;script&gt;window.pwned = &#39;comment&#39;&lt;/script&gt;" in page
+    assert "<img src=x" not in page
+    reopened = client(web_run.tokens["alice"]).get(f"/annotate/{english}").text
+    assert "&lt;script&gt;window.pwned" in reopened.split("<textarea")[1]
