@@ -16,8 +16,9 @@ from dialbench.hashing import sha256_text
 from dialbench.schema import Annotation
 from dialbench.store import RunStore
 from dialbench.web.annotators import AssignmentSettings
-from dialbench.web.app import MAX_BODY_BYTES, create_app
+from dialbench.web.app import create_app
 from dialbench.web.auth import CSRF_HEADER
+from dialbench.web.guard import MAX_BODY_BYTES
 
 CSRF_META = '<meta name="csrf-token" content="'
 
