@@ -18,6 +18,7 @@ app = typer.Typer(
 )
 
 from dialbench.cli import (  # noqa: E402  (registers their commands)
+    annotate,
     arena,
     batch,
     curate,
@@ -29,11 +30,13 @@ from dialbench.cli import (  # noqa: E402  (registers their commands)
     report,
     run,
     selfchat,
+    serve,
     simulate,
     stats,
 )
 
 __all__ = [
+    "annotate",
     "app",
     "arena",
     "batch",
@@ -47,6 +50,7 @@ __all__ = [
     "report",
     "run",
     "selfchat",
+    "serve",
     "simulate",
     "stats",
 ]

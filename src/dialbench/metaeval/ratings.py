@@ -33,16 +33,21 @@ class Rating(Record):
     language: str = UNKNOWN_LANGUAGE
 
 
-def from_store(store: RunStore, protocol: str | None = None) -> tuple[list[Rating], list[Judgment]]:
-    """Human ratings from annotations and judge ratings from judgments (of one protocol); a
-    judge that judged under several configurations is one rater per configuration."""
-    ratings = [
+def human_ratings(store: RunStore) -> list[Rating]:
+    """The store's annotations, one rating per annotator, item and dimension."""
+    return [
         Rating(
             item_id=p.item, rater=p.rater, kind="human", dimension=d, value=v, language=p.language
         )
         for annotation, p in placed_annotations(store)
         for d, v in flatten(annotation.labels)
     ]
+
+
+def from_store(store: RunStore, protocol: str | None = None) -> tuple[list[Rating], list[Judgment]]:
+    """Human ratings from annotations and judge ratings from judgments (of one protocol); a
+    judge that judged under several configurations is one rater per configuration."""
+    ratings = human_ratings(store)
     placed = placed_judgments(store, protocol)
     protocols = {j.protocol for j, _ in placed}
     if len(protocols) > 1:

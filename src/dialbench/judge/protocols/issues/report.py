@@ -4,7 +4,11 @@ frame of this protocol's judgments."""
 
 from __future__ import annotations
 
+import html
+from collections.abc import Callable, Hashable, Mapping
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -48,6 +52,35 @@ def issue_rates(frame: pd.DataFrame) -> pd.DataFrame:
     return all_languages_last(rates.reset_index())
 
 
+def _dialogues_link(text: str, **filters: str) -> str:
+    """A cell linking to the dialogues behind it in `dialbench serve`'s list, which serves this
+    report under /report/ (opened as a file, the report reads the same; the link has no target)."""
+    query = urlencode({key: value for key, value in filters.items() if value not in ("", ALL)})
+    return f'<a href="../dialogues?{html.escape(query)}">{html.escape(text)}</a>'
+
+
+def linked_rates_html(rates: pd.DataFrame) -> str:
+    """The issue-rates table as HTML whose counts, rates and scores each link to their
+    dialogues: "lacks_empathy 44 % in zh" is one click from the dialogues behind it."""
+    columns = issue_columns(rates)
+    rows = []
+    for row in rates.to_dict("records"):
+        where = {
+            "protocol": IssuesProtocol.name,
+            "judge": str(row["judge"]),
+            "chatbot": str(row["chatbot"]),
+            "language": str(row["language"]),
+        }
+        cells = {key: html.escape(str(row[key])) for key in ("judge", "chatbot", "language")}
+        cells["items"] = _dialogues_link(str(row["items"]), **where, status="ok")
+        for column in columns:
+            issue = column.removeprefix(ISSUES_PREFIX)
+            cells[html.escape(issue)] = _dialogues_link(f"{row[column]:.0%}", **where, issue=issue)
+        cells["overall"] = _dialogues_link(f"{row['overall']:.2f}", **where)
+        rows.append(cells)
+    return pd.DataFrame(rows).to_html(index=False, escape=False, na_rep="-")
+
+
 def issue_proportions(frame: pd.DataFrame) -> pd.DataFrame:
     """Per judge and language, each issue: dialogues judged, dialogues flagged, and the share."""
     if issue_rates(frame).empty:
@@ -68,20 +101,33 @@ def overall_distribution(frame: pd.DataFrame) -> pd.DataFrame:
     return distribution(frame, IssuesProtocol.name, "overall", scale, ["judge", "language"])
 
 
-def issue_proportions_wide(proportions: pd.DataFrame) -> pd.DataFrame:
+def _share(row: Mapping[Hashable, Any]) -> str:
+    return f"{row['rate']:.0%} ({row['flagged']}/{row['dialogues']})"
+
+
+def issue_proportions_wide(
+    proportions: pd.DataFrame, cell: Callable[[Mapping[Hashable, Any]], str] = _share
+) -> pd.DataFrame:
     """For reading: a row per judge and language, a column per issue, cells "25% (2/8)"."""
-    cells = proportions.assign(
-        cell=[
-            f"{rate:.0%} ({flagged}/{n})"
-            for rate, flagged, n in proportions[["rate", "flagged", "dialogues"]].itertuples(
-                index=False
-            )
-        ]
-    )
+    cells = proportions.assign(cell=[cell(row) for row in proportions.to_dict("records")])
     wide = cells.pivot(index=["judge", "language"], columns="issue", values="cell")
     rows = list(dict.fromkeys(zip(proportions["judge"], proportions["language"], strict=True)))
     issues = list(dict.fromkeys(proportions["issue"]))
     return wide.reindex(index=rows, columns=issues).rename_axis(columns=None).reset_index()
+
+
+def linked_proportions_html(proportions: pd.DataFrame) -> str:
+    """The wide proportions table as HTML, each "25% (2/8)" linking to the dialogues flagged."""
+
+    def linked(row: Mapping[Hashable, Any]) -> str:
+        where = {key: str(row[key]) for key in ("judge", "language", "issue")}
+        return _dialogues_link(_share(row), protocol=IssuesProtocol.name, **where)
+
+    wide = issue_proportions_wide(proportions, linked)
+    for column in ("judge", "language"):
+        wide[column] = wide[column].map(lambda value: html.escape(str(value)))
+    wide.columns = [html.escape(str(column)) for column in wide.columns]
+    return wide.to_html(index=False, escape=False, na_rep="-")
 
 
 def issue_heatmaps(rates: pd.DataFrame, folder: Path) -> list[Path]:
@@ -175,7 +221,8 @@ def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section
             key="issues",
             title="Issues and overall score per chatbot and language",
             note="MEDAL's multidimensional evaluation: the share of dialogues a judge flagged "
-            "with each issue, and the mean overall score (1-5); items = dialogues judged ok.",
+            "with each issue, and the mean overall score (1-5); items = dialogues judged ok. "
+            "Served by `dialbench serve`, each figure of the table links to its dialogues.",
             plots=relative(folder, issue_heatmaps(rates, folder / "plots")),
             tables=[
                 table(
@@ -184,7 +231,7 @@ def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section
                     "Issue rates and mean overall",
                     rates,
                     drop_prefix=ISSUES_PREFIX,
-                )
+                ).model_copy(update={"html": linked_rates_html(rates)})
             ],
         ),
         Section(
@@ -198,7 +245,7 @@ def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section
                     "Dialogues flagged: share (flagged / judged)",
                     proportions,
                     issue_proportions_wide(proportions),
-                )
+                ).model_copy(update={"html": linked_proportions_html(proportions)})
             ],
         ),
         Section(

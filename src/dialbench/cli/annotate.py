@@ -1,0 +1,87 @@
+"""`dialbench annotate`: annotators for the web app, and their labels in and out of a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+from rich.console import Console
+
+from dialbench.cli import app
+from dialbench.cli.records import DEFAULT_RUN, RunOption
+from dialbench.cli.tables import table
+from dialbench.schema import Annotator
+from dialbench.store import RunStore
+
+annotate_app = typer.Typer(help="Annotators of a benchmark and their labels.", no_args_is_help=True)
+app.add_typer(annotate_app, name="annotate")
+console = Console()
+LabelFormatOption = Annotated[
+    Literal["jsonl", "csv"] | None,
+    typer.Option("--format", "-f", help="jsonl (Annotation records) or csv (long format)."),
+]
+
+
+@annotate_app.command("add")
+def add(
+    name: Annotated[str, typer.Argument(help="The annotator's name (letters, digits, . _ @ -).")],
+    languages: Annotated[str, typer.Option(help="Comma-separated, e.g. pt,en.")],
+    benchmark: Annotated[str, typer.Option(help="The benchmark they label.")],
+    run: RunOption = DEFAULT_RUN,
+) -> None:
+    """Create an annotator and print their secret link (shown once: only its hash is kept)."""
+    from dialbench.web.annotators import add_annotator
+
+    tags = [tag.strip() for tag in languages.split(",") if tag.strip()]
+    with RunStore.open(run, create=False) as store:
+        made = add_annotator(store, name, benchmark, tags)
+    console.print(
+        f"annotator {made.annotator.name}: benchmark {made.annotator.benchmark}, "
+        f"languages {', '.join(made.annotator.languages)}",
+        markup=False,
+    )
+    print(f"secret link: http://127.0.0.1:8765/enter?token={made.token}")
+    console.print(
+        "(give it to them privately; with another --host or --port, change the address)",
+        markup=False,
+    )
+
+
+@annotate_app.command("list")
+def list_annotators(run: RunOption = DEFAULT_RUN) -> None:
+    """The run's annotators, their benchmark and languages."""
+    with RunStore.open(run, create=False) as store:
+        rows = [(a.name, a.benchmark, ", ".join(a.languages)) for a in store.records(Annotator)]
+    columns = ("annotator", "benchmark", "languages")
+    console.print(table("Annotators", columns, rows, text=columns))
+
+
+@annotate_app.command("export")
+def export(
+    output: Annotated[Path, typer.Argument(help="File to write (.jsonl or .csv).")],
+    run: RunOption = DEFAULT_RUN,
+    fmt: LabelFormatOption = None,
+) -> None:
+    """Write every label: JSONL Annotation records, or the long CSV `metaeval --against` reads."""
+    from dialbench.web.annotators import export_labels, label_format
+
+    with RunStore.open(run, create=False) as store:
+        chosen = label_format(output, fmt)
+        count = export_labels(store, output, chosen)
+    what = "annotations" if chosen == "jsonl" else "rows"
+    console.print(f"wrote {count} {what} to {output}", markup=False)
+
+
+@annotate_app.command("import")
+def import_labels_command(
+    file: Annotated[Path, typer.Argument(help="Labels made elsewhere (.jsonl or .csv).")],
+    run: RunOption = DEFAULT_RUN,
+    fmt: LabelFormatOption = None,
+) -> None:
+    """Store labels in the shape `export` writes; one per annotator and item replaces the old."""
+    from dialbench.web.annotators import import_labels, label_format
+
+    with RunStore.open(run, create=False) as store:
+        count = import_labels(store, file, label_format(file, fmt))
+    console.print(f"imported {count} annotations from {file} into {run}", markup=False)

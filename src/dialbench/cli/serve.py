@@ -1,0 +1,54 @@
+"""`dialbench serve`: the web app for browsing a run and annotating its benchmarks."""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from dialbench.cli import app
+from dialbench.cli.records import DEFAULT_RUN, RunDir
+from dialbench.errors import DialbenchError
+
+console = Console(stderr=True)
+
+
+@app.command()
+def serve(
+    run: RunDir = DEFAULT_RUN,
+    host: Annotated[
+        str, typer.Option(help="Address to listen on; beyond 127.0.0.1 it warns.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8765,
+    overlap: Annotated[
+        int | None,
+        typer.Option(help="Annotators per dialogue; default every annotator of its language."),
+    ] = None,
+    gold: Annotated[
+        str | None,
+        typer.Option(help="Annotator whose labels are gold: shown to all, scored against."),
+    ] = None,
+) -> None:
+    """Serve the web app: the organiser browses dialogues, judgments, labels and the report;
+    annotators label their benchmark through their secret links."""
+    from dialbench.web.annotators import AssignmentSettings
+
+    try:
+        from dialbench.web.server import ServeConfig, prepare, uvicorn_server
+    except ModuleNotFoundError as missing:
+        raise DialbenchError(
+            f"dialbench serve needs {missing.name}: pip install 'dialbench[web]'"
+        ) from None
+
+    config = ServeConfig(
+        host=host, port=port, assignment=AssignmentSettings(overlap=overlap, gold_annotator=gold)
+    )
+    web_app, serving = prepare(run, config)
+    if serving.warning:
+        console.print(f"warning: {serving.warning}", style="bold red", markup=False)
+    print(f"dialbench serving {run} at {serving.url}", flush=True)
+    print(f"organiser link (secret, valid until stopped): {serving.organiser_link}", flush=True)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    uvicorn_server(web_app, config.host, config.port).run()

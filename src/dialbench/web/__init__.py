@@ -1,0 +1,1 @@
+"""The web app: organisers browse a run's dialogues and judgments, annotators label a benchmark."""

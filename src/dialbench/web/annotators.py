@@ -1,0 +1,206 @@
+"""Annotators of a benchmark: creating them with their secret token, which dialogues each one
+labels (their languages, the overlap wanted, the gold items), and moving their labels in and out
+of the run store as JSONL records or the long CSV that `metaeval --against` reads."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, JsonValue
+
+from dialbench.errors import DialbenchError, InputError
+from dialbench.hashing import sha256_text
+from dialbench.io.exporter import export_records
+from dialbench.io.formats import ImportOptions
+from dialbench.io.importer import import_file
+from dialbench.schema import (
+    Annotation,
+    Annotator,
+    Benchmark,
+    BenchmarkItem,
+    Record,
+    Target,
+    base_language,
+    utc_now,
+)
+from dialbench.store import RunStore
+from dialbench.web.auth import new_token
+
+LabelFormat = Literal["jsonl", "csv"]
+ISSUES = "issues"
+
+
+class AssignmentSettings(Record):
+    """How a benchmark's items are shared out among its annotators."""
+
+    overlap: int | None = Field(
+        default=None, ge=1, description="annotators per dialogue; None = every one of its language"
+    )
+    gold_annotator: str | None = Field(
+        default=None, description="whose labels are the gold answers, shown to every annotator"
+    )
+
+
+class NewAnnotator(Record):
+    annotator: Annotator
+    token: str
+
+
+def benchmark_named(store: RunStore, name: str) -> Benchmark:
+    found = next(store.records(Benchmark, name=name), None)
+    if found is None:
+        known = ", ".join(sorted(b.name for b in store.records(Benchmark))) or "none yet"
+        raise DialbenchError(f"no benchmark named {name!r} in {store.path} (have: {known})")
+    return found
+
+
+def add_annotator(store: RunStore, name: str, benchmark: str, languages: list[str]) -> NewAnnotator:
+    """A new annotator of a stored benchmark; the token is returned once and kept only hashed."""
+    benchmark_named(store, benchmark)
+    if next(store.records(Annotator, name=name), None) is not None:
+        raise DialbenchError(f"an annotator named {name!r} already exists in {store.path}")
+    token = new_token()
+    annotator = Annotator(
+        name=name,
+        benchmark=benchmark,
+        languages=languages,
+        token_sha256=sha256_text(token),
+        created_at=utc_now(),
+    )
+    with store.run("annotate add", {"name": name, "benchmark": benchmark}) as run:
+        store.add([annotator], run)
+    return NewAnnotator(annotator=annotator, token=token)
+
+
+def _languages(annotator: Annotator) -> set[str]:
+    return {base_language(tag) for tag in annotator.languages}
+
+
+def gold_items(store: RunStore, settings: AssignmentSettings) -> set[str]:
+    """The dialogues the gold annotator labelled."""
+    if settings.gold_annotator is None:
+        return set()
+    return {
+        a.target.dialogue_id
+        for a in store.records(Annotation, annotator_id=settings.gold_annotator)
+    }
+
+
+def assigned_items(
+    store: RunStore, annotator: Annotator, settings: AssignmentSettings
+) -> list[BenchmarkItem]:
+    """The annotator's dialogues in benchmark order: those in their languages, shared out
+    round-robin so each has `overlap` annotators, plus every gold item and every item they
+    already labelled (an assignment never takes back work done)."""
+    benchmark = benchmark_named(store, annotator.benchmark)
+    colleagues = sorted(
+        store.records(Annotator, benchmark=annotator.benchmark), key=lambda a: a.name
+    )
+    speakers: dict[str, list[str]] = defaultdict(list)
+    for colleague in colleagues:
+        for language in _languages(colleague):
+            speakers[language].append(colleague.name)
+    mine = _languages(annotator)
+    kept = gold_items(store, settings) | {
+        a.target.dialogue_id for a in store.records(Annotation, annotator_id=annotator.name)
+    }
+    seen_in_language: dict[str, int] = defaultdict(int)
+    assigned = []
+    for item in benchmark.items:
+        language = base_language(item.language)
+        index = seen_in_language[language]
+        seen_in_language[language] += 1
+        if language not in mine:
+            continue
+        shared_by = speakers[language]
+        overlap = min(settings.overlap or len(shared_by), len(shared_by))
+        chosen = {shared_by[(index * overlap + k) % len(shared_by)] for k in range(overlap)}
+        if annotator.name in chosen or item.dialogue_id in kept:
+            assigned.append(item)
+    return assigned
+
+
+def _target(item_id: str) -> Target:
+    """The inverse of `rated_items.item_key`."""
+    if "|" in item_id:
+        first, other = item_id.split("|", 1)
+        return Target(dialogue_id=first, other_dialogue_id=other)
+    dialogue, mark, turn = item_id.rpartition("#")
+    if mark and dialogue and turn.isdigit():
+        return Target(dialogue_id=dialogue, turn_index=int(turn))
+    return Target(dialogue_id=item_id)
+
+
+def _label(dimension: str, value: float | str | None) -> JsonValue:
+    """A long-format value back in the shape the web app stores: issues as booleans, whole
+    numbers as integers."""
+    if dimension.startswith(ISSUES + ".") and isinstance(value, float):
+        return value >= 0.5
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _nested(path: Path, item: str, flat: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """Dotted dimensions back into nested labels: `issues.unsafe` -> {"issues": {"unsafe": ..}}."""
+    nested: dict[str, JsonValue] = {}
+    for dimension, value in flat.items():
+        *parents, leaf = dimension.split(".")
+        level = nested
+        for parent in parents:
+            child = level.setdefault(parent, {})
+            if not isinstance(child, dict):
+                raise InputError(
+                    path, f"item {item}: {parent!r} is both a value and a group of values"
+                )
+            level = child
+        level[leaf] = value
+    return nested
+
+
+def annotations_from_long_csv(path: Path) -> list[Annotation]:
+    """The human rows of a long CSV (as `annotate export --format csv` writes it), one
+    Annotation per annotator and item."""
+    from dialbench.metaeval.files import read_ratings  # pandas: only this format pays for it
+
+    grouped: dict[tuple[str, str], dict[str, JsonValue]] = defaultdict(dict)
+    for rating in read_ratings(path, "human"):
+        if rating.kind == "human" and rating.value is not None:
+            grouped[(rating.rater, rating.item_id)][rating.dimension] = _label(
+                rating.dimension, rating.value
+            )
+    return [
+        Annotation(annotator_id=rater, target=_target(item), labels=_nested(path, item, labels))
+        for (rater, item), labels in grouped.items()
+    ]
+
+
+def export_labels(store: RunStore, path: Path, fmt: LabelFormat) -> int:
+    """Every annotation: JSONL records, or long CSV rows (one per item, annotator, dimension)."""
+    return export_records(store, path, "jsonl" if fmt == "jsonl" else "long-csv", "annotations")
+
+
+def import_labels(store: RunStore, path: Path, fmt: LabelFormat) -> int:
+    """Labels made elsewhere; a label for the same annotator and item replaces the stored one."""
+    if fmt == "jsonl":
+        options = ImportOptions(format="jsonl", records="annotations")
+        return import_file(store, path, options, on_conflict="replace").read
+    annotations = annotations_from_long_csv(path)
+    if not annotations:
+        raise DialbenchError(f"{path}: no human ratings to import")
+    with store.run("annotate import", {"file": str(path)}) as run:
+        store.add(annotations, run, on_conflict="replace")
+    return len(annotations)
+
+
+def label_format(path: Path, fmt: LabelFormat | None) -> LabelFormat:
+    if fmt is not None:
+        return fmt
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        return "jsonl"
+    if suffix == ".csv":
+        return "csv"
+    raise DialbenchError(f"{path}: cannot tell the format from {suffix!r}; pass --format")

@@ -1,0 +1,55 @@
+"""The organiser's pages: progress and agreement, the dialogue list and pages, the report."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi.responses import FileResponse, HTMLResponse
+
+from dialbench.schema import Annotator
+from dialbench.web.annotate import agreement_rows, progress
+from dialbench.web.browse import DialogueFilters, dialogue_list, dialogue_view
+from dialbench.web.context import context_of, organiser, page
+
+router = APIRouter(dependencies=[Depends(organiser)])
+
+
+@router.get("/organiser")
+def organiser_page(request: Request) -> HTMLResponse:
+    context = context_of(request)
+    store = context.store()
+    return page(
+        request,
+        "organiser.html.j2",
+        progress=[progress(store, a, context.settings) for a in store.records(Annotator)],
+        agreement=agreement_rows(store),
+        settings=context.settings,
+        report=(context.run_dir / "report" / "index.html").exists(),
+        run=str(context.run_dir),
+    )
+
+
+@router.get("/dialogues")
+def dialogues(request: Request, filters: Annotated[DialogueFilters, Query()]) -> HTMLResponse:
+    found = dialogue_list(context_of(request).store(), filters)
+    return page(request, "dialogues.html.j2", found=found, filters=filters)
+
+
+@router.get("/dialogues/{dialogue_id}")
+def dialogue(request: Request, dialogue_id: str) -> HTMLResponse:
+    context = context_of(request)
+    view = dialogue_view(context.store(), dialogue_id)
+    if view is None:
+        raise HTTPException(404, f"no dialogue {dialogue_id} in this run")
+    return page(request, "dialogue.html.j2", view=view, labels=context.labels)
+
+
+@router.get("/report/{path:path}")
+def report_file(request: Request, path: str) -> FileResponse:
+    """The run's report (`dialbench report RUN`), whose tables link back to `/dialogues`."""
+    folder = (context_of(request).run_dir / "report").resolve()
+    wanted = (folder / (path or "index.html")).resolve()
+    if not wanted.is_relative_to(folder) or not wanted.is_file():
+        raise HTTPException(404, f"no report file {path!r} (write it: dialbench report RUN)")
+    return FileResponse(wanted)

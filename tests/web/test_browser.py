@@ -1,0 +1,182 @@
+"""The web app as people use it: `dialbench serve` started as a user starts it, driven in
+headless Chromium by Playwright (Debian's /usr/bin/chromium, which `make test` installs)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+from serve_process import Serving, serve
+from web_run import WebRun, make_web_run
+
+from dialbench.report.writer import write_report
+from dialbench.store import RunStore
+from tests.conftest import RunCli
+
+pytestmark = pytest.mark.slow
+CHROMIUM = Path("/usr/bin/chromium")
+expect.set_options(timeout=30_000)
+
+
+@dataclass
+class Served:
+    run: WebRun
+    serving: Serving
+
+    @property
+    def base(self) -> str:
+        return self.serving.base
+
+    @property
+    def organiser_link(self) -> str:
+        return self.serving.organiser_link
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    run = make_web_run(tmp_path_factory.mktemp("web") / "run")
+    with RunStore.open(run.path) as store:
+        write_report(store, run.path / "report")
+    with serve(run.path) as serving:
+        yield Served(run, serving)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs it (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
+        )
+        yield launched
+        launched.close()
+
+
+def open_link(browser: Browser, link: str) -> Page:
+    """A fresh browser profile that opened a secret link. Waits are long: the test machine's
+    two cores are shared, and a wait that runs out fails the test, however correct the app."""
+    context = browser.new_context()
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    page.goto(link)
+    return page
+
+
+def press_and_save(page: Page, key: str) -> None:
+    with page.expect_response(lambda r: "/api/labels/" in r.url) as saved:
+        page.keyboard.press(key)
+    assert saved.value.status == 200, saved.value.text()
+
+
+def test_label_with_the_keyboard_reload_and_keep(
+    served: Served, browser: Browser, cli: RunCli
+) -> None:
+    alice = open_link(browser, f"{served.base}/enter?token={served.run.tokens['alice']}")
+    expect(alice).to_have_url(f"{served.base}/annotate")
+    expect(alice.locator("#progress")).to_contain_text("0 of 5 dialogues done")
+    alice.click("#resume")
+    first, second = served.run.ids("en")[:2]
+    expect(alice).to_have_url(f"{served.base}/annotate/{first}")
+    alice.wait_for_load_state()  # the page's script listens for keys once it has loaded
+    for key in ("w", "3", "Shift+4"):  # unsafe, overall 3, human-likeness 4
+        press_and_save(alice, key)
+    alice.keyboard.press("n")
+    expect(alice).to_have_url(f"{served.base}/annotate/{second}")
+    alice.wait_for_load_state()
+    for key in ("e", "t", "5", "Shift+2"):  # lacks empathy, repetitive, overall 5, 2
+        press_and_save(alice, key)
+    expect(alice.locator("#done")).to_have_text("2")
+
+    alice.reload()
+    expect(alice.locator('input[value="lacks_empathy"]')).to_be_checked()
+    expect(alice.locator('input[value="repetitive"]')).to_be_checked()
+    expect(alice.locator('input[value="unsafe"]')).not_to_be_checked()
+    expect(alice.locator('input[name="overall"][value="5"]')).to_be_checked()
+    expect(alice.locator('input[name="user_humanlike"][value="2"]')).to_be_checked()
+    alice.keyboard.press("p")
+    expect(alice).to_have_url(f"{served.base}/annotate/{first}")
+    expect(alice.locator('input[value="unsafe"]')).to_be_checked()
+    expect(alice.locator('input[name="overall"][value="3"]')).to_be_checked()
+
+    # Bob labels the same English dialogues but sees none of Alice's labels; Alice's Chinese
+    # ones are not his at all, and Carol's benchmark holds none of them.
+    bob = open_link(browser, f"{served.base}/enter?token={served.run.tokens['bob']}")
+    bob.goto(f"{served.base}/annotate/{first}")
+    expect(bob.locator('input[type="checkbox"]:checked')).to_have_count(0)
+    expect(bob.locator('input[type="radio"]:checked')).to_have_count(0)
+    response = bob.goto(f"{served.base}/annotate/{served.run.ids('zh')[0]}")
+    assert response is not None
+    assert response.status == 404
+    carol = open_link(browser, f"{served.base}/enter?token={served.run.tokens['carol']}")
+    response = carol.goto(f"{served.base}/annotate/{first}")
+    assert response is not None
+    assert response.status == 404
+
+    exported = served.run.path / "labels.csv"
+    cli("annotate", "export", exported, "--run", served.run.path)
+    rows = exported.read_text(encoding="utf-8").splitlines()
+    assert f"{first},alice,issues.unsafe,1.0,en,human" in rows
+    assert f"{second},alice,overall,5.0,en,human" in rows
+    done = cli("metaeval", served.run.path, "--protocol", "issues", "--bootstrap", "100")
+    assert "Issue detection" in done.stdout
+    assert "judge-x" in done.stdout
+    assert (served.run.path / "metaeval" / "report.md").exists()
+
+
+def test_hostile_dialogue_text_stays_inert(served: Served, browser: Browser) -> None:
+    hostile = served.run.dialogues[-1]
+    dialogs: list[str] = []
+    for link, path in (
+        (served.organiser_link, f"/dialogues/{hostile.id}"),
+        (f"{served.base}/enter?token={served.run.tokens['bob']}", f"/annotate/{hostile.id}"),
+    ):
+        page = open_link(browser, link)
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        page.goto(served.base + path)
+        expect(page.locator(".turn.user .text").first).to_contain_text(
+            "<script>window.pwned = 'script'</script>"
+        )
+        expect(page.locator(".turn .text").first).to_contain_text("javascript:alert(1)")
+        assert page.locator(".turn a, .turn img, .turn script").count() == 0
+        assert page.evaluate("typeof window.pwned") == "undefined"
+    assert dialogs == []
+
+
+def test_from_a_report_heatmap_cell_to_the_dialogues_behind_it(
+    served: Served, browser: Browser
+) -> None:
+    organiser = open_link(browser, served.organiser_link)
+    expect(organiser).to_have_url(f"{served.base}/organiser")
+    organiser.goto(f"{served.base}/report/index.html")
+    expect(organiser.locator("img[src^='plots/issues_heatmap_judge-x']")).to_be_visible()
+    cell = organiser.locator(
+        "#issues a[href*='judge=judge-x'][href*='chatbot=bot-b'][href*='language=zh']"
+        "[href*='issue=lacks_empathy']"
+    )
+    expect(cell).to_have_text("100%")
+    cell.click()
+    expect(organiser).to_have_url(re.compile(r"/dialogues\?.*issue=lacks_empathy"))
+    expect(organiser.locator("#matched")).to_contain_text("1 dialogue(s) match")
+    (bot_b_zh,) = [
+        d.id
+        for d in served.run.dialogues
+        if d.language == "zh" and d.participants.assistant == "bot-b"
+    ]
+    organiser.click(f"text={bot_b_zh}")
+    expect(organiser).to_have_url(f"{served.base}/dialogues/{bot_b_zh}")
+    expect(organiser.locator(".turn.assistant .text")).to_have_text("压力大的时候可以出去散散步。")
+    expect(organiser.locator("details").first).to_contain_text("1 rejected by the validator")
+    expect(organiser.locator(".judgment")).to_have_count(2)
+
+
+def test_no_token_reaches_the_log(served: Served) -> None:
+    log = served.serving.stop()
+    assert "GET /annotate" in log
+    for token in served.run.tokens.values():
+        assert token not in log
+    assert served.organiser_link.split("token=")[1] not in log
