@@ -13,4 +13,5 @@ $dialbench run examples/quickstart.yaml
 echo "== run it again: every stage is up to date, no model call"
 $dialbench run examples/quickstart.yaml
 $dialbench show "$run"
-echo "open $run/report/index.html (the report) and $run/metaeval/report.md (judge vs. humans)"
+echo "open $run/report/index.html (the report) and $run/metaeval/report.md (judge vs. humans);"
+echo "browse every dialogue and judgment, and annotate the curated benchmark: $dialbench serve $run"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import secrets
 from datetime import UTC, datetime
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 import langcodes
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, model_validator
@@ -51,9 +51,21 @@ class Record(BaseModel):
 
 
 class StoredRecord(Record):
-    """A record with its own table in the run store; `id` is derived from content when empty."""
+    """A record with its own table in the run store; `id` is derived from content when empty:
+    `id_prefix` and the hash of `id_key()`, so the same content is stored once."""
 
     id: str = ""
+    id_prefix: ClassVar[str] = ""
+
+    def id_key(self) -> JsonValue:
+        """What the id is derived from (records that derive it otherwise return None)."""
+        return None
+
+    @model_validator(mode="after")
+    def _derive_id(self) -> StoredRecord:
+        if not self.id and (key := self.id_key()) is not None:
+            self.id = f"{self.id_prefix}-{content_hash(key)[:24]}"
+        return self
 
 
 class Usage(Record):
@@ -273,11 +285,10 @@ class Annotation(StoredRecord):
     comment: str | None = None
     created_at: datetime | None = None
 
-    @model_validator(mode="after")
-    def _derive_id(self) -> Annotation:
-        if not self.id:
-            self.id = "a-" + content_hash([self.annotator_id, self.target.model_dump()])[:24]
-        return self
+    id_prefix: ClassVar[str] = "a"
+
+    def id_key(self) -> JsonValue:
+        return [self.annotator_id, self.target.model_dump()]
 
 
 class BenchmarkItem(Record):
@@ -306,11 +317,10 @@ class Benchmark(StoredRecord):
     )
     provenance: Provenance | None = None
 
-    @model_validator(mode="after")
-    def _derive_id(self) -> Benchmark:
-        if not self.id:
-            self.id = "b-" + content_hash(self.name)[:24]
-        return self
+    id_prefix: ClassVar[str] = "b"
+
+    def id_key(self) -> JsonValue:
+        return self.name
 
 
 class Annotator(StoredRecord):
@@ -323,11 +333,10 @@ class Annotator(StoredRecord):
     token_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     created_at: datetime | None = None
 
-    @model_validator(mode="after")
-    def _derive_id(self) -> Annotator:
-        if not self.id:
-            self.id = "u-" + content_hash(self.name)[:24]
-        return self
+    id_prefix: ClassVar[str] = "u"
+
+    def id_key(self) -> JsonValue:
+        return self.name
 
 
 class StageRecord(StoredRecord):
