@@ -155,3 +155,34 @@ def test_judgments_and_annotations_export_in_the_long_format_metaeval_reads(
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert {c["language"] for c in report["correlation"]} == {"all", "de"}
     assert {c["rater"] for c in report["correlation"]} >= {"'=judge"}
+
+
+def test_a_numeric_judge_is_correlated_with_humans_ordered_labels(
+    cli: RunCli, tmp_path: Path
+) -> None:
+    """DBDC3's X/T/O breakdown labels against a 1-5 sensibleness judge: ranks compared, the
+    judge's values shown as its numbers, no label-matching statistic."""
+    labels = "XTO"
+    humans = long_csv(
+        tmp_path / "humans.csv",
+        [
+            (f"d{i}", rater, "breakdown", labels[(i + shift) % 3], "en", "")
+            for i in range(30)
+            for rater, shift in (("h1", 0), ("h2", int(i % 5 == 0)))
+        ],
+    )
+    judge = long_csv(
+        tmp_path / "judge.csv",
+        [(f"d{i}", "gpt", "sensibleness", 1 + 2 * (i % 3), "en", "") for i in range(30)],
+    )
+    printed = cli(
+        "metaeval", "--against", humans, "--predictions", judge,
+        "--pair", "breakdown=sensibleness", "--scale", "breakdown=ordinal:X,T,O",
+    ).stdout  # fmt: skip
+    assert "breakdown: the judges answer in numbers, compared by correlation only" in printed
+    report = json.loads((tmp_path / "metaeval" / "report.json").read_text())
+    spearman = [c for c in report["correlation"] if c["method"] == "spearman"]
+    assert next(c for c in spearman if c["rater"] == "gpt")["r"] > 0.8
+    assert not [c for c in report["classification"] if c["rater"] == "gpt"]
+    judged = {d["value"] for d in report["distribution"] if d["rater"] == "gpt"}
+    assert judged == {"1", "3", "5"}

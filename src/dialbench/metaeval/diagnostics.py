@@ -67,11 +67,11 @@ def unscored_rates(frame: pd.DataFrame) -> list[UnscoredRow]:
 
 def distributions(panel: Panel) -> list[DistributionRow]:
     """Shares of each value: all humans pooled, then each judge."""
-    columns = [(HUMANS, panel.humans.stack())] + [
-        (str(judge), panel.judges[judge].dropna()) for judge in panel.judges
+    columns = [(HUMANS, panel.humans.stack(), False)] + [
+        (str(judge), panel.judges[judge].dropna(), True) for judge in panel.judges
     ]
     rows: list[DistributionRow] = []
-    for rater, values in columns:
+    for rater, values, is_judge in columns:
         counts = values.value_counts().sort_index()
         codes, numbers = counts.index.to_numpy(dtype=float), counts.to_numpy()
         total = int(numbers.sum())
@@ -80,7 +80,7 @@ def distributions(panel: Panel) -> list[DistributionRow]:
                 dimension=panel.dimension,
                 language=panel.language,
                 rater=rater,
-                value=panel.label_of(code),
+                value=panel.label_of(code, judge=is_judge),
                 count=int(count),
                 share=count / total,
             )

@@ -86,7 +86,7 @@ def _fill(report: MetaEvalReport, frame: pd.DataFrame, options: MetaEvalOptions)
         if scale == "binary":
             report.detection.extend(detection(panel, limit))
             report.mcnemar.extend(mcnemar_rows(panel, limit))
-        if scale in ("nominal", "ordinal"):
+        if scale in ("nominal", "ordinal") and not panel.judges_numeric:
             report.classification.extend(classification(panel, limit))
         if scale in ("ordinal", "interval"):
             report.correlation.extend(

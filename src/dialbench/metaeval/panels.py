@@ -22,14 +22,16 @@ class Panel:
     labels: list[str]
     humans: pd.DataFrame
     judges: pd.DataFrame
+    judges_numeric: bool = False  # judges answer in numbers beside the humans' ordered labels
 
     @property
     def annotators(self) -> list[str]:
         return list(self.humans.columns)
 
-    def label_of(self, code: float) -> str:
+    def label_of(self, code: float, *, judge: bool = False) -> str:
         """How a code reads to a person: its label, or the number itself."""
-        return self.labels[int(code)] if self.labels else f"{code:g}"
+        numeric = not self.labels or (judge and self.judges_numeric)
+        return f"{code:g}" if numeric else self.labels[int(code)]
 
 
 def _matrix(rows: pd.DataFrame, scale: str) -> pd.DataFrame:
@@ -47,6 +49,30 @@ def _matrix(rows: pd.DataFrame, scale: str) -> pd.DataFrame:
         if scale == "binary":
             values = (values >= 0.5).astype(float)
     return values.unstack("rater").sort_index()
+
+
+def _judges_numeric(rows: pd.DataFrame, spec: ScaleSpec) -> bool:
+    """Whether judges answer in numbers on a dimension humans rate with ordered labels (1-5
+    sensibleness paired with DBDC3's X/T/O breakdown): they keep their numbers, and only
+    correlations, which compare orders, compare them with the humans."""
+    judge_values = rows.loc[rows["kind"] == "judge", "value"]
+    return (
+        bool(spec.order)
+        and not judge_values.empty
+        and all(isinstance(v, float) for v in judge_values)
+    )
+
+
+def _codes(
+    rows: pd.DataFrame, spec: ScaleSpec, name: str, judges_numeric: bool
+) -> tuple[pd.Series, list[str]]:
+    """The values as codes on the dimension's scale (numeric judges' as they are)."""
+    if not judges_numeric:
+        return encode(rows["value"], spec, name)
+    judge = rows["kind"] == "judge"
+    human_codes, labels = encode(rows.loc[~judge, "value"], spec, name)
+    judge_codes = rows.loc[judge, "value"].astype(float)
+    return pd.concat([human_codes, judge_codes]).reindex(rows.index), labels
 
 
 def build_panels(
@@ -72,7 +98,10 @@ def build_panels(
                 f"{name}: human ratings only, no judge rates it "
                 "(--pair HUMAN=JUDGE compares dimensions of different names)"
             )
-        codes, labels = encode(rows["value"], spec, name)
+        numeric = _judges_numeric(rows, spec)
+        if numeric:
+            notes.append(f"{name}: the judges answer in numbers, compared by correlation only")
+        codes, labels = _codes(rows, spec, name, numeric)
         rows = rows.assign(code=codes)
         languages = sorted(rows["language"].unique())
         for language in [ALL_LANGUAGES, *languages]:
@@ -87,6 +116,7 @@ def build_panels(
                 labels=labels,
                 humans=humans.reindex(items),
                 judges=judges.reindex(items),
+                judges_numeric=numeric,
             )
 
 
