@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import llama_cpp.llama
 from llama_cpp import Llama
+from llama_cpp._utils import suppress_stdout_stderr
 
 from dialbench.llm.base import Completion, ModelError, Request, StructuredMode
 from dialbench.llm.openai_format import completion_from_response
@@ -29,23 +29,15 @@ from dialbench.llm.packaged import PACKAGED_MODELS, ensure_assembled
 from dialbench.llm.specs import ModelConfig, ModelSpecError
 
 
-class _KeepOutput:
-    """In place of llama-cpp-python's `suppress_stdout_stderr`, which quiets a model's loading by
-    pointing the process's stdout and stderr at /dev/null: whatever another thread printed
-    meanwhile (a pipeline's progress lines) was lost. `verbose=False` already routes llama.cpp's
-    own log to a logger that shows only errors."""
-
-    def __init__(self, disable: bool = True) -> None:
-        del disable
-
-    def __enter__(self) -> _KeepOutput:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
+def _never_suppress(self: suppress_stdout_stderr, disable: bool = True) -> None:
+    """llama-cpp-python quiets a model's loading by pointing the process's stdout and stderr at
+    /dev/null: whatever another thread printed meanwhile (a pipeline's progress lines) was lost.
+    Its suppression stays disabled; `verbose=False` already routes llama.cpp's own log to a
+    logger that shows only errors."""
+    self.disable = True
 
 
-llama_cpp.llama.suppress_stdout_stderr = _KeepOutput  # type: ignore[attr-defined,assignment]
+suppress_stdout_stderr.__init__ = _never_suppress  # type: ignore[method-assign]
 
 # Every generation runs on this one thread. llama.cpp's worker threads belong to the thread
 # that calls it; calls spread over a pool's threads left idle teams competing for the cores and
