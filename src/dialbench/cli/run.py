@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from dialbench.cli import app
 from dialbench.cli.judge import print_judge_summary
-from dialbench.cli.metaeval import print_metaeval_summary
 from dialbench.cli.tables import figure, table
 from dialbench.judge.stage import JudgeRunSummary
-from dialbench.metaeval.stage import MetaevalOutput
-from dialbench.pipeline.config import load_pipeline
-from dialbench.pipeline.execute import PipelineReport, StageReport, run_pipeline
-from dialbench.pipeline.plan import PipelinePlan, plan_pipeline
-from dialbench.pipeline.stage import StageOutput
+
+if TYPE_CHECKING:
+    from dialbench.pipeline.execute import PipelineReport, StageReport
+    from dialbench.pipeline.plan import PipelinePlan
+    from dialbench.pipeline.stage import StageOutput
 
 console = Console()
 DEFAULT_PIPELINE_RUN = Path("runs/pipeline")
@@ -27,6 +26,9 @@ MARKS = {"ran": "done", "up to date": "up to date", "failed": "FAILED", "not run
 
 def _show(report: StageReport, output: StageOutput | None) -> None:
     """A stage as it settles: a line, then its own figures where it has a printer."""
+    from dialbench.cli.metaeval import print_metaeval_summary
+    from dialbench.metaeval.stage import MetaevalOutput
+
     timing = f" ({report.seconds:.1f} s)" if report.status == "ran" else ""
     line = f"[{report.name}] {MARKS.get(report.status, report.status)}{timing}: {report.summary}"
     console.print(line.rstrip(": "), markup=False, highlight=False, soft_wrap=True)
@@ -109,6 +111,11 @@ def run_command(
     each as soon as the stages it reads from are done, stages that do not depend on each other
     side by side. A stage already done with the same settings and inputs is skipped; change one
     stage and it reruns with what depends on it. Ctrl-C stops cleanly; run again to resume."""
+    # Every stage's modules (the statistics stack among them) load only when this command runs.
+    from dialbench.pipeline.config import load_pipeline
+    from dialbench.pipeline.execute import run_pipeline
+    from dialbench.pipeline.plan import plan_pipeline
+
     config = load_pipeline(pipeline)
     run_dir = run or config.run or DEFAULT_PIPELINE_RUN
     if dry_run:
