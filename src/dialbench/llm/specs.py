@@ -199,6 +199,11 @@ def as_model_config(value: Any) -> Any:
     return {"spec": value} if isinstance(value, str) else value
 
 
+def as_model_configs(value: Any) -> Any:
+    """A config file's list of models, each a spec string or a mapping, as model entries."""
+    return [as_model_config(m) for m in value] if isinstance(value, list) else value
+
+
 def parse_spec(spec: str) -> ParsedSpec:
     """Split a spec into backend, model and endpoint, or say what a valid spec looks like."""
     backend, sep, rest = spec.partition(":")

@@ -94,12 +94,14 @@ def run_pipeline(
     done_before = finished_identities(run_dir)
     started = time.perf_counter()
     reports: dict[str, StageReport] = {}
-    output_seconds: dict[str, float] = {}
 
     def settle(
-        node: Node, status: Status, summary: str = "", output: StageOutput | None = None
+        node: Node,
+        status: Status,
+        summary: str = "",
+        output: StageOutput | None = None,
+        seconds: float = 0.0,
     ) -> None:
-        seconds = output_seconds.pop(node.name, 0.0)
         report = StageReport(
             name=node.name, stage=node.stage.stage, status=status, seconds=seconds, summary=summary
         )
@@ -143,8 +145,7 @@ def run_pipeline(
                     status: Status = "stopped" if stopped else "failed"
                     settle(node, status, _reason(error))
                 else:
-                    output_seconds[node.name] = seconds
-                    settle(node, "ran", output.summary, output)
+                    settle(node, "ran", output.summary, output, seconds)
     finally:
         pool.shutdown(wait=False)
     for node in nodes:

@@ -20,7 +20,13 @@ from pydantic import AfterValidator, Field, field_validator
 
 from dialbench.hashing import content_hash
 from dialbench.llm.base import GenerationParams
-from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig, ModelSpecError, as_model_config
+from dialbench.llm.specs import (
+    DEFAULT_LOCAL_MODEL,
+    ModelConfig,
+    ModelSpecError,
+    as_model_config,
+    as_model_configs,
+)
 from dialbench.schema import Record
 from dialbench.seeds import LanguageTarget
 from dialbench.yaml_config import load_yaml_config
@@ -84,9 +90,7 @@ class UserConfig(Record):
     )
     turns: GenerationParams = GenerationParams(temperature=0.9, top_p=0.95, max_tokens=512)
 
-    _models = field_validator("models", mode="before")(
-        lambda v: [as_model_config(m) for m in v] if isinstance(v, list) else v
-    )
+    _models = field_validator("models", mode="before")(as_model_configs)
     _distinct_models = field_validator("models")(lambda v: _distinct(v, [m.spec for m in v]))
 
 
@@ -117,9 +121,7 @@ class ChatbotsConfig(Record):
     models: list[ModelEntry] = Field(min_length=1)
     params: GenerationParams = GenerationParams(temperature=0.9, top_p=0.95, max_tokens=512)
 
-    _models = field_validator("models", mode="before")(
-        lambda v: [as_model_config(m) for m in v] if isinstance(v, list) else v
-    )
+    _models = field_validator("models", mode="before")(as_model_configs)
     _distinct_models = field_validator("models")(lambda v: _distinct(v, [m.spec for m in v]))
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import field_validator
 
 from dialbench.judge.stage import JudgeConfig, JudgeRunSummary, judge
-from dialbench.llm.specs import as_model_config
+from dialbench.llm.specs import as_model_configs
 from dialbench.pipeline.stage import (
     DIALOGUES,
     JUDGMENTS,
@@ -34,11 +34,8 @@ class JudgeStage(Stage, JudgeConfig):
     stage: Literal["judge"]
     pace_fields: ClassVar[frozenset[str]] = frozenset({"batch_size"})
 
-    @field_validator("judges", mode="before")
-    @classmethod
-    def _specs_as_models(cls, judges: Any) -> Any:
-        """`judges: [local:qwen2.5-0.5b]` as well as `judges: [{spec: ...}]`."""
-        return [as_model_config(j) for j in judges] if isinstance(judges, list) else judges
+    # `judges: [local:qwen2.5-0.5b]` as well as `judges: [{spec: ...}]`.
+    _judges = field_validator("judges", mode="before")(as_model_configs)
 
     def reads(self) -> frozenset[str]:
         return frozenset({DIALOGUES})

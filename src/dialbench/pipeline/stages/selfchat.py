@@ -7,7 +7,7 @@ from typing import ClassVar, Literal
 
 from pydantic import field_validator
 
-from dialbench.llm.specs import as_model_config
+from dialbench.llm.specs import as_model_configs
 from dialbench.pipeline.stage import (
     DIALOGUES,
     ModelCalls,
@@ -27,9 +27,7 @@ class SelfChatStage(Stage, SelfChatConfig):
     stage: Literal["selfchat"]
     pace_fields: ClassVar[frozenset[str]] = frozenset({"concurrency"})
 
-    _models = field_validator("models", mode="before")(
-        lambda v: [as_model_config(m) for m in v] if isinstance(v, list) else v
-    )
+    _models = field_validator("models", mode="before")(as_model_configs)
 
     def reads(self) -> frozenset[str]:
         return frozenset({DIALOGUES})
