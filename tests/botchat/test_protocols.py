@@ -23,7 +23,8 @@ from dialbench.judge.protocols.unieval.passrate import pass_at_n
 from dialbench.judge.registry import get_protocol
 from dialbench.judge.stage import JudgeConfig, judge
 from dialbench.llm.base import Request
-from dialbench.report import ReportConfig, ReportOutput, report
+from dialbench.report.config import ReportConfig
+from dialbench.report.writer import ReportOutput, report
 from dialbench.schema import Dialogue, Judgment
 from dialbench.selfchat import SelfChatConfig, selfchat
 from dialbench.store import RunStore

@@ -10,7 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dialbench.curate.stage import CurateConfig, curate
+from dialbench.curate.config import CurateConfig
+from dialbench.curate.stage import curate
 from dialbench.errors import DialbenchError
 from dialbench.schema import Benchmark, Dialogue
 from dialbench.store import RunStore

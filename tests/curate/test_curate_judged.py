@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from dialbench.curate.stage import CurateConfig, curate
+from dialbench.curate.config import CurateConfig
+from dialbench.curate.stage import curate
 from dialbench.judge.stage import JudgeConfig, judge
 from dialbench.llm.base import Completion, Request
 from dialbench.schema import Dialogue, Judgment

@@ -19,7 +19,8 @@ from dialbench.judge.stage import JudgeConfig, judge
 from dialbench.metaeval.ratings import from_store
 from dialbench.metaeval.stage import configuration_notes
 from dialbench.prompts import load_prompt
-from dialbench.report.writer import ReportConfig, report
+from dialbench.report.config import ReportConfig
+from dialbench.report.writer import report
 from dialbench.schema import Judgment
 from dialbench.store import RunStore
 from tests.scripted_models import ScriptedModel

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from dialbench.metaeval.evaluate import MetaEvalOptions, MetaEvalReport, meta_evaluate
+from dialbench.metaeval.config import MetaEvalOptions, ScaleSpec
+from dialbench.metaeval.evaluate import MetaEvalReport, meta_evaluate
 from dialbench.metaeval.ratings import Rating
-from dialbench.metaeval.scales import ScaleSpec
 from dialbench.rated_items import flatten
 from dialbench.schema import Judgment, Target
 

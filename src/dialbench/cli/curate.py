@@ -79,7 +79,8 @@ def curate_command(
         return
     if name is None:
         raise DialbenchError("name the benchmark with --name (or list them with --list)")
-    from dialbench.curate.stage import CurateConfig, curate, outcome_frame  # pandas, matplotlib
+    from dialbench.curate.config import CurateConfig
+    from dialbench.curate.stage import curate, outcome_frame  # pandas, matplotlib
 
     try:
         config = CurateConfig(

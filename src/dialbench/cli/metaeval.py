@@ -176,9 +176,8 @@ def metaeval(
     """Agreement, correlations, issue detection, McNemar and diagnostics vs. human annotators."""
     # The statistics stack (pandas, scipy, scikit-learn, matplotlib) takes a second and a half
     # to import: only this command pays for it.
-    from dialbench.metaeval.evaluate import MetaEvalOptions
+    from dialbench.metaeval.config import MetaevalConfig, MetaEvalOptions
     from dialbench.metaeval.scales import parse_scale
-    from dialbench.metaeval.stage import MetaevalConfig
     from dialbench.metaeval.stage import metaeval as evaluate
 
     config = MetaevalConfig(

@@ -23,7 +23,8 @@ def report_command(
 ) -> None:
     """Write the report: issue heatmaps, distributions per language, judges' unscored rates and
     cost, dataset statistics; every rate with its count."""
-    from dialbench.report.writer import ReportConfig, report  # pandas, matplotlib when it runs
+    from dialbench.report.config import ReportConfig
+    from dialbench.report.writer import report  # pandas, matplotlib when it runs
 
     written = report(ReportConfig(output=output), run)
     for note in written.notes:

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Literal
 
 import pandas as pd
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from dialbench.curate import export, summary
 from dialbench.curate.candidates import JudgedDialogues, judged_dialogues
+from dialbench.curate.config import CurateConfig
 from dialbench.curate.exclusion import MixedLanguageKeywords, load_keywords, mixed_language_keyword
 from dialbench.curate.selection import Candidate, select_balanced
 from dialbench.errors import DialbenchError
@@ -25,7 +26,6 @@ from dialbench.judge.protocols.issues import IssuesProtocol
 from dialbench.schema import (
     Benchmark,
     BenchmarkItem,
-    LanguageCode,
     Provenance,
     Record,
     base_language,
@@ -34,28 +34,6 @@ from dialbench.store import RunStore
 
 MIXED_LANGUAGE = "mixed-language"
 BENCHMARKS_FOLDER = "benchmarks"
-
-
-class CurateConfig(Record):
-    """One `curate` stage: the benchmark's name, whose verdicts, how many per language."""
-
-    benchmark: str = Field(description="the benchmark's name")
-    judge: str | None = Field(
-        default=None, description="`SPEC` or `SPEC [c-…]`; default: the only issues judge"
-    )
-    per_language: int = Field(default=100, ge=1)
-    seed: int = 0
-    languages: list[LanguageCode] = Field(
-        default_factory=list, description="only these languages (default: every one judged)"
-    )
-    keywords: Path | None = Field(
-        default=None, description="mixed-language keyword file (default: the packaged one)"
-    )
-
-    @field_validator("benchmark")
-    @classmethod
-    def _benchmark_name(cls, name: str) -> str:
-        return Benchmark(name=name).name
 
 
 class LanguageOutcome(Record):

@@ -12,6 +12,7 @@ from pydantic import Field
 from dialbench.errors import DialbenchError
 from dialbench.metaeval.agreement import AgreementRow, KappaRow, agreement, pairwise_kappa
 from dialbench.metaeval.classification import ClassificationRow, classification
+from dialbench.metaeval.config import MetaEvalOptions
 from dialbench.metaeval.correlation import CorrelationRow, correlations
 from dialbench.metaeval.detection import DetectionRow, detection
 from dialbench.metaeval.diagnostics import (
@@ -24,21 +25,8 @@ from dialbench.metaeval.diagnostics import (
 )
 from dialbench.metaeval.panels import build_panels
 from dialbench.metaeval.ratings import Rating, to_frame
-from dialbench.metaeval.scales import ScaleSpec
 from dialbench.metaeval.significance import McNemarRow, mcnemar_rows
 from dialbench.schema import Judgment, Record
-
-
-class MetaEvalOptions(Record):
-    scales: dict[str, ScaleSpec] = Field(default_factory=dict, description="overrides inference")
-    bootstrap_resamples: int = Field(default=1000, ge=100)
-    seed: int = 0
-    default_language: str | None = Field(
-        default=None, description="for items no rating places in a language"
-    )
-    max_pairwise_annotators: int = Field(
-        default=10, ge=2, description="above this, pairwise figures (kappa, ceiling) are skipped"
-    )
 
 
 class MetaEvalReport(Record):

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from dialbench.metaeval.config import ScaleSpec
 from dialbench.metaeval.ratings import UNSCORED
-from dialbench.metaeval.scales import ScaleSpec, encode, infer_scale
+from dialbench.metaeval.scales import encode, infer_scale
 
 ALL_LANGUAGES = "all"
 

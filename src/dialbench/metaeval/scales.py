@@ -10,13 +10,10 @@ from __future__ import annotations
 from typing import Literal
 
 import pandas as pd
-from pydantic import Field
 
 from dialbench.errors import DialbenchError
-from dialbench.schema import Record
+from dialbench.metaeval.config import SCALES, Scale, ScaleSpec
 
-Scale = Literal["binary", "nominal", "ordinal", "interval"]
-SCALES: tuple[Scale, ...] = ("binary", "nominal", "ordinal", "interval")
 KRIPPENDORFF_LEVEL: dict[Scale, Literal["nominal", "ordinal", "interval"]] = {
     "binary": "nominal",
     "nominal": "nominal",
@@ -25,11 +22,6 @@ KRIPPENDORFF_LEVEL: dict[Scale, Literal["nominal", "ordinal", "interval"]] = {
 }
 MAX_LABELS = 20
 MAX_ORDINAL_POINTS = 11
-
-
-class ScaleSpec(Record):
-    scale: Scale
-    order: list[str] = Field(default_factory=list, description="ordinal labels, lowest first")
 
 
 def parse_scale(option: str) -> tuple[str, ScaleSpec]:

@@ -9,28 +9,14 @@ from pydantic import Field
 
 from dialbench.errors import DialbenchError
 from dialbench.llm.specs import ModelSpecError, parse_spec
-from dialbench.metaeval.evaluate import MetaEvalOptions, MetaEvalReport, meta_evaluate
+from dialbench.metaeval.config import MetaevalConfig
+from dialbench.metaeval.evaluate import MetaEvalReport, meta_evaluate
 from dialbench.metaeval.files import read_ratings
 from dialbench.metaeval.ratings import Rating, from_store
 from dialbench.metaeval.report import write_report
 from dialbench.rated_items import JudgeNames, configuration_summary
 from dialbench.schema import Judgment, Record
 from dialbench.store import RunStore
-
-
-class MetaevalConfig(Record):
-    against: list[Path] = Field(
-        default_factory=list, description="human ratings: long format or ABC-Eval JSON"
-    )
-    predictions: list[Path] = Field(
-        default_factory=list, description="judge or metric ratings in the long format"
-    )
-    protocol: str | None = Field(default=None, description="the run's judgments of this protocol")
-    pairs: dict[str, str] = Field(
-        default_factory=dict, description="judge dimension -> the human dimension it answers"
-    )
-    options: MetaEvalOptions = Field(default_factory=MetaEvalOptions)
-    output: Path | None = Field(default=None, description="default RUN/metaeval, else ./metaeval")
 
 
 class MetaevalOutput(Record):

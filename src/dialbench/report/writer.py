@@ -8,18 +8,13 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader
 
 from dialbench.errors import DialbenchError
+from dialbench.report.config import ReportConfig
 from dialbench.report.frames import judgment_frame
 from dialbench.report.sections import Section, dataset_section, judged_sections
 from dialbench.safe_text import markdown_text
 from dialbench.schema import Dialogue, Record, utc_now
 from dialbench.store import RunStore
 from dialbench.version import __version__
-
-
-class ReportConfig(Record):
-    """The `report` stage: where to write (default: the run directory's `report/`)."""
-
-    output: Path | None = None
 
 
 class ReportOutput(Record):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from dialbench.curate.stage import CurateConfig, curate
+from dialbench.curate.config import CurateConfig
 from dialbench.pipeline.stage import (
     BENCHMARKS,
     DIALOGUES,
@@ -33,6 +33,8 @@ class CurateStage(Stage, CurateConfig):
         return self.model_copy(update={"keywords": relative_to(folder, self.keywords)})
 
     def execute(self, run_dir: Path, *, quiet: bool) -> StageOutput:
+        from dialbench.curate.stage import curate  # pandas and the judges, when it runs
+
         result = curate(self.config(CurateConfig), run_dir)
         picked = ", ".join(f"{o.language} {o.picked}" for o in result.languages)
         return StageOutput(

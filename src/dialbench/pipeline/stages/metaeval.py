@@ -1,11 +1,14 @@
-"""Meta-evaluation as a pipeline stage: the run's judges against its human annotations."""
+"""Meta-evaluation as a pipeline stage: the run's judges against its human annotations.
+
+The statistics (pandas, scikit-learn, SciPy) load when the stage runs, not when a pipeline
+file is read."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Literal
 
-from dialbench.metaeval.stage import MetaevalConfig, metaeval
+from dialbench.metaeval.config import MetaevalConfig
 from dialbench.pipeline.stage import ANNOTATIONS, FILES, JUDGMENTS, Stage, StageOutput, relative_to
 
 
@@ -31,5 +34,7 @@ class MetaevalStage(Stage, MetaevalConfig):
         )
 
     def execute(self, run_dir: Path, *, quiet: bool) -> StageOutput:
+        from dialbench.metaeval.stage import metaeval  # pandas, scikit-learn, when it runs
+
         output = metaeval(self.config(MetaevalConfig), run_dir)
         return StageOutput(f"{len(output.written)} file(s) in {output.folder}", output)

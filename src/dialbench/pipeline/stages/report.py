@@ -15,7 +15,7 @@ from dialbench.pipeline.stage import (
     StageOutput,
     relative_to,
 )
-from dialbench.report.writer import ReportConfig, report
+from dialbench.report.config import ReportConfig
 
 
 class ReportStage(Stage, ReportConfig):
@@ -31,5 +31,7 @@ class ReportStage(Stage, ReportConfig):
         return self.model_copy(update={"output": relative_to(folder, self.output)})
 
     def execute(self, run_dir: Path, *, quiet: bool) -> StageOutput:
+        from dialbench.report.writer import report  # pandas, matplotlib, when it runs
+
         output = report(self.config(ReportConfig), run_dir)
         return StageOutput(f"{len(output.sections)} section(s): {output.html}", output)
