@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from web_run import WebRun, make_web_run
+from web_run import ORGANISER_TOKEN, Client, WebRun, make_web_run
 
 from dialbench.hashing import sha256_text
 from dialbench.web.app import create_app
-
-ORGANISER_TOKEN = "organiser-secret-for-tests"
-Client = Callable[[str | None], TestClient]
 
 
 @pytest.fixture

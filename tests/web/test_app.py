@@ -8,9 +8,8 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from conftest import ORGANISER_TOKEN, Client
 from fastapi.testclient import TestClient
-from web_run import WebRun
+from web_run import ORGANISER_TOKEN, Client, WebRun
 
 from dialbench.hashing import sha256_text
 from dialbench.schema import Annotation

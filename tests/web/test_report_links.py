@@ -7,8 +7,7 @@ import html
 import re
 from urllib.parse import parse_qsl
 
-from conftest import ORGANISER_TOKEN, Client
-from web_run import WebRun
+from web_run import ORGANISER_TOKEN, Client, WebRun
 
 from dialbench.report.writer import write_report
 from dialbench.store import RunStore

@@ -3,8 +3,11 @@ rejected attempts), MEDAL issues judgments, two benchmarks and three annotators.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from fastapi.testclient import TestClient
 
 from dialbench.schema import (
     Benchmark,
@@ -19,6 +22,10 @@ from dialbench.schema import (
 from dialbench.store import RunStore
 from dialbench.web.annotators import add_annotator
 from tests.judge.scripted import ISSUE_KEYS
+
+ORGANISER_TOKEN = "organiser-secret-for-tests"
+# A client that opened the secret link with this token (None: no link opened).
+Client = Callable[[str | None], TestClient]
 
 HOSTILE = (
     "<script>window.pwned = 'script'</script> "
