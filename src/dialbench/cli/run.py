@@ -26,17 +26,19 @@ MARKS = {"ran": "done", "up to date": "up to date", "failed": "FAILED", "not run
 
 def _show(report: StageReport, output: StageOutput | None) -> None:
     """A stage as it settles: a line, then its own figures where it has a printer."""
-    from dialbench.cli.metaeval import print_metaeval_summary
-    from dialbench.metaeval.stage import MetaevalOutput
-
     timing = f" ({report.seconds:.1f} s)" if report.status == "ran" else ""
     line = f"[{report.name}] {MARKS.get(report.status, report.status)}{timing}: {report.summary}"
     console.print(line.rstrip(": "), markup=False, highlight=False, soft_wrap=True)
     result = output.result if output is not None else None
     if isinstance(result, JudgeRunSummary):
         print_judge_summary(result)
-    elif isinstance(result, MetaevalOutput):
-        print_metaeval_summary(result.report)
+    elif result is not None and report.stage == "metaeval":
+        # Loaded already by the stage that ran; importing it otherwise costs scikit-learn.
+        from dialbench.cli.metaeval import print_metaeval_summary
+        from dialbench.metaeval.stage import MetaevalOutput
+
+        if isinstance(result, MetaevalOutput):
+            print_metaeval_summary(result.report)
 
 
 def _print_plan(plan: PipelinePlan) -> None:
