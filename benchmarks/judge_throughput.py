@@ -2,19 +2,22 @@
 
 Every call takes L seconds, so N judgments at concurrency C need at least N x L / C seconds; the
 ratio printed is that minimum over the measured wall time of the command, process start to
-exit (1.0 = ideal). Each dialogue's first turn tells the loopback server to answer a valid
-judgment, and differs per dialogue, so no call is answered from another's cache entry.
+exit (1.0 = ideal). The issue's goal counts process start for runs of at least 30 s, so by default
+each concurrency gets the judgments that take 30 s at the ideal (N = 30 x C / L).
+Each dialogue's first turn tells the loopback server to answer a valid judgment, and differs per
+dialogue, so no call is answered from another's cache entry.
 `--protocol holistic` judges N dialogues; `--protocol arena` judges N BotChat comparisons: N/2
 ChatSEEDs with a self-chat by each of two models, each pair in both orders (the judging part of
 `dialbench arena`, without the ratings). "rerun s" is the same command again (zero calls).
 Usage: .venv/bin/python benchmarks/judge_throughput.py [--protocol holistic|arena]
-       [--judgments 1200] [--latency 0.2] [--concurrency 64 256]
+       [--judgments N] [--latency 0.2] [--concurrency 64 256]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import subprocess
 import sys
 import tempfile
@@ -75,32 +78,33 @@ def timed_judge(run_dir: Path, protocol: str, spec: str, concurrency: int) -> fl
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--protocol", choices=sorted(ANSWERS), default="holistic")
-    parser.add_argument("--judgments", type=int, default=1200)
+    parser.add_argument("--judgments", type=int, help="default: 30 s at the ideal, per C")
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[64, 256])
     args = parser.parse_args()
     server = start_loopback(args.latency)
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            print(f"L = {args.latency * 1000:.0f} ms, {args.judgments} {args.protocol} judgments")
+            print(f"L = {args.latency * 1000:.0f} ms, {args.protocol} judgments")
             print(
-                f"{'C':>4} {'wall s':>7} {'minimum s':>9} {'ratio':>6} {'judgments/s':>12} "
-                f"{'requests':>9} {'rerun s':>8}"
+                f"{'C':>4} {'N':>6} {'wall s':>7} {'minimum s':>9} {'ratio':>6} "
+                f"{'judgments/s':>12} {'requests':>9} {'rerun s':>8}"
             )
             for concurrency in args.concurrency:
+                n = args.judgments or math.ceil(30 * concurrency / args.latency)
                 run_dir = Path(tmp) / f"run-{concurrency}"
                 with RunStore.open(run_dir) as store, store.run("import") as run:
-                    store.add(dialogues(args.protocol, args.judgments), run)
+                    store.add(dialogues(args.protocol, n), run)
                 spec = server.spec(f"judge-{concurrency}")
                 before = server.stats()["requests"]
                 wall = timed_judge(run_dir, args.protocol, spec, concurrency)
                 requests = server.stats()["requests"] - before
                 rerun = timed_judge(run_dir, args.protocol, spec, concurrency)
-                assert requests == args.judgments, requests
-                minimum = args.judgments * args.latency / concurrency
+                assert requests == n, requests
+                minimum = n * args.latency / concurrency
                 print(
-                    f"{concurrency:>4} {wall:>7.2f} {minimum:>9.2f} {minimum / wall:>6.2f} "
-                    f"{args.judgments / wall:>12.0f} {requests:>9} {rerun:>8.2f}"
+                    f"{concurrency:>4} {n:>6} {wall:>7.2f} {minimum:>9.2f} {minimum / wall:>6.2f} "
+                    f"{n / wall:>12.0f} {requests:>9} {rerun:>8.2f}"
                 )
     finally:
         server.stop()
