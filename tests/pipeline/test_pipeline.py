@@ -182,3 +182,20 @@ def test_a_bad_pipeline_file_names_its_line_and_field(
     path.write_text("stages:\n" + stages, encoding="utf-8")
     with pytest.raises(DialbenchError, match=message):
         load_pipeline(path)
+
+
+def test_pools_declared_once_as_anchors_plan_faster_with_more_replicas(tmp_path: Path) -> None:
+    """The shipped vLLM example: each model a pool of replicas under `endpoints:`, the shared
+    ones written once in `anchors:` and reused by alias. Fewer replicas, longer wall time."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "medal_vllm.yaml"
+    four = plan_pipeline(load_pipeline(example), tmp_path / "run")
+    assert four.calls == 38_400 * 16  # five user, validator and chatbot turns, one judgment
+
+    data = yaml.safe_load(example.read_text(encoding="utf-8"))
+    judge = data["anchors"]["qwen72"]  # the same mapping as the judge stage's, through *qwen72
+    judge["endpoints"] = judge["endpoints"][:1]
+    path = tmp_path / "one-replica.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    one = plan_pipeline(load_pipeline(path), tmp_path / "run")
+    walls = [next(s.wall_s for s in plan.stages if s.name == "issues") for plan in (four, one)]
+    assert walls[1] == pytest.approx(4 * walls[0])

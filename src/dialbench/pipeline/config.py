@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from pydantic import Field, field_validator
+from pydantic import Field, JsonValue, field_validator
 
 from dialbench.pipeline.registry import AnyStage
 from dialbench.pipeline.stage import Stage
@@ -16,6 +16,11 @@ from dialbench.yaml_config import load_yaml_config
 class PipelineConfig(Record):
     run: Path | None = Field(
         default=None, description="the run directory (relative to where dialbench runs)"
+    )
+    anchors: dict[str, JsonValue] = Field(
+        default_factory=dict,
+        description="YAML anchors (&name) for entries stages repeat, such as a model pool; "
+        "only their aliases (*name) in stages are read",
     )
     stages: list[AnyStage] = Field(min_length=1)
 

@@ -13,9 +13,10 @@ from pathlib import Path
 
 from pydantic import Field
 
+from dialbench.llm.backends import BACKENDS
 from dialbench.llm.packaged import PACKAGED_MODELS
 from dialbench.llm.prices import PriceTable
-from dialbench.llm.specs import ModelConfig, parse_spec
+from dialbench.llm.specs import parse_spec
 from dialbench.pipeline.config import PipelineConfig
 from dialbench.pipeline.execute import finished_identities
 from dialbench.pipeline.graph import build_graph
@@ -77,11 +78,16 @@ def local_slowness(spec: str) -> float:
     return size / REFERENCE_MODEL_BYTES if size else 1.0
 
 
+def runs_locally(spec: str) -> bool:
+    """From the spec alone: a pool's replicas are in its config, not in the plan."""
+    return BACKENDS[parse_spec(spec).backend].local
+
+
 def call_seconds(spec: str, calls: ModelCalls) -> float:
     """Wall time of the calls at their concurrency."""
     if not calls.calls:
         return 0.0
-    if ModelConfig(spec=spec).local:
+    if runs_locally(spec):
         per_call = (
             local_slowness(spec)
             * (
@@ -136,8 +142,8 @@ def plan_pipeline(config: PipelineConfig, run_dir: Path) -> PipelinePlan:
             ]
         )
         # Local models take turns on the process's one generation thread; endpoints overlap.
-        local = sum(m.wall_s for m in models if ModelConfig(spec=m.spec).local)
-        wall = max([local, *(m.wall_s for m in models if not ModelConfig(spec=m.spec).local)])
+        local = sum(m.wall_s for m in models if runs_locally(m.spec))
+        wall = max([local, *(m.wall_s for m in models if not runs_locally(m.spec))])
         start = max((finishes[name] for name in node.after), default=0.0)
         finishes[node.name] = start + wall
         plans.append(
