@@ -209,6 +209,29 @@ def test_samples_are_separate_cache_entries(loopback: Loopback, tmp_path: Path) 
     assert loopback.requests() == 2
 
 
+def test_identical_calls_in_flight_make_one_request(
+    slow_loopback: Loopback, tmp_path: Path
+) -> None:
+    """Dialogues that share a first user turn ask the same thing at once: one request answers
+    them all, and a failure reaches every one of them."""
+    before = slow_loopback.requests()
+    with Runner(tmp_path, quiet=True) as runner:
+        model = runner.model(
+            ModelConfig(spec=slow_loopback.spec(), max_attempts=1, max_concurrency=8)
+        )
+        prompts = ["same"] * 5 + ["[[fault:400]] refused"] * 3
+
+        async def batch() -> list[object]:
+            return list(await runner.gather([model.chat(ask(p)) for p in prompts]))
+
+        results = runner.run_sync(batch())
+        [line] = runner.usage()
+    assert [getattr(r, "text", None) for r in results[:5]] == ["echo: same"] * 5
+    assert all(isinstance(r, CallFailed) and "HTTP 400" in r.reason for r in results[5:])
+    assert (line.calls, line.cached_calls, line.failed_calls) == (1, 4, 1)
+    assert slow_loopback.requests() - before == 2
+
+
 def test_cost_from_an_extended_price_table(
     loopback: Loopback, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

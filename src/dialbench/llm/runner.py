@@ -1,7 +1,8 @@
 """The runner: every model call goes through `Runner.call`.
 
-In order: the cache (a hit makes no call), a batch collecting the call if there is one, the
-endpoint's concurrency slot and rate limits, the backend, retries with exponential backoff and
+In order: the cache (a hit makes no call), the same call already in flight (its answer is
+shared, not asked for twice), a batch collecting the call if there is one, the endpoint's
+concurrency slot and rate limits, the backend, retries with exponential backoff and
 jitter (or the server's `Retry-After`), then cost, accounting and a queued cache write. A call
 that still fails raises `CallFailed`, which `gather` turns into a per-item result so one bad item
 never ends a long run.
@@ -128,6 +129,7 @@ class Runner:
         self._apis: dict[ModelConfig, ModelAPI] = {}
         self._in_flight = 0  # calls sent and not yet answered
         self._endpoints: dict[tuple[asyncio.AbstractEventLoop, str], EndpointPace] = {}
+        self._asking: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.Future[Completion]] = {}
 
     def model(self, model: str | ModelConfig, role: str = "default") -> Model:
         """A model bound to this runner and a role (user, assistant, validator, judge, ...).
@@ -156,11 +158,40 @@ class Runner:
     async def call(
         self, api: ModelAPI, config: ModelConfig, role: str, request: Request
     ) -> Completion:
-        """One request, from the cache if it is there, else from the model with retries."""
-        key = cache_key(api.spec, request) if self.cache is not None else ""
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+        """One request, from the cache if it is there, else from the model with retries.
+
+        Identical requests in flight at once (dialogues that share a first user turn, say)
+        make one call: the others wait for its answer, or its failure."""
+        if self.cache is None:
+            return await self._ask(api, config, role, request, "")
+        key = cache_key(api.spec, request)
+        hit = self.cache.get(key)
+        asking = (asyncio.get_running_loop(), key)
+        if hit is None and asking in self._asking:
+            hit = await asyncio.shield(self._asking[asking])
+        if hit is not None:
             self.accounting.line(role, api.spec).cached_calls += 1
             return hit.model_copy(update={"cached": True})
+        answer = self._asking[asking] = asyncio.get_running_loop().create_future()
+        try:
+            completion = await self._ask(api, config, role, request, key)
+        except asyncio.CancelledError:
+            answer.cancel()
+            raise
+        except BaseException as error:
+            answer.set_exception(error)
+            answer.exception()  # read: nobody need be waiting
+            raise
+        else:
+            answer.set_result(completion)
+            return completion
+        finally:
+            del self._asking[asking]
+
+    async def _ask(
+        self, api: ModelAPI, config: ModelConfig, role: str, request: Request, key: str
+    ) -> Completion:
+        """The call itself (or its deferral to a batch), with retries."""
         if self.batch is not None:
             self.batch.defer(api, config, key, request)
             raise CallDeferred(api.spec)
