@@ -24,6 +24,7 @@ from dialbench.pipeline.execute import PipelineReport, run_pipeline
 from dialbench.pipeline.executors import ExecutorOptions, create_executor
 from dialbench.schema import Dialogue, Judgment, Run
 from dialbench.store import RunStore
+from tests.conftest import DIALBENCH
 from tests.llm.loopback_server import Loopback, answered_dialogues, start_loopback
 
 pytestmark = pytest.mark.slow
@@ -167,6 +168,46 @@ def test_a_worker_killed_mid_shard_is_retried_and_asks_no_answered_call_again(
     assert len([j for j in contents(tmp_path / "ray") if j.startswith("j")]) == 24
     run(path, tmp_path / "local")
     assert contents(tmp_path / "ray") == contents(tmp_path / "local")
+
+
+def cached_in_shards(run_dir: Path) -> int:
+    total = 0
+    for store_file in run_dir.glob("shards/*/*/dialbench.sqlite"):
+        try:
+            with sqlite3.connect(store_file) as db:
+                total += db.execute("SELECT COUNT(*) FROM llm_cache").fetchone()[0]
+        except sqlite3.OperationalError:  # still being created
+            pass
+    return total
+
+
+def test_the_cli_joins_a_cluster_stops_on_ctrl_c_and_resumes(
+    cluster: None, server: Loopback, tmp_path: Path
+) -> None:
+    ray = pytest.importorskip("ray")
+    judge = {"spec": server.spec("judge-cli"), "max_concurrency": 1}
+    stages = [{"stage": "judge", "protocol": "holistic", "judges": [judge]}]
+    path = write_pipeline(tmp_path, stages, dialogues=40)
+    address = ray.get_runtime_context().gcs_address
+    command = [str(DIALBENCH), "run", str(path), "--run", str(tmp_path / "run")]
+    command += ["--executor", "ray", "--address", address, "--shards", "2"]
+    job = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 60
+    while cached_in_shards(tmp_path / "run") < 6 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    job.send_signal(signal.SIGINT)
+    output, _ = job.communicate(timeout=60)
+    assert job.returncode == 130, output
+    assert "[judge] stopped" in output
+    with RunStore.open(tmp_path / "run") as store:
+        assert store.count(Judgment) < 40  # what the shards stored is merged all the same
+
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "2 shard(s) on Ray" in resumed.stdout
+    again = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert "[judge] up to date" in again.stdout
+    assert len([j for j in contents(tmp_path / "run") if j.startswith("j")]) == 40
 
 
 def test_each_ray_worker_hosts_its_own_llama_cpp_engine(cluster: None, tmp_path: Path) -> None:
