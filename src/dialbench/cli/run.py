@@ -109,7 +109,7 @@ def run_command(
     executor: Annotated[
         str,
         typer.Option(
-            help="Where stages run: local (this process) or ray (sharded; dialbench[ray])."
+            help="Where stages run: local (this process) or ray (sharded; the extra ray)."
         ),
     ] = "local",
     address: Annotated[

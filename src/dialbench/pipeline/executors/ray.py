@@ -63,14 +63,17 @@ def run_shard(stage: Stage, folder: str) -> str:
 def seed_shard(run_dir: Path, folder: Path, reads: frozenset[str]) -> None:
     """Copy the records a stage reads from the run store into a shard's store."""
     kinds = [READ_RECORDS[kind] for kind in sorted(reads) if kind in READ_RECORDS]
-    with RunStore.open(run_dir, create=False) as source, RunStore.open(folder) as shard:
-        if not kinds:
-            return
-        with shard.run(SEED) as run:
-            for kind in kinds:
-                records = list(source.records(kind))
-                for start in range(0, len(records), SEED_BATCH):
-                    shard.add(records[start : start + SEED_BATCH], run, on_conflict="replace")
+    if not kinds:
+        return
+    with (
+        RunStore.open(run_dir, create=False) as source,
+        RunStore.open(folder) as shard,
+        shard.run(SEED) as run,
+    ):
+        for kind in kinds:
+            records = list(source.records(kind))
+            for start in range(0, len(records), SEED_BATCH):
+                shard.add(records[start : start + SEED_BATCH], run, on_conflict="replace")
 
 
 def merge_shards(run_dir: Path, folders: list[Path]) -> AddResult:
