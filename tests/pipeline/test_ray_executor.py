@@ -235,6 +235,13 @@ def test_the_ray_executor_without_ray_says_how_to_install_it(
         create_executor("ray")
 
 
+def test_ray_options_are_refused_by_the_local_executor() -> None:
+    with pytest.raises(DialbenchError, match="--executor ray"):
+        create_executor("local", ExecutorOptions(shards=2))
+    with pytest.raises(DialbenchError, match="no executor 'dask'"):
+        create_executor("dask")
+
+
 def test_the_cli_and_the_local_executor_do_not_import_ray() -> None:
     code = (
         "import sys; from dialbench.cli import main; from dialbench.pipeline.execute import "
