@@ -386,6 +386,38 @@ class RunStore:
             total[key] = total[key] + line if key in total else line
         return [total[key] for key in sorted(total)]
 
+    # merging another store's work (a shard's)
+
+    def absorb(self, other: RunStore, *, skip_runs: frozenset[str] = frozenset()) -> AddResult:
+        """Copy another store's work into this one: its runs but `skip_runs`, the records they
+        stored and their usage, and every cached call. Records go through `add`, so a record
+        already here unchanged is left as it is and absorbing twice changes nothing; one whose
+        content changed is replaced, as the stage that made it would have done here."""
+        counts = Counter[str]()
+        for run in other.runs():
+            if run.id in skip_runs:
+                continue
+            with self.transaction() as db:
+                db.execute(
+                    "INSERT INTO runs (id, command, status, started_at, record) "
+                    "VALUES (?,?,?,?,?) ON CONFLICT (id) "
+                    "DO UPDATE SET status = excluded.status, record = excluded.record",
+                    (run.id, run.command, run.status, run.started_at.isoformat(), _json(run)),
+                )
+            for record_type in TABLES:
+                records = list(other.records(record_type, run_id=run.id))
+                for start in range(0, len(records), 500):
+                    added = self.add(records[start : start + 500], run, on_conflict="replace")
+                    counts.update(added.model_dump())
+            usage = other._db.execute("SELECT * FROM llm_usage WHERE run_id = ?", (run.id,))
+            with self.transaction() as db:
+                db.executemany("INSERT OR REPLACE INTO llm_usage VALUES (?, ?, ?, ?)", usage)
+        calls = other._db.execute("SELECT * FROM llm_cache")
+        while rows := calls.fetchmany(500):
+            with self.transaction() as db:
+                db.executemany("INSERT OR IGNORE INTO llm_cache VALUES (?, ?, ?, ?, ?, ?)", rows)
+        return AddResult(**counts)
+
     def dialogue_placements(self) -> dict[str, tuple[str, str | None]]:
         """Dialogue id -> (language, chatbot model): where a judgment or annotation of it falls
         in tables by language and chatbot, without reading whole dialogues."""

@@ -9,8 +9,11 @@ continues the script:
     [[fault:429,500,timeout,truncated,badjson,400]]  the n-th request gets the n-th fault, then ok
     [[replies:A||B]]                                  the n-th request gets reply n (last repeats)
 
-GET /stats returns {"requests": n, "last_body": {...}, "last_headers": {...}, "max_in_flight": n}:
-requests received, the last chat request and its headers, the most calls it ever held at once.
+GET /stats returns {"requests": n, "last_body": {...}, "last_headers": {...}, "max_in_flight": n,
+"in_flight": n, "repeated": n}: requests received, the last chat request and its headers, the most
+calls it ever held at once, those it holds now, and answers given to a request body it had already
+answered. POST /hold makes new requests wait (uncounted) until POST /release; a waiting request
+whose client went away meanwhile is dropped unanswered, so a test can kill a client cleanly.
 
 It also serves OpenAI's Files and Batch APIs (`batch_api.py`): a batch's lines are answered as
 calls would be, when it is polled the N-th time.
@@ -50,13 +53,26 @@ class LoopbackServer:
         self.last_body: dict[str, Any] = {}
         self.last_headers: dict[str, str] = {}
         self.seen: Counter[str] = Counter()
+        self.answered: Counter[str] = Counter()
+        self.open = asyncio.Event()
+        self.open.set()
 
     def app(self) -> web.Application:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self.chat)
         app.router.add_post("/v1/completions", self.complete)
         app.router.add_get("/stats", self.stats)
+        app.router.add_post("/hold", self.hold)
+        app.router.add_post("/release", self.release)
         return app
+
+    async def hold(self, _request: web.Request) -> web.Response:
+        self.open.clear()
+        return web.json_response({})
+
+    async def release(self, _request: web.Request) -> web.Response:
+        self.open.set()
+        return web.json_response({})
 
     async def stats(self, _request: web.Request) -> web.Response:
         return web.json_response(
@@ -65,6 +81,8 @@ class LoopbackServer:
                 "last_body": self.last_body,
                 "last_headers": self.last_headers,
                 "max_in_flight": self.max_in_flight,
+                "in_flight": self.in_flight,
+                "repeated": sum(n - 1 for n in self.answered.values()),
             }
         )
 
@@ -86,6 +104,9 @@ class LoopbackServer:
     async def answer(
         self, request: web.Request, body: dict[str, Any], script: str, last: str, *, chat: bool
     ) -> web.StreamResponse:
+        await self.open.wait()
+        if request.transport is None or request.transport.is_closing():
+            return web.Response(status=499)  # its client is gone: nobody to answer
         self.requests += 1
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
@@ -99,6 +120,7 @@ class LoopbackServer:
         fault, text = self.scripted(script, last)
         if fault is not None and (response := await self.fault(request, fault)) is not None:
             return response
+        self.answered[json.dumps(body, sort_keys=True)] += 1
         return web.json_response(self.completion(body, text, chat=chat))
 
     def scripted(self, script: str, last: str) -> tuple[str | None, str]:
@@ -201,6 +223,13 @@ class Loopback:
         with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/stats") as reply:
             stats: dict[str, Any] = json.load(reply)
         return stats
+
+    def hold(self, held: bool = True) -> None:
+        """Hold new requests (`held`), or let them through."""
+        path = "hold" if held else "release"
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}/{path}", method="POST")
+        with urllib.request.urlopen(request):
+            pass
 
     def requests(self) -> int:
         """Requests received since the test started."""

@@ -108,14 +108,30 @@ def run_command(
     force: Annotated[
         list[str], typer.Option(help="Run this stage again even if it is up to date; repeatable.")
     ] = [],  # noqa: B006  (typer reads defaults, never mutates them)
+    executor: Annotated[
+        str,
+        typer.Option(
+            help="Where stages run: local (this process) or ray (sharded; the extra ray)."
+        ),
+    ] = "local",
+    address: Annotated[
+        str | None,
+        typer.Option(help="Ray cluster to join; default: start a local one on this machine."),
+    ] = None,
+    shards: Annotated[
+        int | None,
+        typer.Option(min=1, help="Ray: parts of each stage's work; default the cluster's CPUs."),
+    ] = None,
 ) -> None:
     """Run a pipeline's stages (import, simulate, selfchat, judge, arena, metaeval, report, ...):
     each as soon as the stages it reads from are done, stages that do not depend on each other
     side by side. A stage already done with the same settings and inputs is skipped; change one
-    stage and it reruns with what depends on it. Ctrl-C stops cleanly; run again to resume."""
+    stage and it reruns with what depends on it. Ctrl-C stops cleanly; run again to resume.
+    With --executor ray, stages that work per dialogue run as shards on Ray tasks."""
     # Every stage's modules (the statistics stack among them) load only when this command runs.
     from dialbench.pipeline.config import load_pipeline
     from dialbench.pipeline.execute import run_pipeline
+    from dialbench.pipeline.executors import ExecutorOptions, create_executor
     from dialbench.pipeline.plan import plan_pipeline
 
     config = load_pipeline(pipeline)
@@ -123,14 +139,22 @@ def run_command(
     if dry_run:
         _print_plan(plan_pipeline(config, run_dir))
         return
+    runner = create_executor(executor, ExecutorOptions(address=address, shards=shards))
     try:
         report = run_pipeline(
-            config, run_dir, force=frozenset(force), listener=_show, on_stopping=_stopping
+            config,
+            run_dir,
+            force=frozenset(force),
+            listener=_show,
+            on_stopping=_stopping,
+            executor=runner,
         )
     except KeyboardInterrupt:
         # What the stages stored is committed; calls in flight are lost and made again.
         console.print("quit without waiting: run the same command again to resume", markup=False)
         os._exit(130)
+    finally:
+        runner.close()
     counts = {status: sum(s.status == status for s in report.stages) for status in MARKS}
     console.print(
         f"pipeline {pipeline} -> {run_dir}: {report.seconds:.1f} s; "

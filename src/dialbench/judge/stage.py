@@ -51,6 +51,7 @@ from dialbench.schema import (
     standard_language_tag,
     utc_now,
 )
+from dialbench.sharding import Shard, owned
 from dialbench.store import RunStore
 
 DEFAULT_BATCH_SIZE = 16
@@ -265,14 +266,17 @@ async def judge_dialogues(
     run: Run,
     *,
     batch_size: int = DEFAULT_BATCH_SIZE,
+    shard: Shard | None = None,
 ) -> JudgeRunSummary:
     """Judge the dialogues with every judge (side by side in one run) under one protocol.
 
-    The judges are models of `runner` (`runner.model(spec, role="judge")`)."""
+    The judges are models of `runner` (`runner.model(spec, role="judge")`). `shard`: only the
+    tasks it owns, by the (first) dialogue judged, so a pair is judged in one shard."""
     started = time.perf_counter()
     tasks = protocol.tasks(dialogues)
     if not tasks:
         raise _nothing_to_judge(protocol, len(dialogues))
+    tasks = [task for task in tasks if owned(shard, task.target.dialogue_id)]
     stored_ok = {
         j.id for j in store.records(Judgment, protocol=protocol.name) if j.parse_status == "ok"
     }
@@ -325,11 +329,17 @@ async def judge_dialogues(
 
 
 def judge(
-    config: JudgeConfig, run_dir: str | Path, *, quiet: bool = False, batch: bool = False
+    config: JudgeConfig,
+    run_dir: str | Path,
+    *,
+    quiet: bool = False,
+    batch: bool = False,
+    shard: Shard | None = None,
 ) -> JudgeRunSummary:
     """Run the stage on the run directory's store: judgments are stored, usage is recorded.
 
-    `batch`: uncached calls are submitted as provider batches (the summary names them)."""
+    `batch`: uncached calls are submitted as provider batches (the summary names them).
+    `shard`: only its part of the work (the dialogues are selected first, limit included)."""
     collector = BatchCollector(run_dir) if batch else None
     protocol = config.build_protocol()
     with RunStore.open(run_dir, create=False) as store:
@@ -348,7 +358,14 @@ def judge(
 
             async def job() -> JudgeRunSummary:
                 summary = await judge_dialogues(
-                    store, runner, protocol, models, dialogues, record, batch_size=config.batch_size
+                    store,
+                    runner,
+                    protocol,
+                    models,
+                    dialogues,
+                    record,
+                    batch_size=config.batch_size,
+                    shard=shard,
                 )
                 if collector is not None:
                     summary.batches = [batch.id for batch in await collector.submit()]

@@ -1,9 +1,11 @@
 """Running a pipeline: each stage as soon as the stages it waits for are done, skipping those
 that finished before with the same identity.
 
-Stages run in worker threads, each with its own store connection and event loop; the store is
-SQLite in WAL mode, so they write side by side. Ctrl-C lets the calls in flight finish (they
-are cached) and starts no other: the next run picks up from there without paying twice.
+Stages are scheduled from worker threads, each with its own store connection and event loop;
+the store is SQLite in WAL mode, so they write side by side. Where a stage runs is its executor's
+business (`executors/`): here in this process by default, or sharded on Ray. Ctrl-C lets the
+calls in flight finish (they are cached) and starts no other: the next run picks up from there
+without paying twice.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from typing import Literal
 from pydantic import Field
 
 from dialbench.errors import DialbenchError
-from dialbench.llm.runner import request_stop
 from dialbench.pipeline.config import PipelineConfig
+from dialbench.pipeline.executors import Executor
+from dialbench.pipeline.executors.local import LocalExecutor
 from dialbench.pipeline.graph import Node, build_graph
 from dialbench.pipeline.stage import StageOutput
 from dialbench.schema import Record, StageRecord
@@ -64,9 +67,11 @@ def _record(run_dir: Path, node: Node, output: StageOutput, seconds: float) -> N
         store.add([record.model_copy(update={"seconds": seconds})], run, on_conflict="replace")
 
 
-def _execute(run_dir: Path, node: Node, quiet: bool) -> tuple[StageOutput, float]:
+def _execute(
+    executor: Executor, run_dir: Path, node: Node, quiet: bool
+) -> tuple[StageOutput, float]:
     started = time.perf_counter()
-    output = node.stage.execute(run_dir, quiet=quiet)
+    output = executor.run(node, run_dir, quiet=quiet)
     seconds = time.perf_counter() - started
     _record(run_dir, node, output, seconds)
     return output, seconds
@@ -80,10 +85,13 @@ def run_pipeline(
     quiet: bool = True,
     listener: Listener | None = None,
     on_stopping: Callable[[], None] | None = None,
+    executor: Executor | None = None,
 ) -> PipelineReport:
     """Run every stage not already done; `force` names stages to run again all the same.
     `listener` hears of each stage as it settles, `on_stopping` of a first Ctrl-C; a second
-    one is raised as KeyboardInterrupt with the stages' threads still running."""
+    one is raised as KeyboardInterrupt with the stages' threads still running. `executor`:
+    where stages run (default: here, `LocalExecutor`)."""
+    executor = executor or LocalExecutor()
     nodes = build_graph(list(config.stages))
     unknown = force - {node.name for node in nodes}
     if unknown:
@@ -124,7 +132,7 @@ def run_pipeline(
                     if node.identity in done_before and node.name not in force:
                         settle(node, "up to date")
                     else:
-                        running[pool.submit(_execute, run_dir, node, quiet)] = node
+                        running[pool.submit(_execute, executor, run_dir, node, quiet)] = node
             if not running:
                 break
             try:
@@ -133,7 +141,7 @@ def run_pipeline(
                 if stopped:  # a second Ctrl-C: the caller quits without waiting
                     raise
                 stopped = True
-                request_stop()
+                executor.stop()
                 if on_stopping is not None:
                     on_stopping()
                 continue

@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, TypeVar
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from dialbench.hashing import content_hash, file_sha256
 from dialbench.schema import Record
+from dialbench.sharding import Shard
 
 # Record kinds stages read and write; the graph orders stages by them.
 DIALOGUES, JUDGMENTS, ANNOTATIONS, BENCHMARKS, FILES = (
@@ -123,6 +124,28 @@ class Stage(Record):
     def estimate(self, context: PlanContext) -> StageEstimate:
         """The model calls this stage would make if nothing were stored yet."""
         return StageEstimate()
+
+    def sharded(self, shard: Shard) -> Stage | None:
+        """This stage doing only one shard of its work, or None when its work is whole-run
+        (ratings, curation, reports): an executor that shards runs it once, after the merge."""
+        return None
+
+
+class ShardableStage(Stage):
+    """A stage whose work splits by dialogue: `execute` passes `self.shard` to its function.
+    The shard is not a setting: it changes neither the identity nor what the stages produce
+    together."""
+
+    _shard: Shard | None = PrivateAttr(default=None)
+
+    @property
+    def shard(self) -> Shard | None:
+        return self._shard
+
+    def sharded(self, shard: Shard) -> Stage:
+        part = self.model_copy()
+        part._shard = shard
+        return part
 
 
 def relative_to(folder: Path, path: Path | None) -> Path | None:

@@ -38,6 +38,7 @@ from dialbench.schema import (
     Turn,
 )
 from dialbench.selfchat.tokens import cl100k_tokens
+from dialbench.sharding import Shard, owned
 from dialbench.store import RunStore
 
 SOURCE = "selfchat"
@@ -291,13 +292,14 @@ class SelfChat:
 
 
 def selfchat(
-    config: SelfChatConfig, run_dir: str | Path, *, quiet: bool = False
+    config: SelfChatConfig, run_dir: str | Path, *, quiet: bool = False, shard: Shard | None = None
 ) -> SelfChatSummary:
-    """Generate every self-chat of the config not yet stored in `run_dir`."""
+    """Generate every self-chat of the config not yet stored in `run_dir` (`shard`: of the
+    seeds it owns; the limit counts every seed, so the shards share the same ones)."""
     for model in config.models:
         parse_spec(model.spec)  # an unknown backend is reported before anything is stored
     with RunStore.open(run_dir, create=False) as store:
-        seeds = seed_dialogues(store, config)
+        seeds = [seed for seed in seed_dialogues(store, config) if owned(shard, seed.id)]
         with (
             store.run("selfchat", config.model_dump(mode="json")) as record,
             Runner(run_dir, run_id=record.id, quiet=quiet) as runner,

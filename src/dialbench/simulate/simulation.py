@@ -22,6 +22,7 @@ from dialbench.llm.specs import ModelConfig
 from dialbench.prompts import load_prompt
 from dialbench.schema import Dialogue, Participants, Provenance, Record, Run, SeedContext
 from dialbench.seeds import LanguageTarget, load_seed_texts, sample_contexts, starter_texts
+from dialbench.sharding import Shard, owned
 from dialbench.simulate import chatbot, filters, user, validator
 from dialbench.simulate.chatbot import Chatbot
 from dialbench.simulate.config import SimulationConfig, resolve_form
@@ -246,10 +247,17 @@ class Simulation:
 
 
 def simulate(
-    config: SimulationConfig, run_dir: str | Path, *, quiet: bool = False
+    config: SimulationConfig,
+    run_dir: str | Path,
+    *,
+    quiet: bool = False,
+    shard: Shard | None = None,
 ) -> SimulationSummary:
-    """Generate every dialogue of the config not yet stored in `run_dir`; usage is recorded."""
-    contexts = build_contexts(config)
+    """Generate every dialogue of the config not yet stored in `run_dir`; usage is recorded.
+
+    `shard`: only the contexts it owns; a context's dialogues share its first user turn, so
+    they are generated together."""
+    contexts = [c for c in build_contexts(config) if owned(shard, c.model_dump(mode="json"))]
     with (
         RunStore.open(run_dir) as store,
         store.run("simulate", config.model_dump(mode="json")) as run,

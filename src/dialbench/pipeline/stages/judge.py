@@ -14,7 +14,7 @@ from dialbench.pipeline.stage import (
     JUDGMENTS,
     ModelCalls,
     PlanContext,
-    Stage,
+    ShardableStage,
     StageEstimate,
     StageOutput,
 )
@@ -30,7 +30,7 @@ def judged_summary(summary: JudgeRunSummary) -> str:
     return f"{summary.protocol} on {summary.dialogues} dialogue(s): " + "; ".join(parts)
 
 
-class JudgeStage(Stage, JudgeConfig):
+class JudgeStage(ShardableStage, JudgeConfig):
     stage: Literal["judge"]
     pace_fields: ClassVar[frozenset[str]] = frozenset({"batch_size"})
 
@@ -47,7 +47,7 @@ class JudgeStage(Stage, JudgeConfig):
         return self.build_protocol().file_hashes()
 
     def execute(self, run_dir: Path, *, quiet: bool) -> StageOutput:
-        summary = judge(self.config(JudgeConfig), run_dir, quiet=True)
+        summary = judge(self.config(JudgeConfig), run_dir, quiet=True, shard=self.shard)
         return StageOutput(judged_summary(summary), summary)
 
     def estimate(self, context: PlanContext) -> StageEstimate:

@@ -12,7 +12,7 @@ from dialbench.pipeline.stage import (
     DIALOGUES,
     ModelCalls,
     PlanContext,
-    Stage,
+    ShardableStage,
     StageEstimate,
     StageOutput,
 )
@@ -23,7 +23,7 @@ SEED_UTTERANCES = 2  # a MuTual ChatSEED's first utterances, kept as they are
 TOKENS_PER_UTTERANCE = 40
 
 
-class SelfChatStage(Stage, SelfChatConfig):
+class SelfChatStage(ShardableStage, SelfChatConfig):
     stage: Literal["selfchat"]
     pace_fields: ClassVar[frozenset[str]] = frozenset({"concurrency"})
 
@@ -39,7 +39,7 @@ class SelfChatStage(Stage, SelfChatConfig):
         return {SYSTEM_PROMPT: load_prompt(SYSTEM_PROMPT, PACKAGE).sha256}
 
     def execute(self, run_dir: Path, *, quiet: bool) -> StageOutput:
-        summary = selfchat(self.config(SelfChatConfig), run_dir, quiet=True)
+        summary = selfchat(self.config(SelfChatConfig), run_dir, quiet=True, shard=self.shard)
         return StageOutput(
             f"{summary.generated} self-chat(s) from {summary.seeds} seed(s), "
             f"{summary.already_stored} already stored, {summary.errors} error(s)",

@@ -10,7 +10,7 @@ from dialbench.pipeline.stage import (
     DIALOGUES,
     ModelCalls,
     PlanContext,
-    Stage,
+    ShardableStage,
     StageEstimate,
     StageOutput,
     relative_to,
@@ -22,7 +22,7 @@ PROMPT_TOKENS = 300  # a simulation prompt's instructions and context, before th
 TOKENS_PER_UTTERANCE = 40
 
 
-class SimulateStage(Stage, SimulationConfig):
+class SimulateStage(ShardableStage, SimulationConfig):
     stage: Literal["simulate"]
     pace_fields: ClassVar[frozenset[str]] = frozenset({"concurrency"})
 
@@ -48,7 +48,7 @@ class SimulateStage(Stage, SimulationConfig):
         return self.model_copy(update={"seeds": seeds})
 
     def execute(self, run_dir: Path, *, quiet: bool) -> StageOutput:
-        summary = simulate(self.config(SimulationConfig), run_dir, quiet=True)
+        summary = simulate(self.config(SimulationConfig), run_dir, quiet=True, shard=self.shard)
         rate = summary.acceptance_rate
         ends = ", ".join(f"{reason} {n}" for reason, n in sorted(summary.end_reasons.items()))
         return StageOutput(
