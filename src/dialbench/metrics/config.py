@@ -22,6 +22,7 @@ reported as `file:line: field …`.
       source: en
       languages: [de, zh]
       qe: embedding                    # embedding | round_trip_chrf | llm (P(yes), qe_model:)
+                                       # | comet (qe_model: a COMET-QE/CometKiwi checkpoint)
       keep_percent: 20                 # top k% per language by QE rank: 5 10 20 50 75 100
     finetune:                          # optional, instead of the frozen encoder (torch)
       model: xlm-roberta-large         # a Hugging Face encoder: folder or hub id
@@ -39,7 +40,7 @@ from pydantic import Field, field_validator, model_validator
 
 from dialbench.llm.specs import ModelSpecError, parse_spec
 from dialbench.metrics.encoders import EncoderName
-from dialbench.metrics.qe import Estimator
+from dialbench.metrics.qe_registry import ESTIMATORS
 from dialbench.metrics.translate import HF_PREFIX
 from dialbench.schema import LanguageCode, Record
 from dialbench.yaml_config import load_yaml_config
@@ -85,8 +86,12 @@ class AugmentConfig(Record):
     )
     source: LanguageCode = "en"
     languages: list[LanguageCode] = Field(min_length=1)
-    qe: Estimator = "embedding"
-    qe_model: str | None = Field(default=None, description="qe: llm; default: the translator")
+    qe: str = Field(default="embedding", description=", ".join(ESTIMATORS))
+    qe_model: str | None = Field(
+        default=None,
+        description="qe: llm: a chat model spec (default: the translator); qe: comet: a "
+        "checkpoint file or model name (default: Unbabel/wmt22-cometkiwi-da)",
+    )
     keep_percent: Literal[5, 10, 20, 50, 75, 100] = 20
 
     @model_validator(mode="after")
@@ -95,15 +100,33 @@ class AugmentConfig(Record):
             raise ValueError("qe: llm with an hf: translator needs qe_model: a chat model spec")
         return self
 
-    @field_validator("translator", "qe_model")
+    @field_validator("qe")
     @classmethod
-    def _readable_spec(cls, spec: str | None) -> str | None:
-        try:
-            if spec is not None and not spec.startswith(HF_PREFIX):
-                parse_spec(spec)
-        except ModelSpecError as error:
-            raise ValueError(str(error)) from None
-        return spec
+    def _known_estimator(cls, name: str) -> str:
+        if name not in ESTIMATORS:
+            raise ValueError(f"unknown estimator {name!r}; choose one of {', '.join(ESTIMATORS)}")
+        return name
+
+    @field_validator("translator")
+    @classmethod
+    def _readable_translator(cls, spec: str) -> str:
+        return _readable_spec(spec)
+
+    @model_validator(mode="after")
+    def _readable_qe_model(self) -> AugmentConfig:
+        if self.qe == "llm" and self.qe_model is not None:
+            _readable_spec(self.qe_model)
+        return self
+
+
+def _readable_spec(spec: str) -> str:
+    """A chat model spec that parses, or an hf: model."""
+    try:
+        if not spec.startswith(HF_PREFIX):
+            parse_spec(spec)
+    except ModelSpecError as error:
+        raise ValueError(str(error)) from None
+    return spec
 
 
 class FinetuneConfig(Record):

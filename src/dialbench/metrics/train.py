@@ -40,7 +40,8 @@ from dialbench.metrics.model import (
     MetricModel,
     save_model,
 )
-from dialbench.metrics.qe import LLMQualityEstimator
+from dialbench.metrics.qe import QEResources
+from dialbench.metrics.qe_registry import ESTIMATORS
 from dialbench.metrics.translate import HF_PREFIX, HFTranslator, LLMTranslator, Translator
 from dialbench.schema import base_language
 from dialbench.store import RunStore
@@ -144,10 +145,10 @@ def _augmented(
             if spec.startswith(HF_PREFIX)
             else LLMTranslator(runner, spec)
         )
-        judge = None
-        if augment_config.qe == "llm":
-            judge = LLMQualityEstimator(runner, augment_config.qe_model or spec)
-        return augment(train, augment_config, llm, encoder, config.history, judge)
+        estimator = ESTIMATORS[augment_config.qe](
+            QEResources(encoder, llm, spec, runner, augment_config.qe_model)
+        )
+        return augment(train, augment_config, llm, estimator, config.history)
 
 
 def _train_fine_tuned(
