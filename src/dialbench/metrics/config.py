@@ -161,8 +161,8 @@ class MetricConfig(Record):
     def _target_for_graded(self) -> MetricConfig:
         if self.objective == "graded" and self.target is None:
             raise ValueError("objective 'graded' needs target: {dimension: ..., values: {...}}")
-        if self.finetune is not None and (self.strategy == "LANG" or self.augment is not None):
-            raise ValueError("finetune: trains one model (strategy ML or EN), without augment")
+        if self.finetune is not None and self.strategy == "LANG":
+            raise ValueError("finetune: trains one model (strategy ML or EN)")
         if self.objective == "graded" and not self.data.runs:
             raise ValueError("objective 'graded' reads human labels from runs: give data.runs")
         return self

@@ -16,7 +16,7 @@ each language (the top k%), never by a threshold.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -50,7 +50,8 @@ class QualityEstimator(Protocol):
 class QEResources:
     """What an estimator may draw on; each takes what it needs."""
 
-    encoder: Encoder
+    encoder: Callable[[], Encoder]
+    """Loads the frozen encoder only for an estimator that needs it (fine-tuning has none)."""
     translator: Translator
     translator_spec: str
     runner: Runner

@@ -133,9 +133,11 @@ def _augmented(
     config: MetricConfig,
     output: Path,
     train: list[Example],
-    encoder: Encoder,
+    encoder: Callable[[], Encoder],
     translator: Translator | None,
 ) -> list[Example]:
+    """The translated training examples the QE kept, for the frozen and the fine-tuned path
+    alike; `encoder` is loaded only when the QE needs it."""
     augment_config = config.augment
     assert augment_config is not None
     with Runner(output / "translations", quiet=True) as runner:
@@ -152,8 +154,16 @@ def _augmented(
 
 
 def _train_fine_tuned(
-    config: MetricConfig, output: Path, examples: list[Example], dev: np.ndarray, started: float
+    config: MetricConfig,
+    output: Path,
+    examples: list[Example],
+    dev: np.ndarray,
+    started: float,
+    encoder: Encoder | None,
+    translator: Translator | None,
 ) -> MetricInfo:
+    """Fine-tune on the training examples plus, with `augment:`, the translations the QE kept:
+    the same training data as the frozen path."""
     tuning = config.finetune
     assert tuning is not None
     train = [e for e, d in zip(examples, dev, strict=True) if not d]
@@ -161,6 +171,10 @@ def _train_fine_tuned(
         train = [e for e in train if base_language(e.language) == "en"]
         if not train:
             raise DialbenchError("strategy EN needs English training data; there is none")
+    if config.augment is not None and config.strategy == "ML":  # EN: English only, as frozen
+        train += _augmented(
+            config, output, train, lambda: encoder or load_encoder(config.encoder), translator
+        )
     held = [e for e, d in zip(examples, dev, strict=True) if d]
     metric = FineTunedMetric(resolve_model(tuning.model), tuning.hidden, tuning.max_length)
     metric.fit(
@@ -230,7 +244,7 @@ def train_metric(
     if dev.all():
         raise DialbenchError("every dialogue is held out: lower holdout.fraction")
     if config.finetune is not None:
-        return _train_fine_tuned(config, output, examples, dev, started)
+        return _train_fine_tuned(config, output, examples, dev, started, encoder, translator)
     encoder = encoder or load_encoder(config.encoder)
     features = featurize(examples, encoder, config.history)
     targets = np.array([e.target for e in examples])
@@ -238,7 +252,7 @@ def train_metric(
     train_x, train_y, train_lang = features[~dev], targets[~dev], languages[~dev]
     if config.augment is not None:
         train = [e for e, d in zip(examples, dev, strict=True) if not d]
-        extra = _augmented(config, output, train, encoder, translator)
+        extra = _augmented(config, output, train, lambda: encoder, translator)
         if extra:
             train_x = np.vstack([train_x, featurize(extra, encoder, config.history)])
             train_y = np.concatenate([train_y, [e.target for e in extra]])
