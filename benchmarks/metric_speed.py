@@ -107,7 +107,7 @@ def main() -> None:
             )
             seconds = time.perf_counter() - started
             print(
-                f"`dialbench metric score` process start to exit (one encoder process per core): "
+                f"`dialbench metric score` process start to exit (one encoder process): "
                 f"{seconds:.1f} s = {summary.judgments / seconds:.0f} turns/s"
             )
 

@@ -75,9 +75,11 @@ def score(
         bool, typer.Option(help="Only the dialogues held out from training (honest figures).")
     ] = False,
     workers: Annotated[
-        int | None,
-        typer.Option(min=1, help="Encoder processes. Default: one per CPU core."),
-    ] = None,
+        int,
+        typer.Option(
+            min=1, help="Encoder processes: one per idle CPU core; more slow a busy machine."
+        ),
+    ] = 1,
     human_labels: Annotated[
         bool,
         typer.Option(
@@ -88,7 +90,6 @@ def score(
 ) -> None:
     """Write one Judgment per turn (protocol metric:NAME), as an LLM judge does."""
     from dialbench.errors import DialbenchError
-    from dialbench.metrics.encoders import cores
     from dialbench.metrics.model import load_model
     from dialbench.metrics.score import human_scores, score_run
 
@@ -107,7 +108,7 @@ def score(
                 roles=role,
                 heldout_only=heldout_only,
                 languages=language,
-                workers=workers or cores(),
+                workers=workers,
             )
             if human_labels:
                 derived = human_scores(loaded, store.records(Annotation))

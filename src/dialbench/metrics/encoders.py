@@ -10,7 +10,6 @@ one encoder release is never silently scored with another.
 
 from __future__ import annotations
 
-import os
 import weakref
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -64,11 +63,6 @@ def _start_worker(name: str) -> None:
 def _encode_in_worker(texts: list[str]) -> np.ndarray:
     assert _worker_encoder is not None
     return _worker_encoder.encode(texts)
-
-
-def cores() -> int:
-    """The CPU cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def load_encoder(name: str, threads: int = 1, workers: int = 1) -> Encoder:
