@@ -4,16 +4,14 @@ judge a run with the saved one. DBDC3 has no dialogue-level quality, so each dia
 
 from __future__ import annotations
 
-from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from dialbench import import_file
 from dialbench.errors import DialbenchError
 from dialbench.io.formats import ImportOptions, load_records
-from dialbench.metrics.diqad import load_classifier
+from dialbench.metrics.diqad import breakdown_grades, load_classifier
 from dialbench.schema import Annotation, Dialogue, Judgment
 from dialbench.store import RunStore
 from tests.conftest import RunCli
@@ -22,16 +20,9 @@ from tests.conftest import RunCli
 def graded_file(source: Path, out: Path) -> dict[str, int]:
     """The dialogues of `source` as JSONL with `quality` (0/1/2) and `bot` in their metadata."""
     dialogues = [r for _, r in load_records(source, ImportOptions()) if isinstance(r, Dialogue)]
-    marks: dict[str, list[float]] = defaultdict(list)
-    for _, record in load_records(source, ImportOptions(records="annotations")):
-        assert isinstance(record, Annotation)
-        marks[record.target.dialogue_id].append(float(record.labels["breakdown"] == "X"))
-    rate = np.array([np.mean(marks[d.id]) for d in dialogues])
-    cuts = np.quantile(rate, [1 / 3, 2 / 3])
-    labels = {
-        d.id: int(2 - np.searchsorted(cuts, r, side="right"))
-        for d, r in zip(dialogues, rate, strict=True)
-    }
+    annotations = load_records(source, ImportOptions(records="annotations"))
+    grades = breakdown_grades(dialogues, (a for _, a in annotations if isinstance(a, Annotation)))
+    labels = {d.id: grade for d, grade in zip(dialogues, grades, strict=True)}
     bot = {d.id: str(d.metadata["dataset"]).split("_")[0] for d in dialogues}
     out.write_text(
         "".join(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -141,6 +141,28 @@ def dialogue_labels(store: RunStore, dimension: str, protocol: str | None = None
             if judgment.target.kind == "dialogue" and isinstance(value, int | float):
                 values[judgment.target.dialogue_id].append(float(value))
     return {key: int(np.clip(round(float(np.mean(v))), 0, 2)) for key, v in values.items()}
+
+
+def breakdown_grades(
+    dialogues: Sequence[Dialogue],
+    annotations: Iterable[Annotation],
+    dimension: str = "breakdown",
+    broken: str = "X",
+) -> list[int]:
+    """0/1/2 per dialogue by the tertiles of its share of `broken` turn labels (the most = 0): a
+    dialogue-level quality for data labelled turn by turn, such as DBDC3."""
+    marks: dict[str, list[float]] = defaultdict(list)
+    for annotation in annotations:
+        if dimension in annotation.labels:
+            marks[annotation.target.dialogue_id].append(
+                float(annotation.labels[dimension] == broken)
+            )
+    unlabelled = [d.id for d in dialogues if not marks[d.id]]
+    if unlabelled:
+        raise DialbenchError(f"dialogue {unlabelled[0]} has no {dimension!r} label to grade it")
+    rate = np.array([np.mean(marks[d.id]) for d in dialogues])
+    cuts = np.quantile(rate, [1 / 3, 2 / 3])
+    return [int(2 - np.searchsorted(cuts, r, side="right")) for r in rate]
 
 
 def scores(truth: Sequence[int], predicted: Sequence[int]) -> dict[str, float | None]:
