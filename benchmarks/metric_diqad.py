@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import cast
 
 from dialbench.io.formats import ImportOptions, load_records
-from dialbench.metrics.diqad import CLASSIFIERS, Classifier, breakdown_grades, evaluate, split
+from dialbench.metrics.diqad import ALL_CLASSIFIERS, Classifier, breakdown_grades, evaluate, split
 from dialbench.schema import Annotation, Dialogue
 
 DBDC_ZIP = Path(__file__).resolve().parents[2] / "shared" / "data" / "dbdc3_breakdown_ja_en.zip"
 
 
 def main() -> None:
-    names = [cast(Classifier, n) for n in sys.argv[1:]] or [*CLASSIFIERS, "encoder"]
+    names = [cast(Classifier, n) for n in sys.argv[1:]] or list(ALL_CLASSIFIERS)
     dialogues = [r for _, r in load_records(DBDC_ZIP, ImportOptions()) if isinstance(r, Dialogue)]
     annotations = load_records(DBDC_ZIP, ImportOptions(records="annotations"))
     labels = breakdown_grades(dialogues, (a for _, a in annotations if isinstance(a, Annotation)))

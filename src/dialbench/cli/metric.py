@@ -165,9 +165,10 @@ def diqad_train(
     from dialbench.errors import DialbenchError
     from dialbench.metrics import diqad
 
-    unknown = sorted(set(classifier) - {*diqad.CLASSIFIERS, "encoder"})
+    unknown = sorted(set(classifier) - set(diqad.ALL_CLASSIFIERS))
     if unknown:
-        raise DialbenchError(f"--classifier {unknown[0]!r}: choose bayes, lr, gb or encoder")
+        choices = ", ".join(diqad.ALL_CLASSIFIERS)
+        raise DialbenchError(f"--classifier {unknown[0]!r}: choose one of {choices}")
     if save is not None and len(classifier) != 1:
         raise DialbenchError("--save keeps one model: give exactly one --classifier")
     found = diqad.labelled_dialogues(data, label, protocol)

@@ -57,6 +57,7 @@ Classifier = Literal["bayes", "lr", "gb", "encoder"]
 CLASSIFIERS: tuple[Classifier, ...] = ("bayes", "lr", "gb")
 """The classical baselines; `encoder` (a frozen sentence encoder + logistic regression) needs
 the packaged encoder."""
+ALL_CLASSIFIERS: tuple[Classifier, ...] = (*CLASSIFIERS, "encoder")
 Figures = dict[str, float | None]
 Sentiment = Literal["original", "pos", "neg"]
 # The paper's templates (English, and its Chinese originals).
