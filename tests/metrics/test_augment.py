@@ -3,7 +3,7 @@ translator through the runner (cached: a second run makes no calls)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -20,23 +20,7 @@ from dialbench.metrics.qe import (
 from dialbench.metrics.train import train_metric
 from dialbench.metrics.translate import LLMTranslator
 from tests.llm.loopback_server import Loopback, start_loopback
-from tests.metrics.helpers import annotated_run, fake_encoder
-
-
-class ScriptedTranslator:
-    """`<de>text</de>` out; back to the source exactly, except texts with "5" in them, which come
-    back garbled (a bad translation the round trip should expose)."""
-
-    name = "scripted"
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, str, int]] = []
-
-    def translate(self, texts: Sequence[str], source: str, target: str) -> list[str | None]:
-        self.calls.append((source, target, len(texts)))
-        if target == "en":
-            return [t.split(">", 1)[1].rsplit("<", 1)[0] for t in texts]
-        return [f"<{target}>{'zz qq' if '5' in t else t}</{target}>" for t in texts]
+from tests.metrics.helpers import ScriptedTranslator, annotated_run, fake_encoder
 
 
 def test_keep_top_is_by_rank_within_each_language() -> None:

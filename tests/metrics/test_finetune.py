@@ -3,17 +3,24 @@ can be downloaded here): the real `from_pretrained` loading, training, saving, s
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
 
-from dialbench.metrics.config import DataConfig, FinetuneConfig, MetricConfig, TargetConfig
+from dialbench.metrics.config import (
+    AugmentConfig,
+    DataConfig,
+    FinetuneConfig,
+    MetricConfig,
+    TargetConfig,
+)
 from dialbench.metrics.model import load_model
 from dialbench.metrics.score import score_run
 from dialbench.metrics.train import train_metric
 from dialbench.schema import Judgment
 from dialbench.store import RunStore
-from tests.metrics.helpers import annotated_run
+from tests.metrics.helpers import ScriptedTranslator, annotated_run
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -84,6 +91,35 @@ def test_fine_tune_save_load_score(tmp_path: Path) -> None:
     (tmp_path / "model" / "hf" / "head.safetensors").write_bytes(b"changed")
     with pytest.raises(Exception, match="changed since training"):
         load_model(tmp_path / "model")
+
+
+def test_fine_tune_on_translated_and_qe_filtered_data(tmp_path: Path) -> None:
+    """The fine-tuned path trains on the same data as the frozen one: the training dialogues
+    plus the translations the QE kept (top k% per language), never the held-out ones."""
+    run = annotated_run(tmp_path / "run")
+    config = MetricConfig(
+        name="sens-ft-mt",
+        dimension="sensibleness",
+        data=DataConfig(runs=[run], languages=["en"]),
+        target=TargetConfig(dimension="breakdown", values={"O": 1.0, "X": 0.0}),
+        finetune=FinetuneConfig(
+            model=str(tiny_xlmr(tmp_path / "base")), epochs=1, batch_size=8, max_length=48, hidden=8
+        ),
+        augment=AugmentConfig(
+            translator="local:qwen2.5-0.5b",
+            languages=["de", "zh"],
+            qe="round_trip_chrf",
+            keep_percent=50,
+        ),
+        holdout={"fraction": 0.3, "seed": 0},
+    )
+    translator = ScriptedTranslator()
+    info = train_metric(config, tmp_path / "model", translator=translator)
+    english = info.n_train["en"]
+    assert info.n_train["de"] == info.n_train["zh"] == math.ceil(english * 0.5)
+    assert {d.language for d in info.dev} == {"en"}, "translations never join the dev set"
+    assert ("de", "en") in {(s, t) for s, t, _ in translator.calls}, "the QE's round trip"
+    assert load_model(tmp_path / "model").fine_tuned
 
 
 def tiny_seq2seq(folder: Path) -> Path:

@@ -4,7 +4,6 @@ with the real packaged encoder (USE multilingual)."""
 from __future__ import annotations
 
 import json
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -12,26 +11,7 @@ import pytest
 from dialbench.metrics.model import load_model
 from dialbench.schema import Judgment
 from dialbench.store import RunStore
-from tests.conftest import SHARED_DATA, RunCli
-
-DBDC_ZIP = SHARED_DATA / "dbdc3_breakdown_ja_en.zip"
-PER_SET = 8  # dialogues from each chatbot's set: 32 English, 24 Japanese
-
-
-@pytest.fixture(scope="module")
-def dbdc_slice(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dbdc") / "slice.zip"
-    taken: dict[str, int] = {}
-    with zipfile.ZipFile(DBDC_ZIP) as source, zipfile.ZipFile(out, "w") as target:
-        for name in sorted(source.namelist()):
-            if not name.endswith(".log.json") or "/eval/" not in name:
-                continue
-            folder = name.rsplit("/", 1)[0]
-            if taken.get(folder, 0) < PER_SET:
-                taken[folder] = taken.get(folder, 0) + 1
-                target.writestr(name, source.read(name))
-    return out
-
+from tests.conftest import RunCli
 
 CONFIG = """\
 name: sensibleness

@@ -31,6 +31,7 @@ def _config(run_dir: Path, **changes: object) -> MetricConfig:
         dimension="sensibleness",
         data=DataConfig(runs=[run_dir]),
         target=TargetConfig(dimension="breakdown", values={"O": 1.0, "T": 0.5, "X": 0.0}),
+        head="ridge",
         alpha=1.0,
         holdout={"fraction": 0.3, "seed": 0},
     )
@@ -123,3 +124,32 @@ def test_a_graded_metric_needs_runs() -> None:
                 "target": {"dimension": "breakdown", "values": {"O": 1, "X": 0}},
             }
         )
+
+
+def test_mlp_head_is_plain_arrays_that_predict_as_the_fitted_network(
+    run_dir: Path, tmp_path: Path
+) -> None:
+    from sklearn.decomposition import PCA
+    from sklearn.neural_network import MLPRegressor
+
+    from dialbench.metrics.model import MLPHead
+    from dialbench.metrics.train import fit_mlp
+
+    rng = np.random.default_rng(0)
+    features = rng.normal(size=(200, 12)) * rng.uniform(0.1, 10, size=12)
+    targets = features[:, 0] / 10 - np.tanh(features[:, 1])
+    head = fit_mlp(features, targets, alpha=1.0, seed=0)
+    standard = (features - features.mean(axis=0)) / features.std(axis=0)
+    pca = PCA(12, random_state=0).fit(standard)
+    mlp = MLPRegressor(hidden_layer_sizes=(64,), alpha=1.0, max_iter=300, early_stopping=True,
+                       random_state=0).fit(pca.transform(standard), targets)  # fmt: skip
+    expected = mlp.predict(pca.transform(standard))
+    assert np.allclose(head.predict(features), expected, atol=1e-3)
+
+    info = train_metric(_config(run_dir, head="mlp"), tmp_path / "mlp", fake_encoder())
+    model = load_model(tmp_path / "mlp")
+    assert isinstance(model.heads["all"], MLPHead)
+    assert info.version != train_metric(_config(run_dir), tmp_path / "r", fake_encoder()).version
+    with RunStore.open(run_dir) as store, store.run("score") as run:
+        summary = score_run(model, store, run, encoder=fake_encoder(), heldout_only=True)
+    assert summary.judgments == 2 * len(info.heldout_dialogues)

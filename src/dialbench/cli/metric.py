@@ -75,7 +75,10 @@ def score(
         bool, typer.Option(help="Only the dialogues held out from training (honest figures).")
     ] = False,
     workers: Annotated[
-        int, typer.Option(min=1, help="Encoder processes (one per CPU core is fastest).")
+        int,
+        typer.Option(
+            min=1, help="Encoder processes: one per idle CPU core; more slow a busy machine."
+        ),
     ] = 1,
     human_labels: Annotated[
         bool,
@@ -118,3 +121,156 @@ def score(
     )
     for lang, count in sorted(summary.no_head.items()):
         console.print(f"{count} {lang} turn(s) not scored: no head for {lang}", highlight=False)
+
+
+diqad_app = typer.Typer(
+    name="diqad",
+    help="DiQAD's 0/1/2 dialogue-quality classifiers: baselines, cross-domain, sentiment shift.",
+    no_args_is_help=True,
+)
+metric_app.add_typer(diqad_app)
+DEFAULT_CLASSIFIERS = ["bayes", "lr", "gb"]
+
+
+@diqad_app.command("train")
+def diqad_train(
+    data: Annotated[
+        Path,
+        typer.Argument(
+            help="A run directory (labels from dialogue annotations, or a judge's with "
+            "--protocol), or a dialogue file whose dialogues carry the label in metadata."
+        ),
+    ],
+    label: Annotated[str, typer.Option(help="The 0/1/2 label's name.")] = "quality",
+    protocol: Annotated[
+        str | None, typer.Option(help="Labels from this judge protocol's judgments.")
+    ] = None,
+    domain: Annotated[
+        str, typer.Option(help="What a domain is: 'source' or a metadata key.")
+    ] = "source",
+    classifier: Annotated[
+        list[str], typer.Option(help="bayes, lr, gb or encoder (repeatable).")
+    ] = DEFAULT_CLASSIFIERS,
+    holdout: Annotated[float, typer.Option(min=0.01, max=0.99)] = 0.2,
+    seed: int = 0,
+    save: Annotated[
+        Path | None, typer.Option(help="Save the (single) classifier to this directory.")
+    ] = None,
+    name: Annotated[str, typer.Option(help="Saved as protocol metric:NAME.")] = "diqad",
+) -> None:
+    """Train and test classifiers on held-out dialogues, per left-out domain, and with a
+    positive or negative user reaction appended."""
+    from typing import cast
+
+    from dialbench.errors import DialbenchError
+    from dialbench.metrics import diqad
+
+    unknown = sorted(set(classifier) - set(diqad.ALL_CLASSIFIERS))
+    if unknown:
+        choices = ", ".join(diqad.ALL_CLASSIFIERS)
+        raise DialbenchError(f"--classifier {unknown[0]!r}: choose one of {choices}")
+    if save is not None and len(classifier) != 1:
+        raise DialbenchError("--save keeps one model: give exactly one --classifier")
+    found = diqad.labelled_dialogues(data, label, protocol)
+    if not found:
+        raise DialbenchError(f"{data}: no dialogue with a 0/1/2 {label!r} label")
+    dialogues = [d for d, _ in found]
+    labels = [y for _, y in found]
+    domains = [diqad.domain(d, domain) for d in dialogues]
+    heldout = diqad.split(dialogues, holdout, seed)
+    counts = ", ".join(f"{y}: {labels.count(y)}" for y in (0, 1, 2))
+    console.print(
+        f"{len(found)} dialogues ({counts}); {sum(heldout)} held out; "
+        f"{len(set(domains))} domain(s)",
+        highlight=False,
+    )
+    reports, model = [], None
+    for chosen in classifier:
+        report, model = diqad.evaluate(
+            cast(diqad.Classifier, chosen), dialogues, labels, domains, heldout, seed
+        )
+        reports.append(report)
+    shown = ("accuracy", "uar", "kappa", "spearman", "pearson", "f1")
+    console.print(
+        table(
+            "held-out dialogues",
+            ("classifier", *shown, "fit s"),
+            (
+                (r.classifier, *(figure(r.heldout[k], 3) for k in shown), figure(r.seconds, 1))
+                for r in reports
+            ),
+            text=("classifier",),
+        )
+    )
+    if any(r.cross_domain for r in reports):
+        console.print(
+            table(
+                "trained without a domain, tested on it (accuracy / UAR)",
+                ("domain", *(r.classifier for r in reports)),
+                (
+                    (
+                        key,
+                        *(
+                            f"{figure(r.cross_domain[key]['accuracy'], 3)} / "
+                            f"{figure(r.cross_domain[key]['uar'], 3)}"
+                            for r in reports
+                        ),
+                    )
+                    for key in sorted(reports[0].cross_domain)
+                ),
+                text=("domain",),
+            )
+        )
+    console.print(
+        table(
+            "mean predicted quality of the held-out dialogues, with a user reaction appended",
+            ("classifier", "original", "positive", "negative"),
+            (
+                (r.classifier, *(figure(r.sentiment[k], 3) for k in ("original", "pos", "neg")))
+                for r in reports
+            ),
+            text=("classifier",),
+        )
+    )
+    if save is not None and model is not None:
+        info = diqad.save_classifier(
+            save,
+            model,
+            diqad.DiqadInfo(
+                name=name,
+                dimension=label,
+                classifier=reports[0].classifier,
+                n_train=len(dialogues) - sum(heldout),
+                heldout=reports[0].heldout,
+                heldout_dialogues=sorted(
+                    d.id for d, h in zip(dialogues, heldout, strict=True) if h
+                ),
+            ),
+        )
+        console.print(f"saved {info.judge_model} to {save}", highlight=False)
+
+
+@diqad_app.command("score")
+def diqad_score(
+    model: Annotated[Path, typer.Argument(help="Directory saved by `metric diqad train --save`.")],
+    run: Annotated[Path, typer.Argument(help="Run directory whose dialogues to judge.")],
+    heldout_only: Annotated[
+        bool, typer.Option(help="Only the dialogues held out from training.")
+    ] = False,
+) -> None:
+    """Write one 0/1/2 Judgment per dialogue (protocol metric:NAME)."""
+    from dialbench.metrics import diqad
+    from dialbench.schema import Dialogue
+
+    info, classifier = diqad.load_classifier(model)
+    held = set(info.heldout_dialogues)
+    with RunStore.open(run, create=False) as store:
+        dialogues = [d for d in store.records(Dialogue) if not heldout_only or d.id in held]
+        config = {"model": str(model), "version": info.version}
+        with store.run(f"metric diqad score {info.name}", config) as record:
+            judgments = diqad.score_dialogues(info, classifier, dialogues, record)
+            store.add(judgments, record, on_conflict="replace")
+    console.print(
+        f"{info.judge_model}: {len(judgments)} dialogue(s) judged on {info.dimension}",
+        highlight=False,
+    )

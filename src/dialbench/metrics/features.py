@@ -17,6 +17,7 @@ from dialbench.metrics.examples import Example
 from dialbench.metrics.words import words
 
 N_SCALARS = 5
+PAIR_BLOCK = 16_384
 
 
 def feature_dim(encoder_dim: int) -> int:
@@ -24,34 +25,44 @@ def feature_dim(encoder_dim: int) -> int:
 
 
 def featurize(examples: Sequence[Example], encoder: Encoder, history: int) -> np.ndarray:
+    """Every distinct text is encoded once, in one call (a batch amortises the encoder), and
+    the features are computed on whole arrays rather than example by example."""
     texts: dict[str, int] = {}
-    for example in examples:
-        for _, text in example.previous:
-            texts.setdefault(text, len(texts))
-        texts.setdefault(example.response, len(texts))
-    vectors = encoder.encode(list(texts))
-    dim = encoder.dim
-    zero = np.zeros(dim, dtype=np.float32)
-    out = np.empty((len(examples), feature_dim(dim)), dtype=np.float32)
+    responses: list[int] = []
+    context = np.full((len(examples), max(history, 1)), -1, dtype=np.int64)  # -1: the zero row
+    same_rows: list[int] = []
+    same_texts: list[int] = []
     for row, example in enumerate(examples):
-        r = vectors[texts[example.response]]
-        context = example.previous[-history:] if history > 0 else ()
-        if context:
-            last = vectors[texts[context[-1][1]]]
-            mean = vectors[[texts[text] for _, text in context]].mean(axis=0)
-        else:
-            last = mean = zero
-        same = [texts[text] for role, text in example.previous if role == example.role]
-        repetition = float((vectors[same] @ r).max()) if same else 0.0
-        out[row, :dim] = r * last
-        out[row, dim : 2 * dim] = np.abs(r - last)
-        out[row, 2 * dim : 3 * dim] = r
-        out[row, 3 * dim : 4 * dim] = last
-        out[row, 4 * dim :] = (
-            float(r @ last),
-            float(r @ mean),
-            float(last @ mean),
-            repetition,
-            np.log1p(len(words(example.response, example.language))),
-        )
+        previous = [texts.setdefault(text, len(texts)) for _, text in example.previous]
+        responses.append(texts.setdefault(example.response, len(texts)))
+        recent = previous[-history:] if history > 0 else []
+        context[row, context.shape[1] - len(recent) :] = recent
+        for index, (role, _) in zip(previous, example.previous, strict=True):
+            if role == example.role:
+                same_rows.append(row)
+                same_texts.append(index)
+    n, dim = len(examples), encoder.dim
+    vectors = np.vstack([encoder.encode(list(texts)), np.zeros((1, dim), dtype=np.float32)])
+    r, last = vectors[responses], vectors[context[:, -1]]
+    mean = sum(vectors[column] for column in context.T) / np.maximum(
+        (context >= 0).sum(axis=1, keepdims=True), 1
+    )
+    repetition = np.full(n, -np.inf, dtype=np.float32)
+    rows = np.asarray(same_rows, dtype=np.int64)
+    earlier = np.asarray(same_texts, dtype=np.int64)
+    for start in range(0, len(rows), PAIR_BLOCK):  # blocks bound the memory of the pairs
+        block = slice(start, start + PAIR_BLOCK)
+        dots = np.einsum("ij,ij->i", vectors[earlier[block]], r[rows[block]])
+        np.maximum.at(repetition, rows[block], dots)
+    repetition[np.isinf(repetition)] = 0.0
+    out = np.empty((n, feature_dim(dim)), dtype=np.float32)
+    out[:, :dim] = r * last
+    out[:, dim : 2 * dim] = np.abs(r - last)
+    out[:, 2 * dim : 3 * dim] = r
+    out[:, 3 * dim : 4 * dim] = last
+    out[:, 4 * dim] = np.einsum("ij,ij->i", r, last)
+    out[:, 4 * dim + 1] = np.einsum("ij,ij->i", r, mean)
+    out[:, 4 * dim + 2] = np.einsum("ij,ij->i", last, mean)
+    out[:, 4 * dim + 3] = repetition
+    out[:, 4 * dim + 4] = np.log1p([len(words(e.response, e.language)) for e in examples])
     return out

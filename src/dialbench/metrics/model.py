@@ -3,8 +3,9 @@
     MODEL/metric.json        name, dimension, version, encoder (name + package version),
                              history, strategy, the training config, training-data hash,
                              dev figures per language, the held-out dialogue ids, head files
-    MODEL/heads/<lang>.npz   a linear head: weights `w` and bias `b` over the features
-                             (`all` for a head that serves every language)
+    MODEL/heads/<lang>.npz   a head over the features (`all` serves every language): linear
+                             (`w`, `b`) or a small MLP (`center`, `projection`, `w1`, `b1`,
+                             `w2`, `b2`)
     MODEL/hf/                or a fine-tuned Hugging Face encoder + regression head
 
 Heads are plain arrays (no pickle). The version is a hash of metric.json's content and the
@@ -14,6 +15,7 @@ heads' bytes, so two trained versions never share judgment ids.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -94,13 +96,72 @@ class LinearHead:
     def __init__(self, w: np.ndarray, b: float) -> None:
         self.w, self.b = w.astype(np.float32), float(b)
 
+    @property
+    def n_features(self) -> int:
+        return len(self.w)
+
     def predict(self, features: np.ndarray) -> np.ndarray:
         return np.asarray(features @ self.w + self.b, dtype=np.float64)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {"w": self.w, "b": np.array([self.b])}
+
+
+class MLPHead:
+    """Centre, project to a few principal directions of the standardised features, one ReLU
+    layer, a linear output: a non-linear head that is still a handful of plain arrays."""
+
+    def __init__(
+        self,
+        center: np.ndarray,
+        projection: np.ndarray,
+        w1: np.ndarray,
+        b1: np.ndarray,
+        w2: np.ndarray,
+        b2: float,
+    ) -> None:
+        self.center, self.projection = center.astype(np.float32), projection.astype(np.float32)
+        self.w1, self.b1 = w1.astype(np.float32), b1.astype(np.float32)
+        self.w2, self.b2 = w2.astype(np.float32), float(b2)
+
+    @property
+    def n_features(self) -> int:
+        return len(self.center)
+
+    def predict(self, features: np.ndarray) -> np.ndarray:
+        hidden = np.maximum((features - self.center) @ self.projection @ self.w1 + self.b1, 0)
+        return np.asarray(hidden @ self.w2 + self.b2, dtype=np.float64)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {
+            "center": self.center,
+            "projection": self.projection,
+            "w1": self.w1,
+            "b1": self.b1,
+            "w2": self.w2,
+            "b2": np.array([self.b2]),
+        }
+
+
+Head = LinearHead | MLPHead
+
+
+def _head(arrays: Mapping[str, np.ndarray]) -> Head:
+    if "projection" in arrays:
+        return MLPHead(
+            arrays["center"],
+            arrays["projection"],
+            arrays["w1"],
+            arrays["b1"],
+            arrays["w2"],
+            float(arrays["b2"][0]),
+        )
+    return LinearHead(arrays["w"], float(arrays["b"][0]))
 
 
 class MetricModel:
     def __init__(
-        self, info: MetricInfo, heads: dict[str, LinearHead], folder: Path | None = None
+        self, info: MetricInfo, heads: dict[str, Head], folder: Path | None = None
     ) -> None:
         self.info, self.heads, self.folder = info, heads, folder
 
@@ -108,7 +169,7 @@ class MetricModel:
     def fine_tuned(self) -> bool:
         return self.info.encoder.name == FINE_TUNED
 
-    def head_for(self, language: str) -> LinearHead | None:
+    def head_for(self, language: str) -> Head | None:
         return self.heads.get(base_language(language)) or self.heads.get(ALL_LANGUAGES)
 
     def predict(self, features: np.ndarray, language: str) -> np.ndarray | None:
@@ -120,14 +181,14 @@ class MetricModel:
         return clipped
 
 
-def save_model(folder: Path, info: MetricInfo, heads: dict[str, LinearHead]) -> MetricInfo:
+def save_model(folder: Path, info: MetricInfo, heads: dict[str, Head]) -> MetricInfo:
     """Write the heads, then metric.json with their hashes and the version (written last, so a
     killed save leaves no loadable half-model)."""
     (folder / "heads").mkdir(parents=True, exist_ok=True)
     files = dict(info.heads)
     for language, head in sorted(heads.items()):
         path = folder / "heads" / f"{language}.npz"
-        np.savez(path, w=head.w, b=np.array([head.b]))
+        np.savez(path, allow_pickle=False, **head.arrays())
         files[language] = HeadFile(file=f"heads/{language}.npz", sha256=file_sha256(path))
     info = info.model_copy(update={"heads": files})
     info = info.model_copy(update={"version": info.content_version()})
@@ -159,8 +220,10 @@ def load_model(folder: str | Path) -> MetricModel:
         if head_path.suffix != ".npz":
             continue
         with np.load(head_path, allow_pickle=False) as arrays:
-            w, b = arrays["w"], float(arrays["b"][0])
-        if w.shape != (feature_dim(info.encoder.dim),):
-            raise DialbenchError(f"{head_path}: weights of shape {w.shape} do not fit the encoder")
-        heads[language] = LinearHead(w, b)
+            loaded = _head(arrays)
+        if loaded.n_features != feature_dim(info.encoder.dim):
+            raise DialbenchError(
+                f"{head_path}: weights for {loaded.n_features} features do not fit the encoder"
+            )
+        heads[language] = loaded
     return MetricModel(info, heads, folder)

@@ -3,7 +3,11 @@
 - `embedding`: cosine between the source and its translation in the multilingual encoder;
 - `round_trip_chrf`: translate back to the source language and compare with chrF (sacrebleu);
 - `llm`: a chat model's P(yes) that the translation is faithful and fluent, from next-token
-  log-probabilities (role `qe`, cached like every call); an unscored answer ranks last.
+  log-probabilities (role `qe`, cached like every call); an unscored answer ranks last;
+- `comet`: a COMET-QE / CometKiwi checkpoint through `unbabel-comet` (qe_comet.py).
+
+Each estimator is a `QualityEstimator` made from the `QEResources` it needs; qe_registry.py
+names them for the config.
 
 Scores of different estimators and languages are not on one scale: selection is by rank within
 each language (the top k%), never by a threshold.
@@ -12,8 +16,9 @@ each language (the top k%), never by a threshold.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -22,12 +27,56 @@ from dialbench.llm.yesno import YesNo
 from dialbench.metrics.encoders import Encoder
 from dialbench.metrics.translate import Translator, language_name
 
-Estimator = Literal["embedding", "round_trip_chrf", "llm"]
 LLM_PROMPT = (
     "Source ({source}): {text}\nTranslation ({target}): {translation}\n\n"
     "Is the translation faithful to the source and fluent {target}? Answer yes or no."
 )
 KEEP_PERCENT = (5, 10, 20, 50, 75, 100)
+
+
+class QualityEstimator(Protocol):
+    def score(
+        self,
+        sources: Sequence[str],
+        translations: Sequence[str],
+        source_language: str,
+        target_language: str,
+    ) -> np.ndarray:
+        """One estimate per translation; higher is better, comparable only by rank."""
+        ...
+
+
+@dataclass(frozen=True)
+class QEResources:
+    """What an estimator may draw on; each takes what it needs."""
+
+    encoder: Callable[[], Encoder]
+    """Loads the frozen encoder only for an estimator that needs it (fine-tuning has none)."""
+    translator: Translator
+    translator_spec: str
+    runner: Runner
+    model: str | None
+    """The config's `qe_model`: a chat model spec (llm) or a checkpoint (comet)."""
+
+
+@dataclass(frozen=True)
+class EmbeddingSimilarity:
+    encoder: Encoder
+
+    def score(
+        self, sources: Sequence[str], translations: Sequence[str], _source: str, _target: str
+    ) -> np.ndarray:
+        return embedding_similarity(self.encoder, sources, translations)
+
+
+@dataclass(frozen=True)
+class RoundTripChrf:
+    translator: Translator
+
+    def score(
+        self, sources: Sequence[str], translations: Sequence[str], source: str, target: str
+    ) -> np.ndarray:
+        return round_trip_chrf(self.translator, sources, translations, source, target)
 
 
 def embedding_similarity(

@@ -30,7 +30,8 @@ from dialbench.schema import (
 )
 from dialbench.store import RunStore
 
-BATCH_DIALOGUES = 500
+BATCH_DIALOGUES = 2000
+"""Dialogues encoded together: a text shared by several of them is encoded once."""
 
 
 @dataclass
@@ -71,7 +72,11 @@ def score_examples(
 
 
 def _judgment(
-    info: MetricInfo, configuration: JudgeConfiguration, example: Example, value: float, run: Run
+    info: MetricInfo,
+    configuration: JudgeConfiguration,
+    provenance: Provenance,
+    example: Example,
+    value: float,
 ) -> Judgment:
     return Judgment(
         protocol=info.protocol,
@@ -80,9 +85,7 @@ def _judgment(
         configuration=configuration,
         result={info.dimension: round(value, 6)},
         parse_status="ok",
-        provenance=Provenance(
-            run_id=run.id, config_hash=run.config_hash, models={"metric": info.judge_model}
-        ),
+        provenance=provenance,
     )
 
 
@@ -118,7 +121,9 @@ def score_run(
     workers: int = 1,
 ) -> ScoreSummary:
     """Judge every turn of the given roles; re-scoring replaces the same judgments. `workers`
-    processes encode (when no `encoder` is given)."""
+    processes encode (when no `encoder` is given). The seconds counted are the whole call's:
+    loading the encoder, reading the dialogues, scoring and storing the judgments."""
+    began = time.perf_counter()
     scorer: Encoder | FineTunedMetric
     if model.fine_tuned:
         assert model.folder is not None
@@ -138,21 +143,23 @@ def score_run(
     ]
     summary = ScoreSummary(dialogues=len(dialogues))
     configuration = model.info.configuration()
+    provenance = Provenance(
+        run_id=run.id, config_hash=run.config_hash, models={"metric": model.info.judge_model}
+    )
     for start in range(0, len(dialogues), BATCH_DIALOGUES):
         examples = [
             e for d in dialogues[start : start + BATCH_DIALOGUES] for e in turns_to_score(d, roles)
         ]
-        began = time.perf_counter()
         scores = score_examples(model, examples, scorer)
-        summary.seconds += time.perf_counter() - began
         judgments = []
         for example, value in zip(examples, scores, strict=True):
             if value is None:
                 summary.no_head[base_language(example.language)] += 1
             else:
-                judgments.append(_judgment(model.info, configuration, example, value, run))
+                judgments.append(_judgment(model.info, configuration, provenance, example, value))
         store.add(judgments, run, on_conflict="replace")
         summary.judgments += len(judgments)
+    summary.seconds = time.perf_counter() - began
     return summary
 
 

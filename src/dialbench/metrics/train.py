@@ -10,7 +10,9 @@ from pathlib import Path
 
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
+from sklearn.decomposition import PCA
 from sklearn.linear_model import Ridge
+from sklearn.neural_network import MLPRegressor
 
 from dialbench.errors import DialbenchError
 from dialbench.hashing import content_hash, file_sha256
@@ -34,18 +36,23 @@ from dialbench.metrics.model import (
     FINE_TUNED,
     DevFigure,
     EncoderInfo,
+    Head,
     HeadFile,
     LinearHead,
     MetricInfo,
     MetricModel,
+    MLPHead,
     save_model,
 )
-from dialbench.metrics.qe import LLMQualityEstimator
+from dialbench.metrics.qe import QEResources
+from dialbench.metrics.qe_registry import ESTIMATORS
 from dialbench.metrics.translate import HF_PREFIX, HFTranslator, LLMTranslator, Translator
 from dialbench.schema import base_language
 from dialbench.store import RunStore
 
 MIN_STD = 1e-6
+MLP_DIRECTIONS = 128
+MLP_HIDDEN = 64
 
 
 def fit_ridge(features: np.ndarray, targets: np.ndarray, alpha: float) -> LinearHead:
@@ -55,6 +62,30 @@ def fit_ridge(features: np.ndarray, targets: np.ndarray, alpha: float) -> Linear
     ridge = Ridge(alpha=alpha).fit((features - mean) / std, targets)
     w = ridge.coef_ / std
     return LinearHead(w, float(ridge.intercept_) - float(mean @ w))
+
+
+def fit_mlp(features: np.ndarray, targets: np.ndarray, alpha: float, seed: int) -> MLPHead:
+    """Standardise, keep the top principal directions, one hidden ReLU layer (early stopping on
+    a tenth of the data), folded into plain arrays."""
+    mean = features.mean(axis=0)
+    std = np.maximum(features.std(axis=0), MIN_STD)
+    standard = (features - mean) / std
+    pca = PCA(min(MLP_DIRECTIONS, *standard.shape), random_state=seed).fit(standard)
+    mlp = MLPRegressor(
+        hidden_layer_sizes=(MLP_HIDDEN,),
+        alpha=alpha,
+        max_iter=300,
+        early_stopping=len(targets) >= 50,
+        random_state=seed,
+    ).fit(pca.transform(standard), targets)
+    return MLPHead(
+        center=mean + std * pca.mean_,
+        projection=pca.components_.T / std[:, None],
+        w1=mlp.coefs_[0],
+        b1=mlp.intercepts_[0],
+        w2=mlp.coefs_[1][:, 0],
+        b2=float(mlp.intercepts_[1][0]),
+    )
 
 
 def _correlation(function: Callable[..., object], x: np.ndarray, y: np.ndarray) -> float | None:
@@ -77,18 +108,20 @@ def examples_for(config: MetricConfig, stores: Sequence[RunStore]) -> list[Examp
 
 def _heads(
     config: MetricConfig, features: np.ndarray, targets: np.ndarray, languages: np.ndarray
-) -> dict[str, LinearHead]:
+) -> dict[str, Head]:
+    def fit(rows: np.ndarray) -> Head:
+        if config.head == "mlp":
+            return fit_mlp(features[rows], targets[rows], config.mlp_alpha, config.seed)
+        return fit_ridge(features[rows], targets[rows], config.alpha)
+
     if config.strategy == "ML":
-        return {ALL_LANGUAGES: fit_ridge(features, targets, config.alpha)}
+        return {ALL_LANGUAGES: fit(np.ones(len(targets), dtype=bool))}
     if config.strategy == "EN":
         english = languages == "en"
         if not english.any():
             raise DialbenchError("strategy EN needs English training data; there is none")
-        return {ALL_LANGUAGES: fit_ridge(features[english], targets[english], config.alpha)}
-    return {
-        str(lang): fit_ridge(features[languages == lang], targets[languages == lang], config.alpha)
-        for lang in sorted(set(languages))
-    }
+        return {ALL_LANGUAGES: fit(english)}
+    return {str(lang): fit(languages == lang) for lang in sorted(set(languages))}
 
 
 def _linear_predictions(
@@ -132,9 +165,11 @@ def _augmented(
     config: MetricConfig,
     output: Path,
     train: list[Example],
-    encoder: Encoder,
+    encoder: Callable[[], Encoder],
     translator: Translator | None,
 ) -> list[Example]:
+    """The translated training examples the QE kept, for the frozen and the fine-tuned path
+    alike; `encoder` is loaded only when the QE needs it."""
     augment_config = config.augment
     assert augment_config is not None
     with Runner(output / "translations", quiet=True) as runner:
@@ -144,15 +179,23 @@ def _augmented(
             if spec.startswith(HF_PREFIX)
             else LLMTranslator(runner, spec)
         )
-        judge = None
-        if augment_config.qe == "llm":
-            judge = LLMQualityEstimator(runner, augment_config.qe_model or spec)
-        return augment(train, augment_config, llm, encoder, config.history, judge)
+        estimator = ESTIMATORS[augment_config.qe](
+            QEResources(encoder, llm, spec, runner, augment_config.qe_model)
+        )
+        return augment(train, augment_config, llm, estimator, config.history)
 
 
 def _train_fine_tuned(
-    config: MetricConfig, output: Path, examples: list[Example], dev: np.ndarray, started: float
+    config: MetricConfig,
+    output: Path,
+    examples: list[Example],
+    dev: np.ndarray,
+    started: float,
+    encoder: Encoder | None,
+    translator: Translator | None,
 ) -> MetricInfo:
+    """Fine-tune on the training examples plus, with `augment:`, the translations the QE kept:
+    the same training data as the frozen path."""
     tuning = config.finetune
     assert tuning is not None
     train = [e for e, d in zip(examples, dev, strict=True) if not d]
@@ -160,6 +203,10 @@ def _train_fine_tuned(
         train = [e for e in train if base_language(e.language) == "en"]
         if not train:
             raise DialbenchError("strategy EN needs English training data; there is none")
+    if config.augment is not None and config.strategy == "ML":  # EN: English only, as frozen
+        train += _augmented(
+            config, output, train, lambda: encoder or load_encoder(config.encoder), translator
+        )
     held = [e for e, d in zip(examples, dev, strict=True) if d]
     metric = FineTunedMetric(resolve_model(tuning.model), tuning.hidden, tuning.max_length)
     metric.fit(
@@ -229,7 +276,7 @@ def train_metric(
     if dev.all():
         raise DialbenchError("every dialogue is held out: lower holdout.fraction")
     if config.finetune is not None:
-        return _train_fine_tuned(config, output, examples, dev, started)
+        return _train_fine_tuned(config, output, examples, dev, started, encoder, translator)
     encoder = encoder or load_encoder(config.encoder)
     features = featurize(examples, encoder, config.history)
     targets = np.array([e.target for e in examples])
@@ -237,7 +284,7 @@ def train_metric(
     train_x, train_y, train_lang = features[~dev], targets[~dev], languages[~dev]
     if config.augment is not None:
         train = [e for e, d in zip(examples, dev, strict=True) if not d]
-        extra = _augmented(config, output, train, encoder, translator)
+        extra = _augmented(config, output, train, lambda: encoder, translator)
         if extra:
             train_x = np.vstack([train_x, featurize(extra, encoder, config.history)])
             train_y = np.concatenate([train_y, [e.target for e in extra]])

@@ -1,0 +1,54 @@
+"""COMET-QE / CometKiwi as a quality estimator, for users who have `unbabel-comet` and a
+checkpoint: `pip install 'dialbench[comet]'`. No checkpoint ships in any package, so none is
+bundled; the model loads on first use, from a local checkpoint file or by its hub name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dialbench.errors import DialbenchError
+
+BATCH_SIZE = 16
+
+
+def _comet() -> Any:
+    try:
+        import comet
+    except ImportError:
+        raise DialbenchError(
+            "qe: comet needs the unbabel-comet package (pip install 'dialbench[comet]')"
+        ) from None
+    return comet
+
+
+class CometQualityEstimator:
+    """Reference-free COMET: the model sees the source and the translation (no reference)."""
+
+    DEFAULT = "Unbabel/wmt22-cometkiwi-da"
+
+    def __init__(self, checkpoint: str, batch_size: int = BATCH_SIZE) -> None:
+        self.checkpoint, self.batch_size = checkpoint, batch_size
+        self._model: Any = None
+
+    def model(self) -> Any:
+        """The loaded checkpoint: a .ckpt file as it is, else a model name to download."""
+        if self._model is None:
+            comet = _comet()
+            path = Path(self.checkpoint)
+            checkpoint = path if path.is_file() else comet.download_model(self.checkpoint)
+            self._model = comet.load_from_checkpoint(str(checkpoint))
+        return self._model
+
+    def score(
+        self, sources: Sequence[str], translations: Sequence[str], _source: str, _target: str
+    ) -> np.ndarray:
+        if not sources:
+            return np.zeros(0)
+        data = [{"src": s, "mt": t} for s, t in zip(sources, translations, strict=True)]
+        output = self.model().predict(data, batch_size=self.batch_size, gpus=0)
+        return np.asarray(output.scores, dtype=np.float64)
