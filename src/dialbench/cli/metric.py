@@ -10,7 +10,8 @@ from rich.console import Console
 
 from dialbench.cli import app
 from dialbench.cli.tables import figure, table
-from dialbench.schema import ROLES, Annotation
+from dialbench.errors import DialbenchError
+from dialbench.schema import ROLES
 from dialbench.store import RunStore
 
 console = Console()
@@ -89,37 +90,28 @@ def score(
     ] = False,
 ) -> None:
     """Write one Judgment per turn (protocol metric:NAME), as an LLM judge does."""
-    from dialbench.errors import DialbenchError
-    from dialbench.metrics.model import load_model
-    from dialbench.metrics.score import human_scores, score_run
+    from dialbench.metrics.stage import MetricScoreConfig, score_metric
 
     unknown = sorted(set(role) - set(ROLES))
     if unknown:
         raise DialbenchError(f"--role {unknown[0]!r}: choose from {', '.join(ROLES)}")
-    loaded = load_model(model)
-    info = loaded.info
-    with RunStore.open(run, create=False) as store:
-        config = {"model": str(model), "version": info.version, "roles": role}
-        with store.run(f"metric score {info.name}", config) as record:
-            summary = score_run(
-                loaded,
-                store,
-                record,
-                roles=role,
-                heldout_only=heldout_only,
-                languages=language,
-                workers=workers,
-            )
-            if human_labels:
-                derived = human_scores(loaded, store.records(Annotation))
-                store.add(derived, record, on_conflict="replace")
-                console.print(f"{len(derived)} human label(s) on {info.dimension}")
+    config = MetricScoreConfig(
+        model=model,
+        roles=role,
+        languages=language,
+        heldout_only=heldout_only,
+        human_labels=human_labels,
+        workers=workers,
+    )
+    result = score_metric(config, run)
+    if human_labels:
+        console.print(f"{result.human_labels} human label(s) on {result.dimension}")
     console.print(
-        f"{info.judge_model}: {summary.judgments} turn(s) in {summary.dialogues} dialogue(s), "
-        f"{summary.turns_per_second:.0f} turns/s",
+        f"{result.judge_model}: {result.judgments} turn(s) in {result.dialogues} dialogue(s), "
+        f"{result.turns_per_second:.0f} turns/s",
         highlight=False,
     )
-    for lang, count in sorted(summary.no_head.items()):
+    for lang, count in sorted(result.no_head.items()):
         console.print(f"{count} {lang} turn(s) not scored: no head for {lang}", highlight=False)
 
 
@@ -162,7 +154,6 @@ def diqad_train(
     positive or negative user reaction appended."""
     from typing import cast
 
-    from dialbench.errors import DialbenchError
     from dialbench.metrics import diqad
 
     unknown = sorted(set(classifier) - set(diqad.ALL_CLASSIFIERS))

@@ -4,6 +4,7 @@ dev figures per language on held-out dialogues, and the versioned model director
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 from sklearn.decomposition import PCA
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Ridge
 from sklearn.neural_network import MLPRegressor
 
@@ -71,13 +73,17 @@ def fit_mlp(features: np.ndarray, targets: np.ndarray, alpha: float, seed: int) 
     std = np.maximum(features.std(axis=0), MIN_STD)
     standard = (features - mean) / std
     pca = PCA(min(MLP_DIRECTIONS, *standard.shape), random_state=seed).fit(standard)
-    mlp = MLPRegressor(
-        hidden_layer_sizes=(MLP_HIDDEN,),
-        alpha=alpha,
-        max_iter=300,
-        early_stopping=len(targets) >= 50,
-        random_state=seed,
-    ).fit(pca.transform(standard), targets)
+    with warnings.catch_warnings():
+        # A fixed budget of epochs: the held-out figures training prints say how good the
+        # head is, not whether the optimiser's own tolerance was reached within it.
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        mlp = MLPRegressor(
+            hidden_layer_sizes=(MLP_HIDDEN,),
+            alpha=alpha,
+            max_iter=300,
+            early_stopping=len(targets) >= 50,
+            random_state=seed,
+        ).fit(pca.transform(standard), targets)
     return MLPHead(
         center=mean + std * pca.mean_,
         projection=pca.components_.T / std[:, None],

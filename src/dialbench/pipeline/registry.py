@@ -11,6 +11,7 @@ from dialbench.pipeline.stages.curate import CurateStage
 from dialbench.pipeline.stages.import_records import ImportStage
 from dialbench.pipeline.stages.judge import JudgeStage
 from dialbench.pipeline.stages.metaeval import MetaevalStage
+from dialbench.pipeline.stages.metric import MetricStage
 from dialbench.pipeline.stages.report import ReportStage
 from dialbench.pipeline.stages.selfchat import SelfChatStage
 from dialbench.pipeline.stages.simulate import SimulateStage
@@ -22,6 +23,7 @@ AnyStage = Annotated[
     | JudgeStage
     | ArenaStage
     | CurateStage
+    | MetricStage
     | MetaevalStage
     | ReportStage,
     Field(discriminator="stage"),

@@ -1,0 +1,76 @@
+"""A trained metric as a pipeline stage: score the run's turns like a judge, after training the
+metric first when the stage names a training config.
+
+The encoder and the training code load when the stage runs, not when a pipeline file is read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from dialbench.metrics.model import METADATA
+from dialbench.metrics.stage import MetricScoreConfig
+from dialbench.pipeline.stage import (
+    ANNOTATIONS,
+    DIALOGUES,
+    FILES,
+    JUDGMENTS,
+    Stage,
+    StageOutput,
+    relative_to,
+)
+
+
+class MetricStage(Stage, MetricScoreConfig):
+    stage: Literal["metric"]
+    pace_fields: ClassVar[frozenset[str]] = frozenset({"workers"})
+
+    train: Path | None = Field(
+        default=None,
+        description="a `dialbench metric train` config: train into `model` first (its runs may "
+        "name this pipeline's run)",
+    )
+
+    def reads(self) -> frozenset[str]:
+        labels = {ANNOTATIONS} if self.train or self.human_labels else set()
+        return frozenset({DIALOGUES, *labels})
+
+    def writes(self) -> frozenset[str]:
+        files = {FILES} if self.train else set()
+        labels = {ANNOTATIONS} if self.human_labels else set()
+        return frozenset({JUDGMENTS, *files, *labels})
+
+    def input_files(self) -> list[Path]:
+        """The training config when the stage trains, else the model it scores with (its
+        metric.json holds the version and every head's hash)."""
+        return [self.train] if self.train is not None else [self.model / METADATA]
+
+    def resolve_paths(self, folder: Path) -> MetricStage:
+        return self.model_copy(
+            update={
+                "model": relative_to(folder, self.model),
+                "train": relative_to(folder, self.train),
+            }
+        )
+
+    def execute(self, run_dir: Path, *, quiet: bool) -> StageOutput:
+        from dialbench.metrics.stage import score_metric
+
+        trained = ""
+        if self.train is not None:
+            from dialbench.metrics.config import load_config
+            from dialbench.metrics.train import train_metric
+
+            info = train_metric(load_config(self.train), self.model)
+            figures = ", ".join(
+                f"{d.language} {d.pearson:.2f}" for d in info.dev if d.pearson is not None
+            )
+            trained = f"trained {self.model} (held-out Pearson: {figures or '-'}); "
+        result = score_metric(self.config(MetricScoreConfig), run_dir)
+        return StageOutput(
+            f"{trained}{result.judge_model}: {result.judgments} turn(s) in {result.dialogues} "
+            f"dialogue(s), {result.turns_per_second:.0f} turns/s",
+            result,
+        )
