@@ -1,7 +1,8 @@
 """A trained metric as a pipeline stage: score the run's turns like a judge, after training the
 metric first when the stage names a training config.
 
-The encoder and the training code load when the stage runs, not when a pipeline file is read."""
+The metric's code (numpy, jieba, the encoder) loads when a pipeline has this stage, not for
+every pipeline file."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from dialbench.metrics.model import METADATA
 from dialbench.metrics.stage import MetricScoreConfig
 from dialbench.pipeline.stage import (
     ANNOTATIONS,
@@ -45,6 +45,8 @@ class MetricStage(Stage, MetricScoreConfig):
     def input_files(self) -> list[Path]:
         """The training config when the stage trains, else the model it scores with (its
         metric.json holds the version and every head's hash)."""
+        from dialbench.metrics.model import METADATA  # numpy, jieba: only for a metric stage
+
         return [self.train] if self.train is not None else [self.model / METADATA]
 
     def resolve_paths(self, folder: Path) -> MetricStage:
