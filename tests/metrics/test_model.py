@@ -3,6 +3,7 @@ its verification on load, and scoring into Judgments."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ from dialbench.errors import DialbenchError
 from dialbench.metrics.config import DataConfig, MetricConfig, TargetConfig
 from dialbench.metrics.encoders import Encoder
 from dialbench.metrics.model import load_model
-from dialbench.metrics.score import score_run
+from dialbench.metrics.score import MANY_TURNS, encoder_processes, score_run
 from dialbench.metrics.train import train_metric
 from dialbench.schema import Judgment
 from dialbench.store import RunStore
@@ -153,3 +154,8 @@ def test_mlp_head_is_plain_arrays_that_predict_as_the_fitted_network(
     with RunStore.open(run_dir) as store, store.run("score") as run:
         summary = score_run(model, store, run, encoder=fake_encoder(), heldout_only=True)
     assert summary.judgments == 2 * len(info.heldout_dialogues)
+
+
+def test_a_long_scoring_run_gets_an_encoder_process_per_core() -> None:
+    assert encoder_processes(MANY_TURNS - 1) == 1
+    assert encoder_processes(MANY_TURNS) == len(os.sched_getaffinity(0))

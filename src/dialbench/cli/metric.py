@@ -76,11 +76,13 @@ def score(
         bool, typer.Option(help="Only the dialogues held out from training (honest figures).")
     ] = False,
     workers: Annotated[
-        int,
+        int | None,
         typer.Option(
-            min=1, help="Encoder processes: one per idle CPU core; more slow a busy machine."
+            min=1,
+            help="Encoder processes. Default: one per core from 10,000 turns to score, else "
+            "one (on cores busy with other jobs, one is faster).",
         ),
-    ] = 1,
+    ] = None,
     human_labels: Annotated[
         bool,
         typer.Option(

@@ -29,7 +29,11 @@ class MetricScoreConfig(Record):
         description="also store the human labels the metric learned from on its dimension, "
         "for metaeval --protocol metric:NAME",
     )
-    workers: int = Field(default=1, ge=1, description="encoder processes")
+    workers: int | None = Field(
+        default=None,
+        ge=1,
+        description="encoder processes (default: one per core from 10,000 turns, else one)",
+    )
 
 
 class MetricScoreResult(Record):
