@@ -35,6 +35,7 @@ from dialbench.judge.registry import get_protocol
 from dialbench.judge.settings import JudgeSettings
 from dialbench.llm.base import CallDeferred
 from dialbench.llm.batch import BatchCollector
+from dialbench.llm.collection import long_job
 from dialbench.llm.model import Model
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig
@@ -115,10 +116,11 @@ class JudgeRunSummary(Record):
 
 @dataclass(frozen=True)
 class _Job:
+    """One judgment to make: `unjudged` is it without its answer, and already has its id."""
+
     model: Model
-    configuration: JudgeConfiguration
     task: Task
-    sample: int
+    unjudged: Judgment
 
 
 def select_dialogues(
@@ -198,16 +200,22 @@ def _raw_output(named: list[tuple[str, list[str]]]) -> str:
     return "\n\n".join(f"--- {name}, answer {i} ---\n{text}" for name, i, text in flat)
 
 
-def _unjudged(protocol: JudgeProtocol, job: _Job) -> Judgment:
-    """The judgment a job will make, without its answer: its id is the finished one's."""
-    return Judgment(
+def _job(
+    protocol: JudgeProtocol,
+    model: Model,
+    configuration: JudgeConfiguration,
+    task: Task,
+    sample: int,
+) -> _Job:
+    unjudged = Judgment(
         protocol=protocol.name,
-        judge_model=job.model.spec,
-        target=job.task.target,
-        sample_index=job.sample,
-        configuration=job.configuration,
+        judge_model=model.spec,
+        target=task.target,
+        sample_index=sample,
+        configuration=configuration,
         parse_status="unscored",
     )
+    return _Job(model, task, unjudged)
 
 
 async def _judge(protocol: JudgeProtocol, job: _Job, run: Run) -> Judgment | None:
@@ -220,7 +228,9 @@ async def _judge(protocol: JudgeProtocol, job: _Job, run: Run) -> Judgment | Non
     usage = Usage()
     for question in job.task.questions:
         try:
-            answer = await _ask(job.model, question, job.sample, protocol.settings.max_reasks)
+            answer = await _ask(
+                job.model, question, job.unjudged.sample_index, protocol.settings.max_reasks
+            )
         except CallFailed as failure:
             errors.append(f"{question.name}: model call failed: {failure}")
             continue
@@ -242,7 +252,7 @@ async def _judge(protocol: JudgeProtocol, job: _Job, run: Run) -> Judgment | Non
             result = protocol.result(answers)
         except ValidationError as invalid:
             errors.append(f"answer does not fit the protocol: {invalid.errors()[0]['msg']}")
-    return _unjudged(protocol, job).model_copy(
+    return job.unjudged.model_copy(
         update={
             "result": result if not errors else None,
             "raw_output": _raw_output(outputs),
@@ -289,16 +299,16 @@ async def judge_dialogues(
         )
         for task in tasks:
             for sample in range(protocol.settings.samples):
-                job = _Job(model, configuration, task, sample)
+                job = _job(protocol, model, configuration, task, sample)
                 tally.judgments += 1
-                if _unjudged(protocol, job).id in stored_ok:
+                if job.unjudged.id in stored_ok:
                     tally.already_ok += 1
                 else:
                     jobs.append(job)
     finished: list[Judgment] = []
 
     def store_finished() -> None:
-        store.add(finished, run, on_conflict="replace")
+        runner.store(finished, run)
         for judgment in finished:
             tally = tallies[judgment.judge_model]
             tally.usage = tally.usage + judgment.usage
@@ -320,6 +330,7 @@ async def judge_dialogues(
 
     await runner.gather([judged(job) for job in jobs], f"{protocol.name} judgments")
     store_finished()
+    await runner.stored()
     return JudgeRunSummary(
         protocol=protocol.name,
         dialogues=len(dialogues),
@@ -342,7 +353,7 @@ def judge(
     `shard`: only its part of the work (the dialogues are selected first, limit included)."""
     collector = BatchCollector(run_dir) if batch else None
     protocol = config.build_protocol()
-    with RunStore.open(run_dir, create=False) as store:
+    with long_job(), RunStore.open(run_dir, create=False) as store:
         dialogues = select_dialogues(
             store,
             languages=config.languages,

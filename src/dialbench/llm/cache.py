@@ -2,7 +2,9 @@
 
 Look-ups are single primary-key reads. Writes go through a queue to one writer thread that
 commits whatever has accumulated in one transaction, so thousands of concurrent calls never wait
-on SQLite, and a completed call reaches the disk within one commit of finishing.
+on SQLite, and a completed call reaches the disk within one commit of finishing. The records a
+stage makes from those calls (judgments) can take the same queue (`put_records`): the event loop
+then never waits on SQLite either, and a record is stored after the calls it was made from.
 """
 
 from __future__ import annotations
@@ -10,13 +12,16 @@ from __future__ import annotations
 import atexit
 import queue
 import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ConfigDict
 
+from dialbench.errors import DialbenchError
 from dialbench.hashing import canonical_json, content_hash
 from dialbench.llm.base import Completion, Request
-from dialbench.schema import Record, UsageLine
+from dialbench.schema import Record, Run, StoredRecord, UsageLine
 from dialbench.store import CachedCall, RunStore
 
 
@@ -48,6 +53,16 @@ class _Flush:
         self.done = threading.Event()
 
 
+@dataclass(frozen=True)
+class _Records:
+    records: Sequence[StoredRecord]
+    run: Run
+
+
+class StoreWriteFailed(DialbenchError):
+    """The writer thread could not store what it was given (a full disk, a locked file)."""
+
+
 class CallCache:
     """Use as a context manager, or call `close()`: closing waits for every queued write."""
 
@@ -56,7 +71,8 @@ class CallCache:
         self._reader = RunStore.open(run_dir, any_thread=True)
         self._read_lock = threading.Lock()
         self._pending: dict[str, Completion] = {}
-        self._queue: queue.SimpleQueue[CacheEntry | _Flush | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[CacheEntry | _Records | _Flush | None] = queue.SimpleQueue()
+        self._failure: BaseException | None = None
         self._writer = threading.Thread(
             target=self._write_loop, name="llm-cache-writer", daemon=True
         )
@@ -75,6 +91,10 @@ class CallCache:
         self._pending[entry.key] = entry.completion
         self._queue.put(entry)
 
+    def put_records(self, records: Sequence[StoredRecord], run: Run) -> None:
+        """Store records (a stored id is replaced) after every call put so far."""
+        self._queue.put(_Records(list(records), run))
+
     def __len__(self) -> int:
         self.flush()
         with self._read_lock:
@@ -82,11 +102,11 @@ class CallCache:
 
     def flush(self) -> None:
         """Block until every entry put so far is committed."""
-        if not self._writer.is_alive():  # closed: everything was written on the way out
-            return
-        marker = _Flush()
-        self._queue.put(marker)
-        marker.done.wait()
+        if self._writer.is_alive():  # else closed: everything was written on the way out
+            marker = _Flush()
+            self._queue.put(marker)
+            marker.done.wait()
+        self._raise_failure()
 
     def close(self) -> None:
         atexit.unregister(self.close)
@@ -94,6 +114,14 @@ class CallCache:
             self._queue.put(None)
             self._writer.join()
             self._reader.close()
+        self._raise_failure()
+
+    def _raise_failure(self) -> None:
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise StoreWriteFailed(
+                f"{self.run_dir}: could not store finished work: {failure}"
+            ) from failure
 
     def __enter__(self) -> CallCache:
         return self
@@ -109,7 +137,8 @@ class CallCache:
         writer = RunStore.open(self.run_dir)
         stopping = False
         while not stopping:
-            batch: list[CacheEntry] = []
+            entries: list[CacheEntry] = []
+            records: list[_Records] = []
             markers: list[_Flush] = []
             item = self._queue.get()
             while True:
@@ -117,19 +146,26 @@ class CallCache:
                     stopping = True
                 elif isinstance(item, _Flush):
                     markers.append(item)
+                elif isinstance(item, _Records):
+                    records.append(item)
                 else:
-                    batch.append(item)
+                    entries.append(item)
                 try:
                     item = self._queue.get_nowait()
                 except queue.Empty:
                     break
-            if batch:
-                self._write(writer, batch)
+            try:
+                self._write(writer, entries, records)
+            except Exception as failure:  # kept for flush() and close() to raise: never lost
+                self._failure = self._failure or failure
             for marker in markers:
                 marker.done.set()
         writer.close()
 
-    def _write(self, writer: RunStore, batch: list[CacheEntry]) -> None:
-        writer.add_cached_calls([entry.as_cached_call() for entry in batch])
-        for entry in batch:
-            self._pending.pop(entry.key, None)
+    def _write(self, writer: RunStore, entries: list[CacheEntry], records: list[_Records]) -> None:
+        if entries:
+            writer.add_cached_calls([entry.as_cached_call() for entry in entries])
+            for entry in entries:
+                self._pending.pop(entry.key, None)
+        for batch in records:
+            writer.add(batch.records, batch.run, on_conflict="replace")

@@ -26,11 +26,12 @@ from dialbench.llm.accounting import Accounting
 from dialbench.llm.backends import create_api
 from dialbench.llm.base import CallDeferred, Completion, ModelAPI, ModelError, Request
 from dialbench.llm.cache import CacheEntry, CallCache, cache_key
+from dialbench.llm.collection import calls_started, long_job
 from dialbench.llm.model import Model
 from dialbench.llm.prices import PriceTable
 from dialbench.llm.progress import call_progress
 from dialbench.llm.specs import ModelConfig
-from dialbench.schema import UsageLine
+from dialbench.schema import Run, StoredRecord, UsageLine
 
 if TYPE_CHECKING:
     from dialbench.llm.batch import BatchCollector
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 BASE_DELAY_S = 0.5
+MIN_WINDOW = 256
 MAX_DELAY_S = 60.0
 
 
@@ -235,22 +237,53 @@ class Runner:
             self.cache.put(CacheEntry(key=key, spec=spec, request=request, completion=completion))
         return completion
 
+    def _window(self) -> int:
+        """Jobs started at once: enough to fill every model's slots twice over."""
+        slots = sum(config.concurrency for config in self._apis)
+        return max(MIN_WINDOW, 2 * slots)
+
     async def gather(
         self, jobs: Sequence[Awaitable[T]], description: str = "model calls"
     ) -> list[T | CallFailed]:
-        """Run jobs concurrently with a progress bar; a failed item is returned, not raised."""
-        with call_progress(quiet=self.quiet) as progress:
+        """Run jobs concurrently with a progress bar; a failed item is returned, not raised.
+
+        A window of jobs runs at a time, each next one starting as one ends, so a run of tens
+        of thousands keeps that many coroutines alive, not all of them; and what the jobs were
+        made from is left out of garbage collection while they run (`collection.py`)."""
+        results: dict[int, T | CallFailed] = {}
+        waiting = iter(enumerate(jobs))
+        with call_progress(quiet=self.quiet) as progress, long_job():
+            calls_started()
             task = progress.add_task(description, total=len(jobs), spend=0.0)
 
-            async def one(job: Awaitable[T]) -> T | CallFailed:
-                try:
-                    return await job
-                except CallFailed as failure:
-                    return failure
-                finally:
-                    progress.update(task, advance=1, spend=self.accounting.total_cost_usd)
+            async def worker() -> None:
+                for index, job in waiting:
+                    try:
+                        results[index] = await job
+                    except CallFailed as failure:
+                        results[index] = failure
+                    finally:
+                        progress.update(task, advance=1, spend=self.accounting.total_cost_usd)
 
-            return list(await asyncio.gather(*(one(job) for job in jobs)))
+            try:
+                await asyncio.gather(*(worker() for _ in range(min(self._window(), len(jobs)))))
+            finally:
+                for _, job in waiting:  # a stop or a bug ended the workers: never start these
+                    if isinstance(job, Coroutine):
+                        job.close()
+        return [results[index] for index in range(len(jobs))]
+
+    def store(self, records: Sequence[StoredRecord], run: Run) -> None:
+        """Store records a job made from its calls, from the cache's writer thread after those
+        calls, so the event loop never waits on SQLite; a stored id is replaced."""
+        if self.cache is None:
+            raise DialbenchError("storing records needs a runner with a run directory")
+        self.cache.put_records(records, run)
+
+    async def stored(self) -> None:
+        """Wait (off the event loop) until every call and record put so far is committed."""
+        if self.cache is not None:
+            await asyncio.to_thread(self.cache.flush)
 
     def usage(self) -> list[UsageLine]:
         return self.accounting.lines()
