@@ -148,6 +148,7 @@ class Simulation:
         remaining = self.summary.planned - self.summary.already_stored
         self.progress = (progress, progress.add_task("simulate", total=remaining, acceptance="-"))
         await asyncio.gather(*jobs)
+        await self.runner.stored()
 
     async def _starter(
         self, context: SeedContext, agent: UserAgent, bots: list[tuple[ModelConfig, str]]
@@ -194,7 +195,7 @@ class Simulation:
         dialogue = dialogue.model_copy(
             update={"metadata": metadata, "source": EXCLUDED_SOURCE if excluded else SOURCE}
         )
-        self.store.add([dialogue], self.run_record, on_conflict="replace")
+        self.runner.store([dialogue], self.run_record)
         self._count(dialogue, checked, excluded)
 
     def _dialogue_record(
