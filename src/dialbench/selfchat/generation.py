@@ -24,6 +24,7 @@ from pydantic import Field
 from dialbench.errors import DialbenchError
 from dialbench.hashing import content_hash
 from dialbench.llm.base import GenerationParams, Message
+from dialbench.llm.collection import calls_started, long_job
 from dialbench.llm.model import Model
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import ModelConfig, parse_spec
@@ -219,6 +220,7 @@ class SelfChat:
                     self.summary.already_stored += 1
                 else:
                     jobs.append(self._one(seed, model, id_))
+        calls_started()
         await asyncio.gather(*jobs)
         return self.summary
 
@@ -298,7 +300,7 @@ def selfchat(
     seeds it owns; the limit counts every seed, so the shards share the same ones)."""
     for model in config.models:
         parse_spec(model.spec)  # an unknown backend is reported before anything is stored
-    with RunStore.open(run_dir, create=False) as store:
+    with long_job(), RunStore.open(run_dir, create=False) as store:
         seeds = [seed for seed in seed_dialogues(store, config) if owned(shard, seed.id)]
         with (
             store.run("selfchat", config.model_dump(mode="json")) as record,

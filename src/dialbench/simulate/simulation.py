@@ -17,6 +17,7 @@ from pydantic import Field
 from rich.progress import Progress, TaskID
 
 from dialbench.hashing import content_hash
+from dialbench.llm.collection import calls_started, long_job
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import ModelConfig
 from dialbench.prompts import load_prompt
@@ -147,6 +148,7 @@ class Simulation:
                     jobs.append(self._starter(context, agent, todo))
         remaining = self.summary.planned - self.summary.already_stored
         self.progress = (progress, progress.add_task("simulate", total=remaining, acceptance="-"))
+        calls_started()
         await asyncio.gather(*jobs)
         await self.runner.stored()
 
@@ -258,13 +260,14 @@ def simulate(
 
     `shard`: only the contexts it owns; a context's dialogues share its first user turn, so
     they are generated together."""
-    contexts = [c for c in build_contexts(config) if owned(shard, c.model_dump(mode="json"))]
     with (
+        long_job(),
         RunStore.open(run_dir) as store,
         store.run("simulate", config.model_dump(mode="json")) as run,
         Runner(run_dir, run_id=run.id, quiet=quiet) as runner,
         progress_bar(quiet=quiet) as progress,
     ):
+        contexts = [c for c in build_contexts(config) if owned(shard, c.model_dump(mode="json"))]
         simulation = Simulation(config, store, run, runner)
         runner.run_sync(simulation.run(contexts, progress))
         return simulation.summary
