@@ -11,10 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import WriteConfig
 
 from dialbench.schema import Dialogue
 from dialbench.store import RunStore
+from tests.simulate.conftest import WriteConfig
 
 DIALBENCH = Path(sys.executable).with_name("dialbench")
 

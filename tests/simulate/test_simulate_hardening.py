@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import WriteConfig
 
 from dialbench.schema import Dialogue
 from dialbench.seeds import (
@@ -22,6 +21,7 @@ from dialbench.seeds import (
     sample_contexts,
 )
 from dialbench.store import RunStore
+from tests.simulate.conftest import WriteConfig
 
 DIALBENCH = Path(sys.executable).with_name("dialbench")
 
