@@ -75,6 +75,20 @@ def test_selfchat_judge_and_arena_from_the_command_line(
     assert "Self-chat utterance lengths" in (run / "report" / "report.md").read_text()
 
 
+def test_selfchat_concurrency_is_also_each_http_models_limit(
+    cli: RunCli, tmp_path: Path, mutual_xlsx: Path
+) -> None:
+    run = tmp_path / "run"
+    cli("import", mutual_xlsx, "--run", run)
+    server = start_loopback(0.3)
+    try:
+        args = ("--n", "3", "--limit", "40", "--concurrency", "40", "--quiet")
+        cli("selfchat", run, "--model", server.spec("bot"), *args)
+        assert server.stats()["max_in_flight"] == 40  # not the HTTP default of 32
+    finally:
+        server.stop()
+
+
 def test_bad_selfchat_input_is_one_clear_line(
     cli: RunCli, tmp_path: Path, mutual_xlsx: Path
 ) -> None:

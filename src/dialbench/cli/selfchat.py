@@ -19,6 +19,13 @@ from dialbench.selfchat import SelfChatConfig, SelfChatSummary, selfchat
 console = Console()
 
 
+def _model(spec: str, concurrency: int) -> ModelConfig:
+    """`--concurrency` dialogues in flight need as many calls at once from an HTTP model (its
+    default is 32); a model in this process still answers one call at a time."""
+    config = ModelConfig(spec=spec)
+    return config if config.local else ModelConfig(spec=spec, max_concurrency=concurrency)
+
+
 def _print_summary(summary: SelfChatSummary) -> None:
     console.print(
         f"selfchat run {summary.run_id}: {summary.seeds} ChatSEED(s), {summary.planned} "
@@ -49,7 +56,10 @@ def selfchat_command(
         int | None,
         typer.Option(help="Context window for dropping old history; default a local model's."),
     ] = None,
-    concurrency: Annotated[int, typer.Option(min=1, help="Dialogues in flight.")] = 16,
+    concurrency: Annotated[
+        int,
+        typer.Option(min=1, help="Dialogues in flight, and calls in flight per HTTP model."),
+    ] = 16,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Self-chat: each model continues each ChatSEED to N utterances (BotChat Algorithm 1).
@@ -61,7 +71,7 @@ def selfchat_command(
         raise DialbenchError("name at least one model: --model SPEC (e.g. local:qwen2.5-0.5b)")
     try:
         config = SelfChatConfig(
-            models=[ModelConfig(spec=spec) for spec in dict.fromkeys(model)],
+            models=[_model(spec, concurrency) for spec in dict.fromkeys(model)],
             n=n,
             seeds=seeds,
             limit=limit,
