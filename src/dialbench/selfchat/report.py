@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import matplotlib.pyplot as plt
+import pandas as pd
+
 from dialbench.judge.protocols.arena import ArenaProtocol
 from dialbench.judge.protocols.gteval import GTEvalProtocol
 from dialbench.judge.protocols.unieval import UniEvalProtocol
+from dialbench.plotting import save_png
 from dialbench.report.sections import Section, relative, table
 from dialbench.schema import Judgment
-from dialbench.selfchat.lengths import length_table, store_lengths, violin_plot
+from dialbench.selfchat.lengths import length_table, store_lengths
 from dialbench.store import RunStore
 
 BOTCHAT_PROTOCOLS = (UniEvalProtocol.name, ArenaProtocol.name, GTEvalProtocol.name)
@@ -20,6 +24,20 @@ DEFINITION = (
     "tokens; `utterances` counts them per model. Mean = BotChat Table 1; the violin plot "
     "(Figure 3, log scale) shows the whole distribution."
 )
+
+
+def violin_plot(lengths: pd.DataFrame, path: Path) -> Path:
+    """Figure 3: the distribution of utterance lengths per model (log scale: they span
+    a few tokens to thousands)."""
+    models = sorted(lengths["model"].unique())
+    data = [lengths.loc[lengths["model"] == m, "tokens"].clip(lower=1).to_numpy() for m in models]
+    figure, axes = plt.subplots(figsize=(max(4.0, 1.4 * len(models) + 2), 4))
+    axes.violinplot(data, showmedians=True)
+    axes.set_xticks(range(1, len(models) + 1), models, rotation=20, ha="right")
+    axes.set_yscale("log")
+    axes.set_ylabel("cl100k_base tokens per utterance")
+    axes.set_title("Self-chat utterance lengths per model")
+    return save_png(figure, path)
 
 
 def shows_lengths(store: RunStore, protocol: str) -> bool:
