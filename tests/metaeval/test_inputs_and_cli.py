@@ -85,7 +85,7 @@ def test_a_run_with_annotations_and_judgments(
 
     shown = cli("metaeval", run, "--bootstrap", "200").stdout
     assert "Human agreement" in shown
-    assert "Issue detection" in shown
+    assert "Detection against each annotator" in shown
     folder = run / "metaeval"
     report = json.loads((folder / "report.json").read_text())
     dimensions = {row["dimension"] for row in report["agreement"]}
@@ -104,7 +104,7 @@ def test_a_run_with_annotations_and_judgments(
     for name in ("detection_all.png", "correlation_overall.png"):
         assert (folder / name).read_bytes()[:8] == PNG_SIGNATURE
     markdown = (folder / "report.md").read_text()
-    assert "## Issue detection against each annotator (averaged)" in markdown
+    assert "## Detection against each annotator (averaged)" in markdown
     assert "![detection_all](detection_all.png)" in markdown
     for table in (
         "agreement",

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
+from dialbench.metaeval.references import HUMAN_CEILING
 from dialbench.metaeval.stage import MetaevalOutput
 from dialbench.pipeline.config import load_pipeline
 from dialbench.pipeline.execute import run_pipeline
@@ -32,7 +33,7 @@ def tiny(stages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     by_name["selfchat"].update(limit=2, n=3)
     for judge in ("issues", "holistic", "arena"):
         by_name[judge]["settings"] = {"max_tokens": 256}
-    by_name["dbdc3-judge"].update(limit=1, options={"turns": "last"})
+    by_name["dbdc3-judge"].update(judges=[SMALLEST_CHAT_MODEL], limit=1, options={"turns": "last"})
     return stages
 
 
@@ -66,6 +67,9 @@ def test_the_quickstart_runs_every_stage_for_real(tmp_path: Path) -> None:
     rows = metaeval.result.report.correlation
     judge_rows = [r for r in rows if r.rater.startswith(SMALLEST_CHAT_MODEL)]
     assert {r.dimension for r in judge_rows} == {"breakdown"}
+    detected = {(r.dimension, r.rater) for r in metaeval.result.report.detection}
+    assert {("breakdown=X", SMALLEST_CHAT_MODEL), ("breakdown=X", HUMAN_CEILING)} <= detected
+    assert HUMAN_CEILING in {r.rater for r in rows}, "the correlation ceiling of the 30 humans"
     assert (tmp_path / "run" / "report" / "index.html").is_file()
 
     again = run_pipeline(config, tmp_path / "run")

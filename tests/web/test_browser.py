@@ -123,7 +123,7 @@ def test_label_with_the_keyboard_reload_and_keep(
     assert f"{first},alice,issues.unsafe,1.0,en,human" in rows
     assert f"{second},alice,overall,5.0,en,human" in rows
     done = cli("metaeval", served.run.path, "--protocol", "issues", "--bootstrap", "100")
-    assert "Issue detection" in done.stdout
+    assert "Detection against each annotator" in done.stdout
     assert "judge-x" in done.stdout
     assert (served.run.path / "metaeval" / "report.md").exists()
 

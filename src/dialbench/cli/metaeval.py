@@ -114,7 +114,8 @@ def print_metaeval_summary(full: MetaEvalReport) -> None:
     if report.detection:
         console.print(
             table(
-                "Issue detection (F1+ / F1-)",
+                "Detection against each annotator (F1 of the positive class, F1+, and of the "
+                "negative, F1-)",
                 ("dimension", "language", "rater", "F1+", "F1-", "accuracy", "items"),
                 (
                     (
@@ -154,6 +155,14 @@ def metaeval(
         list[str],
         typer.Option(help="DIMENSION=binary|nominal|ordinal|interval, or =ordinal:LOW,...,HIGH."),
     ] = [],  # noqa: B006
+    detect: Annotated[
+        list[str],
+        typer.Option(
+            help="DIMENSION=LABEL,...: also score it as detection of these labels (F1, with the "
+            "human ceiling); judges answering in numbers need :judge<=N or :judge>=N, e.g. "
+            "breakdown=X:judge<=2."
+        ),
+    ] = [],  # noqa: B006
     language: Annotated[
         str | None, typer.Option(help="Language of items that no rating names one for.")
     ] = None,
@@ -163,7 +172,11 @@ def metaeval(
     bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples for CIs.")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
     max_pairwise: Annotated[
-        int, typer.Option(help="Skip pairwise figures (kappa, ceiling) above this many annotators.")
+        int,
+        typer.Option(
+            help="Skip figures over every annotator pair (kappa, McNemar, the classification "
+            "ceiling) above this many annotators."
+        ),
     ] = 10,
     pair: Annotated[
         list[str],
@@ -173,11 +186,12 @@ def metaeval(
         ),
     ] = [],  # noqa: B006
 ) -> None:
-    """Agreement, correlations, issue detection, McNemar and diagnostics vs. human annotators."""
+    """Agreement, correlations, detection (issues, labels), McNemar and diagnostics vs. human
+    annotators."""
     # The statistics stack (pandas, scipy, scikit-learn, matplotlib) takes a second and a half
     # to import: only this command pays for it.
     from dialbench.metaeval.config import MetaevalConfig, MetaEvalOptions
-    from dialbench.metaeval.scales import parse_scale
+    from dialbench.metaeval.scales import parse_detect, parse_scale
     from dialbench.metaeval.stage import metaeval as evaluate
 
     config = MetaevalConfig(
@@ -187,6 +201,7 @@ def metaeval(
         pairs=_dimension_pairs(pair),
         options=MetaEvalOptions(
             scales=dict(parse_scale(s) for s in scale),
+            detect=dict(parse_detect(d) for d in detect),
             bootstrap_resamples=bootstrap,
             seed=seed,
             max_pairwise_annotators=max_pairwise,

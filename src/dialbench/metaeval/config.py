@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from dialbench.schema import Record
 
@@ -19,15 +19,55 @@ class ScaleSpec(Record):
     order: list[str] = Field(default_factory=list, description="ordinal labels, lowest first")
 
 
+class DetectSpec(Record):
+    """A dimension also read as a detection task, e.g. DBDC3's breakdown: a turn labelled X is a
+    breakdown. Judges answering in numbers (1-5 sensibleness) say "positive" by a threshold."""
+
+    positive: list[str] = Field(min_length=1, description="the human labels of the positive class")
+    judge_at_most: float | None = Field(
+        default=None, description="a judge answering in numbers says positive at or below this"
+    )
+    judge_at_least: float | None = Field(
+        default=None, description="a judge answering in numbers says positive at or above this"
+    )
+
+    @model_validator(mode="after")
+    def _one_threshold(self) -> DetectSpec:
+        if self.judge_at_most is not None and self.judge_at_least is not None:
+            raise ValueError("give judge_at_most or judge_at_least, not both")
+        return self
+
+    @property
+    def thresholded(self) -> bool:
+        return self.judge_at_most is not None or self.judge_at_least is not None
+
+    def judge_says_positive(self, score: float) -> bool:
+        """Whether a judge's number is on the positive side of the threshold."""
+        if self.judge_at_most is not None:
+            return score <= self.judge_at_most
+        return self.judge_at_least is not None and score >= self.judge_at_least
+
+    def dimension(self, name: str) -> str:
+        """The name of the detection view: `breakdown=X`, `breakdown=T+X`."""
+        return f"{name}={'+'.join(self.positive)}"
+
+
 class MetaEvalOptions(Record):
     scales: dict[str, ScaleSpec] = Field(default_factory=dict, description="overrides inference")
+    detect: dict[str, DetectSpec] = Field(
+        default_factory=dict,
+        description="human dimension -> its detection view (F1 per class, with the ceiling)",
+    )
     bootstrap_resamples: int = Field(default=1000, ge=100)
     seed: int = 0
     default_language: str | None = Field(
         default=None, description="for items no rating places in a language"
     )
     max_pairwise_annotators: int = Field(
-        default=10, ge=2, description="above this, pairwise figures (kappa, ceiling) are skipped"
+        default=10,
+        ge=2,
+        description="above this, figures over every annotator pair (Cohen's kappa, McNemar, "
+        "the classification ceiling) are skipped",
     )
 
 

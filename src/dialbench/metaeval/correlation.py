@@ -1,16 +1,18 @@
 """Scores against humans: Pearson, Spearman and Kendall's tau with p-values and bootstrap CIs.
 
 A rater's scores are correlated with the mean human score per item. The 95% confidence interval
-is a paired percentile bootstrap over items (scipy.stats.bootstrap). The human ceiling is the
-mean correlation over annotator pairs, with no p-value or interval of its own.
+is a paired percentile bootstrap over items (scipy.stats.bootstrap). The human ceiling is the same
+comparison for a person: each annotator's scores against the mean of the other annotators on the
+items they rated (leave one out), averaged over annotators, with no p-value or interval of its
+own. It grows linearly with the annotators, so a crowd of hundreds gets one too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from itertools import combinations
 
 import numpy as np
+import pandas as pd
 from scipy.stats import bootstrap, kendalltau, pearsonr, spearmanr
 
 from dialbench.metaeval.panels import Panel, defined, shared
@@ -92,35 +94,39 @@ def _judge_rows(panel: Panel, resamples: int, seed: int) -> Iterator[Correlation
             )
 
 
+def _others_mean(panel: Panel) -> Iterator[tuple[pd.Series, pd.Series]]:
+    """Each annotator's scores beside the mean of the other annotators' on the same items."""
+    total, count = panel.humans.sum(axis=1), panel.humans.count(axis=1)
+    for annotator in panel.annotators:
+        own = panel.humans[annotator]
+        others = count - own.notna()
+        yield own, (total - own.fillna(0)).where(others > 0) / others
+
+
 def _ceiling_rows(panel: Panel) -> Iterator[CorrelationRow]:
+    pairs = [shared(own, others) for own, others in _others_mean(panel)]
+    usable = [(x, y) for x, y in pairs if _undefined_because(x, y) is None]
     for method, function in METHODS.items():
-        values, n_items = [], 0
-        for a, b in combinations(panel.annotators, 2):
-            x, y = shared(panel.humans[a], panel.humans[b])
-            if _undefined_because(x, y) is None:
-                values.append(float(function(x, y)[0]))  # type: ignore[index]
-                n_items = max(n_items, len(x))
+        values = [float(function(x, y)[0]) for x, y in usable]  # type: ignore[index]
         yield CorrelationRow(
             dimension=panel.dimension,
             language=panel.language,
             rater=HUMAN_CEILING,
             method=method,
-            n_items=n_items,
-            r=float(np.mean(values)) if values else None,
+            n_items=max((len(x) for x, _ in usable), default=0),
+            r=defined(float(np.mean(values))) if values else None,
             p_value=None,
             ci_low=None,
             ci_high=None,
-            note=f"mean over {len(values)} annotator pair(s)"
+            note=f"mean over {len(values)} annotator(s), each against the mean of the others"
             if values
-            else "no annotator pair with a defined correlation",
+            else "no annotator with a defined correlation against the others",
         )
 
 
-def correlations(
-    panel: Panel, resamples: int, seed: int, max_annotators: int
-) -> list[CorrelationRow]:
-    """Each judge against the mean human score; then the human ceiling where it is affordable."""
+def correlations(panel: Panel, resamples: int, seed: int) -> list[CorrelationRow]:
+    """Each judge against the mean human score; then the human ceiling, given two annotators."""
     rows = list(_judge_rows(panel, resamples, seed))
-    if 2 <= len(panel.annotators) <= max_annotators:
+    if len(panel.annotators) >= 2:
         rows += _ceiling_rows(panel)
     return rows

@@ -65,18 +65,18 @@ def meta_evaluate(
 
 def _fill(report: MetaEvalReport, frame: pd.DataFrame, options: MetaEvalOptions) -> None:
     limit = options.max_pairwise_annotators
-    for panel in build_panels(frame, options.scales, report.notes):
+    for panel in build_panels(frame, options.scales, report.notes, options.detect):
         pairs = pairwise_kappa(panel, limit)
         report.kappa_pairs.extend(pairs)
         report.agreement.append(agreement(panel, pairs, limit))
         report.distribution.extend(distributions(panel))
         scale = panel.spec.scale
         if scale == "binary":
-            report.detection.extend(detection(panel, limit))
+            report.detection.extend(detection(panel))
             report.mcnemar.extend(mcnemar_rows(panel, limit))
         if scale in ("nominal", "ordinal") and not panel.judges_numeric:
             report.classification.extend(classification(panel, limit))
         if scale in ("ordinal", "interval"):
             report.correlation.extend(
-                correlations(panel, options.bootstrap_resamples, options.seed, limit)
+                correlations(panel, options.bootstrap_resamples, options.seed)
             )

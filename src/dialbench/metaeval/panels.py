@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from dialbench.metaeval.config import ScaleSpec
+from dialbench.errors import DialbenchError
+from dialbench.metaeval.config import DetectSpec, ScaleSpec
 from dialbench.metaeval.ratings import UNSCORED
 from dialbench.metaeval.scales import encode, infer_scale
 
@@ -76,12 +77,77 @@ def _codes(
     return pd.concat([human_codes, judge_codes]).reindex(rows.index), labels
 
 
-def build_panels(
-    frame: pd.DataFrame, scales: dict[str, ScaleSpec], notes: list[str]
+def _language_panels(
+    rows: pd.DataFrame, name: str, spec: ScaleSpec, labels: list[str], numeric: bool
 ) -> Iterator[Panel]:
-    """Panels for every dimension with human ratings, over all languages and then each one."""
+    """Panels of coded rows over all languages, then each one."""
+    for language in [ALL_LANGUAGES, *sorted(rows["language"].unique())]:
+        part = rows if language == ALL_LANGUAGES else rows[rows["language"] == language]
+        humans = _matrix(part[part["kind"] == "human"], spec.scale)
+        judges = _matrix(part[part["kind"] == "judge"], spec.scale)
+        items = humans.index.union(judges.index)
+        yield Panel(
+            dimension=name,
+            language=language,
+            spec=spec,
+            labels=labels,
+            humans=humans.reindex(items),
+            judges=judges.reindex(items),
+            judges_numeric=numeric,
+        )
+
+
+def _label(value: object) -> str:
+    """A rating as the label a person writes: `X`, or `2` for the number 2.0."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _all_numbers(values: pd.Series) -> bool:
+    return not values.empty and all(isinstance(v, float) for v in values)
+
+
+def _detected(rows: pd.DataFrame, name: str, detect: DetectSpec) -> pd.Series:
+    """1.0 where a rating says the positive class, else 0.0: by label, or by the threshold for
+    judges that answer in numbers."""
+    judge = rows["kind"] == "judge"
+    labels = rows["value"].map(_label)
+    known = set(labels[~judge])
+    unknown = sorted(set(detect.positive) - known)
+    if unknown:
+        raise DialbenchError(
+            f"detect {name}: {', '.join(unknown)} not among the humans' labels "
+            f"({', '.join(sorted(known))})"
+        )
+    said = labels.isin(detect.positive).astype(float)
+    judge_numbers = _all_numbers(rows.loc[judge, "value"])
+    if not detect.thresholded:
+        if judge_numbers and not _all_numbers(rows.loc[~judge, "value"]):
+            raise DialbenchError(
+                f"detect {name}: the judges answer in numbers and the humans in labels; say "
+                "which numbers are positive with judge_at_most or judge_at_least"
+            )
+        return said
+    if judge.any() and not judge_numbers:
+        raise DialbenchError(
+            f"detect {name}: judge_at_most and judge_at_least are for judges that answer in numbers"
+        )
+    said[judge] = rows.loc[judge, "value"].map(detect.judge_says_positive).astype(float)
+    return said
+
+
+def build_panels(
+    frame: pd.DataFrame,
+    scales: dict[str, ScaleSpec],
+    notes: list[str],
+    detect: dict[str, DetectSpec] | None = None,
+) -> Iterator[Panel]:
+    """Panels for every dimension with human ratings, over all languages and then each one;
+    a dimension in `detect` also as its binary detection view."""
+    detect = detect or {}
     scored = frame[(frame["dimension"] != UNSCORED) & frame["value"].notna()]
     any_judge = bool((scored["kind"] == "judge").any())
+    for name in sorted(set(detect) - set(scored.loc[scored["kind"] == "human", "dimension"])):
+        notes.append(f"detect {name}: no human ratings of that dimension")
     for dimension, rows in scored.groupby("dimension", sort=True):
         name = str(dimension)
         spec = scales.get(name) or infer_scale(rows["value"])
@@ -100,24 +166,18 @@ def build_panels(
                 "(--pair HUMAN=JUDGE compares dimensions of different names)"
             )
         numeric = _judges_numeric(rows, spec)
+        view = detect.get(name)
         if numeric:
-            notes.append(f"{name}: the judges answer in numbers, compared by correlation only")
+            notes.append(
+                f"{name}: the judges answer in numbers, compared by correlation"
+                + (f" and, by their threshold, as {view.dimension(name)}" if view else " only")
+            )
         codes, labels = _codes(rows, spec, name, numeric)
-        rows = rows.assign(code=codes)
-        languages = sorted(rows["language"].unique())
-        for language in [ALL_LANGUAGES, *languages]:
-            part = rows if language == ALL_LANGUAGES else rows[rows["language"] == language]
-            humans = _matrix(part[part["kind"] == "human"], spec.scale)
-            judges = _matrix(part[part["kind"] == "judge"], spec.scale)
-            items = humans.index.union(judges.index)
-            yield Panel(
-                dimension=name,
-                language=language,
-                spec=spec,
-                labels=labels,
-                humans=humans.reindex(items),
-                judges=judges.reindex(items),
-                judges_numeric=numeric,
+        yield from _language_panels(rows.assign(code=codes), name, spec, labels, numeric)
+        if view is not None:
+            codes = _detected(rows, name, view)
+            yield from _language_panels(
+                rows.assign(code=codes), view.dimension(name), ScaleSpec(scale="binary"), [], False
             )
 
 

@@ -18,7 +18,7 @@ from dialbench.safe_text import markdown_frame, markdown_text, spreadsheet_frame
 TITLES = {
     "agreement": "Agreement between human annotators",
     "kappa_pairs": "Cohen's kappa of each annotator pair",
-    "detection": "Issue detection against each annotator (averaged)",
+    "detection": "Detection against each annotator (averaged)",
     "mcnemar": "McNemar: judge vs. annotator, scored against a second annotator",
     "classification": "Multi-class labels against each annotator (averaged)",
     "correlation": "Correlation with the mean human score",
@@ -88,13 +88,13 @@ def plot_detection(detection: pd.DataFrame, folder: Path) -> list[Path]:
         for ax, column, title in zip(
             axes,
             ("f1_positive", "f1_negative"),
-            ("F1+ (issue present)", "F1- (no issue)"),
+            ("F1+ (positive: the issue, the label)", "F1- (negative)"),
             strict=True,
         ):
             _bar_groups(ax, part, "dimension", column, raters)
             ax.set_ylabel(title)
         axes[0].legend(fontsize=8, loc="best")
-        figure.suptitle(f"Issue detection vs. human annotators — {plot_label(str(language))}")
+        figure.suptitle(f"Detection vs. human annotators — {plot_label(str(language))}")
         paths.append(save_png(figure, folder / f"detection_{file_stem(str(language))}.png"))
     return paths
 

@@ -7,12 +7,13 @@ unless the user says (`--scale breakdown=ordinal:O,T,X`).
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 import pandas as pd
 
 from dialbench.errors import DialbenchError
-from dialbench.metaeval.config import SCALES, Scale, ScaleSpec
+from dialbench.metaeval.config import SCALES, DetectSpec, Scale, ScaleSpec
 
 KRIPPENDORFF_LEVEL: dict[Scale, Literal["nominal", "ordinal", "interval"]] = {
     "binary": "nominal",
@@ -36,6 +37,24 @@ def parse_scale(option: str) -> tuple[str, ScaleSpec]:
     if labels and scale != "ordinal":
         raise DialbenchError(f"--scale {option!r}: only an ordinal scale takes an order")
     return dimension, ScaleSpec(scale=scale, order=labels)
+
+
+def parse_detect(option: str) -> tuple[str, DetectSpec]:
+    """`DIMENSION=LABEL,...`, optionally `:judge<=N` or `:judge>=N` for judges answering in
+    numbers (`breakdown=X:judge<=2`)."""
+    dimension, _, rest = option.partition("=")
+    labels, _, threshold = rest.partition(":")
+    positive = [label.strip() for label in labels.split(",") if label.strip()]
+    bound = re.fullmatch(r"judge\s*(<=|>=)\s*(-?[0-9.]+)", threshold.strip())
+    if not dimension or not positive or (threshold and bound is None):
+        raise DialbenchError(
+            f"--detect {option!r}: expected DIMENSION=LABEL[,LABEL...][:judge<=N|:judge>=N], "
+            "e.g. breakdown=X:judge<=2"
+        )
+    if bound is None:
+        return dimension, DetectSpec(positive=positive)
+    side = "judge_at_most" if bound[1] == "<=" else "judge_at_least"
+    return dimension, DetectSpec.model_validate({"positive": positive, side: float(bound[2])})
 
 
 def infer_scale(values: pd.Series) -> ScaleSpec | None:
