@@ -187,7 +187,7 @@ def test_detect_options_are_checked_and_parsed() -> None:
         DetectSpec(positive=["X"], judge_at_most=2.0),
     )
     assert parse_detect("breakdown=T,X") == ("breakdown", DetectSpec(positive=["T", "X"]))
-    for bad in ("breakdown", "breakdown=", "breakdown=X:judge<2", "=X"):
+    for bad in ("breakdown", "breakdown=", "breakdown=X:judge<2", "breakdown=X:judge<=1.2.3", "=X"):
         with pytest.raises(DialbenchError, match="expected DIMENSION=LABEL"):
             parse_detect(bad)
 

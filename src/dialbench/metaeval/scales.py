@@ -45,7 +45,7 @@ def parse_detect(option: str) -> tuple[str, DetectSpec]:
     dimension, _, rest = option.partition("=")
     labels, _, threshold = rest.partition(":")
     positive = [label.strip() for label in labels.split(",") if label.strip()]
-    bound = re.fullmatch(r"judge\s*(<=|>=)\s*(-?[0-9.]+)", threshold.strip())
+    bound = re.fullmatch(r"judge\s*(<=|>=)\s*(-?\d+(?:\.\d+)?)", threshold.strip())
     if not dimension or not positive or (threshold and bound is None):
         raise DialbenchError(
             f"--detect {option!r}: expected DIMENSION=LABEL[,LABEL...][:judge<=N|:judge>=N], "
