@@ -18,7 +18,7 @@ from dialbench.metrics.qe import (
     round_trip_chrf,
 )
 from dialbench.metrics.train import train_metric
-from dialbench.metrics.translate import LLMTranslator
+from dialbench.metrics.translate import LLMTranslator, TranslationRequest
 from tests.llm.loopback_server import Loopback, start_loopback
 from tests.metrics.helpers import ScriptedTranslator, annotated_run, fake_encoder
 
@@ -37,11 +37,18 @@ def test_quality_estimators() -> None:
     same = embedding_similarity(encoder, ["a", "b"], ["a", "c"])
     assert same[0] == pytest.approx(1.0, abs=1e-5)
     assert same[1] < 0.9
-    sources = ["good day to you", "day 5 of the trip"]
-    translations = [str(t) for t in ScriptedTranslator().translate(sources, "en", "de")]
-    good, bad = round_trip_chrf(ScriptedTranslator(), sources, translations, "en", "de")
-    assert good == pytest.approx(1.0)
+    requests = [
+        TranslationRequest(text, "en", target)
+        for target in ("de", "zh")
+        for text in ("good day to you", "day 5 of the trip")
+    ]
+    translations = [str(t) for t in ScriptedTranslator().translate(requests)]
+    back = ScriptedTranslator()
+    good, bad, good_zh, bad_zh = round_trip_chrf(back, requests, translations)
+    assert good == good_zh == pytest.approx(1.0)
     assert bad < 0.2
+    assert bad_zh < 0.2
+    assert back.calls == [(frozenset({("de", "en"), ("zh", "en")}), 4)], "one call back for all"
 
 
 def test_training_with_translated_data(tmp_path: Path) -> None:
@@ -68,7 +75,11 @@ def test_training_with_translated_data(tmp_path: Path) -> None:
         assert info.n_train["de"] == info.n_train["zh"] == int(np.ceil(english * percent / 100))
         assert {d.language for d in info.dev} == {"en"}, "translations never join the dev set"
         assert info.version != plain.version
-    assert ("de", "en") in {(s, t) for s, t, _ in translator.calls}, "round trip back to en"
+    assert ("de", "en") in translator.pairs, "round trip back to en"
+    forward, back = frozenset({("en", "de"), ("en", "zh")}), frozenset({("de", "en"), ("zh", "en")})
+    assert [pairs for pairs, _ in translator.calls] == [forward, back] * 2, (
+        "each training: one call out for every language, one back"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -80,12 +91,15 @@ def loopback() -> Iterator[Loopback]:
 
 def test_llm_translator_is_cached_and_resumes(loopback: Loopback, tmp_path: Path) -> None:
     texts = ["Good morning!", "How are you?", "See you tomorrow."]
+    requests = [TranslationRequest(text, "en", "de") for text in texts]
     with Runner(tmp_path / "cache", quiet=True) as runner:
-        first = LLMTranslator(runner, loopback.spec()).translate(texts, "en", "de")
+        first = LLMTranslator(runner, loopback.spec()).translate(requests)
     assert all(t and "German" in t for t in first), "the prompt names the target language"
     before = loopback.requests()
     with Runner(tmp_path / "cache", quiet=True) as runner:
-        again = LLMTranslator(runner, loopback.spec()).translate([*texts, "Bye."], "en", "de")
+        again = LLMTranslator(runner, loopback.spec()).translate(
+            [*requests, TranslationRequest("Bye.", "en", "de")]
+        )
     assert again[:3] == first
     assert loopback.requests() == before + 1, "only the new text reached the model"
 
@@ -93,7 +107,7 @@ def test_llm_translator_is_cached_and_resumes(loopback: Loopback, tmp_path: Path
 def test_llm_qe_is_p_yes_and_drives_selection(loopback: Loopback, tmp_path: Path) -> None:
     with Runner(tmp_path / "cache", quiet=True) as runner:
         judge = LLMQualityEstimator(runner, loopback.spec())
-        scores = judge.score(["Hello"], ["Hallo"], "en", "de")
+        scores = judge.score([TranslationRequest("Hello", "en", "de")], ["Hallo"])
     assert scores[0] == pytest.approx(0.8 / 0.95)
     asked = loopback.stats()["last_body"]["messages"][0]["content"]
     assert "Hallo" in asked
@@ -120,7 +134,9 @@ def test_packaged_local_model_translates_and_embedding_qe_ranks_it(tmp_path: Pat
 
     texts = ["Good morning! How did you sleep?", "I would like a cup of coffee, please."]
     with Runner(tmp_path / "cache", quiet=True) as runner:
-        german = LLMTranslator(runner, "local:qwen2.5-0.5b").translate(texts, "en", "de")
+        german = LLMTranslator(runner, "local:qwen2.5-0.5b").translate(
+            [TranslationRequest(text, "en", "de") for text in texts]
+        )
     assert all(german), german
     translations = [str(t) for t in german]
     assert translations != texts
