@@ -52,7 +52,7 @@ class QEResources:
     encoder: Callable[[], Encoder]
     """Loads the frozen encoder only for an estimator that needs it (fine-tuning has none)."""
     translator: Translator
-    translator_spec: str
+    translator_model: ModelConfig
     runner: Runner
     model: str | None
     """The config's `qe_model`: a chat model spec (llm) or a checkpoint (comet)."""

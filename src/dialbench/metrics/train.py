@@ -179,14 +179,14 @@ def _augmented(
     augment_config = config.augment
     assert augment_config is not None
     with Runner(output / "translations", quiet=True) as runner:
-        spec = augment_config.translator
+        model = augment_config.translator
         llm = translator or (
-            HFTranslator(spec.removeprefix(HF_PREFIX), augment_config.language_codes)
-            if spec.startswith(HF_PREFIX)
-            else LLMTranslator(runner, spec)
+            HFTranslator(model.spec.removeprefix(HF_PREFIX), augment_config.language_codes)
+            if model.spec.startswith(HF_PREFIX)
+            else LLMTranslator(runner, model)
         )
         estimator = ESTIMATORS[augment_config.qe](
-            QEResources(encoder, llm, spec, runner, augment_config.qe_model)
+            QEResources(encoder, llm, model, runner, augment_config.qe_model)
         )
         return augment(train, augment_config, llm, estimator, config.history)
 
