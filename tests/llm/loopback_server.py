@@ -10,9 +10,11 @@ continues the script:
     [[replies:A||B]]                                  the n-th request gets reply n (last repeats)
 
 GET /stats returns {"requests": n, "last_body": {...}, "last_headers": {...}, "max_in_flight": n,
-"in_flight": n, "repeated": n}: requests received, the last chat request and its headers, the most
-calls it ever held at once, those it holds now, and answers given to a request body it had already
-answered. POST /hold makes new requests wait (uncounted) until POST /release; a waiting request
+"in_flight": n, "repeated": n, "last_answer_at": t}: requests received, the last chat request and
+its headers, the most calls it ever held at once, those it holds now, answers given to a request
+body it had already answered, and when it gave its last answer (`time.time()`, null before any), so
+a benchmark can time a command's calls from outside it.
+POST /hold makes new requests wait (uncounted) until POST /release; a waiting request
 whose client went away meanwhile is dropped unanswered, so a test can kill a client cleanly.
 
 It also serves OpenAI's Files and Batch APIs (`batch_api.py`): a batch's lines are answered as
@@ -29,6 +31,7 @@ import random
 import re
 import subprocess
 import sys
+import time
 import urllib.request
 from collections import Counter
 from typing import Any
@@ -54,6 +57,7 @@ class LoopbackServer:
         self.last_headers: dict[str, str] = {}
         self.seen: Counter[str] = Counter()
         self.answered: Counter[str] = Counter()
+        self.last_answer_at: float | None = None
         self.open = asyncio.Event()
         self.open.set()
 
@@ -83,6 +87,7 @@ class LoopbackServer:
                 "max_in_flight": self.max_in_flight,
                 "in_flight": self.in_flight,
                 "repeated": sum(n - 1 for n in self.answered.values()),
+                "last_answer_at": self.last_answer_at,
             }
         )
 
@@ -121,6 +126,7 @@ class LoopbackServer:
         if fault is not None and (response := await self.fault(request, fault)) is not None:
             return response
         self.answered[json.dumps(body, sort_keys=True)] += 1
+        self.last_answer_at = time.time()
         return web.json_response(self.completion(body, text, chat=chat))
 
     def scripted(self, script: str, last: str) -> tuple[str | None, str]:

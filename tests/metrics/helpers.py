@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from dialbench.metrics.encoders import Encoder
+from dialbench.metrics.translate import TranslationRequest
 from dialbench.schema import Annotation, Dialogue, Target, Turn
 from dialbench.store import RunStore
 
@@ -56,15 +57,26 @@ def annotated_run(folder: Path) -> Path:
 
 class ScriptedTranslator:
     """`<de>text</de>` out; back to the source exactly, except texts with "5" in them, which come
-    back garbled (a bad translation the round trip should expose)."""
+    back garbled (a bad translation the round trip should expose). `calls` holds, per call, its
+    (source, target) pairs and how many requests it had."""
 
     name = "scripted"
 
     def __init__(self) -> None:
-        self.calls: list[tuple[str, str, int]] = []
+        self.calls: list[tuple[frozenset[tuple[str, str]], int]] = []
 
-    def translate(self, texts: Sequence[str], source: str, target: str) -> list[str | None]:
-        self.calls.append((source, target, len(texts)))
+    @property
+    def pairs(self) -> set[tuple[str, str]]:
+        """Every (source, target) pair asked for."""
+        return {pair for pairs, _ in self.calls for pair in pairs}
+
+    def translate(self, requests: Sequence[TranslationRequest]) -> list[str | None]:
+        self.calls.append((frozenset((r.source, r.target) for r in requests), len(requests)))
+        return [self._one(r) for r in requests]
+
+    @staticmethod
+    def _one(request: TranslationRequest) -> str:
+        text, target = request.text, request.target
         if target == "en":
-            return [t.split(">", 1)[1].rsplit("<", 1)[0] for t in texts]
-        return [f"<{target}>{'zz qq' if '5' in t else t}</{target}>" for t in texts]
+            return text.split(">", 1)[1].rsplit("<", 1)[0]
+        return f"<{target}>{'zz qq' if '5' in text else text}</{target}>"

@@ -118,7 +118,7 @@ def test_fine_tune_on_translated_and_qe_filtered_data(tmp_path: Path) -> None:
     english = info.n_train["en"]
     assert info.n_train["de"] == info.n_train["zh"] == math.ceil(english * 0.5)
     assert {d.language for d in info.dev} == {"en"}, "translations never join the dev set"
-    assert ("de", "en") in {(s, t) for s, t, _ in translator.calls}, "the QE's round trip"
+    assert ("de", "en") in translator.pairs, "the QE's round trip"
     assert load_model(tmp_path / "model").fine_tuned
 
 
@@ -159,11 +159,18 @@ def tiny_seq2seq(folder: Path) -> Path:
 
 
 def test_hf_translator_loads_a_seq2seq_model_and_forces_the_target_code(tmp_path: Path) -> None:
-    from dialbench.metrics.translate import HFTranslator
+    from dialbench.metrics.translate import HFTranslator, TranslationRequest
 
     folder = str(tiny_seq2seq(tmp_path / "mt"))
     texts = ["good morning", "how are you", "see you tomorrow"]
-    plain = HFTranslator(folder).translate(texts, "en", "de")
+    requests = [TranslationRequest(text, "en", "de") for text in texts]
+    plain = HFTranslator(folder).translate(requests)
     assert len(plain) == 3
-    coded = HFTranslator(folder, {"en": "en_XX", "de": "de_DE"}).translate(texts, "en", "de")
+    coded = HFTranslator(folder, {"en": "en_XX", "de": "de_DE"}).translate(requests)
     assert all(t is not None and t.startswith("de_DE") for t in coded), coded
+    mixed = [
+        TranslationRequest(text, *pair) for text in texts for pair in (("en", "de"), ("de", "en"))
+    ]
+    both = HFTranslator(folder, {"en": "en_XX", "de": "de_DE"}).translate(mixed)
+    forced = [str(t).split()[0] for t in both]
+    assert forced == [r.target + ("_DE" if r.target == "de" else "_XX") for r in mixed], both

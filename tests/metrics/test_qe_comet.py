@@ -22,6 +22,7 @@ from dialbench.metrics.config import AugmentConfig
 from dialbench.metrics.examples import Example
 from dialbench.metrics.qe_comet import CometQualityEstimator
 from dialbench.metrics.qe_registry import ESTIMATORS
+from dialbench.metrics.translate import TranslationRequest
 
 
 @dataclass
@@ -49,25 +50,26 @@ class FakeCheckpoint:
 class Identity:
     """A translator that copies the source, garbling texts that end in an odd digit."""
 
-    def translate(self, texts: Sequence[str], source: str, target: str) -> list[str | None]:
-        return [("zz qq " + t) if int(t[-1]) % 2 else t for t in texts]
+    def translate(self, requests: Sequence[TranslationRequest]) -> list[str | None]:
+        return [("zz qq " + r.text) if int(r.text[-1]) % 2 else r.text for r in requests]
 
 
 def test_without_unbabel_comet_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "comet", None)  # import comet -> ImportError
     estimator = CometQualityEstimator("Unbabel/wmt22-cometkiwi-da")
     with pytest.raises(DialbenchError, match=r"pip install 'dialbench\[comet\]'"):
-        estimator.score(["Hello"], ["Hallo"], "en", "de")
+        estimator.score([TranslationRequest("Hello", "en", "de")], ["Hallo"])
 
 
 def test_scores_come_from_the_checkpoints_predictions() -> None:
     estimator = CometQualityEstimator("wmt22-cometkiwi-da.ckpt", batch_size=4)
     checkpoint = FakeCheckpoint()
     estimator._model = checkpoint
-    scores = estimator.score(["a b c", "a b c d"], ["a b c", "x y a b"], "en", "de")
+    requests = [TranslationRequest("a b c", "en", "de"), TranslationRequest("a b c d", "en", "zh")]
+    scores = estimator.score(requests, ["a b c", "x y a b"])
     assert scores.tolist() == [1.0, 0.5]
     assert checkpoint.calls == [(2, 4, 0)], "one predict call, the batch size given, on CPU"
-    assert estimator.score([], [], "en", "de").size == 0
+    assert estimator.score([], []).size == 0
     assert checkpoint.calls == [(2, 4, 0)]
 
 

@@ -199,6 +199,16 @@ def as_model_config(value: Any) -> Any:
     return {"spec": value} if isinstance(value, str) else value
 
 
+def readable_model(model: ModelConfig) -> ModelConfig:
+    """A config validator's check that the spec parses (as written, credentials included), so
+    a typo is reported at its line, not mid-run."""
+    try:
+        model.endpoint_url  # noqa: B018  (parses the spec)
+    except ModelSpecError as error:
+        raise ValueError(str(error)) from None
+    return model
+
+
 def as_model_configs(value: Any) -> Any:
     """A config file's list of models, each a spec string or a mapping, as model entries."""
     return [as_model_config(m) for m in value] if isinstance(value, list) else value

@@ -15,7 +15,7 @@ from dataclasses import replace
 from dialbench.metrics.config import AugmentConfig
 from dialbench.metrics.examples import Example
 from dialbench.metrics.qe import QualityEstimator, keep_top
-from dialbench.metrics.translate import Translator
+from dialbench.metrics.translate import TranslationRequest, Translator
 from dialbench.schema import base_language
 
 
@@ -32,34 +32,37 @@ def augment(
     history: int,
 ) -> list[Example]:
     """`estimator` scores each translation; the top `config.keep_percent` % per language by
-    that score are kept."""
+    that score are kept. Every language is translated in one call to the translator and scored
+    in one call to the estimator, so a model's calls stream with no barrier per language."""
     source = config.source
     sources = [e for e in examples if base_language(e.language) == base_language(source)]
     texts = list(dict.fromkeys(t for e in sources for t in _texts(e, history)))
+    requests = [
+        TranslationRequest(text, source, target) for target in config.languages for text in texts
+    ]
+    outputs = translator.translate(requests)
+    done = [(r, t) for r, t in zip(requests, outputs, strict=True) if t is not None]
+    if not done:
+        return []
+    scores = estimator.score([r for r, _ in done], [t for _, t in done])
+    into = {(r.target, r.text): t for r, t in done}
+    score_of = {(r.target, r.text): float(s) for (r, _), s in zip(done, scores, strict=True)}
     translated: list[Example] = []
     quality: list[float] = []
     for target in config.languages:
-        outputs = translator.translate(texts, source, target)
-        done = [(s, t) for s, t in zip(texts, outputs, strict=True) if t is not None]
-        if not done:
-            continue
-        originals, translations = [s for s, _ in done], [t for _, t in done]
-        scores = estimator.score(originals, translations, source, target)
-        into = dict(zip(originals, translations, strict=True))
-        score_of = dict(zip(originals, scores.tolist(), strict=True))
         for example in sources:
-            own = _texts(example, history)
-            if not all(text in into for text in own):
+            own = [(target, text) for text in _texts(example, history)]
+            if not all(key in into for key in own):
                 continue
             roles = [role for role, _ in example.previous[-history:]] if history > 0 else []
             translated.append(
                 replace(
                     example,
                     language=target,
-                    previous=tuple(zip(roles, (into[t] for t in own[:-1]), strict=True)),
+                    previous=tuple(zip(roles, (into[key] for key in own[:-1]), strict=True)),
                     response=into[own[-1]],
                 )
             )
-            quality.append(min(score_of[text] for text in own))
+            quality.append(min(score_of[key] for key in own))
     keep = keep_top(quality, [e.language for e in translated], config.keep_percent)
     return [e for e, kept in zip(translated, keep, strict=True) if kept]

@@ -19,6 +19,7 @@ reported as `file:line: field …`.
     holdout: {fraction: 0.2, seed: 0}  # dialogues kept out of training, for the dev figures
     augment:                           # optional: machine-translated training data
       translator: local:qwen2.5-0.5b   # any chat model spec (calls cached in MODEL/translations),
+                                       # or a model mapping: {spec: ..., max_concurrency: 64},
                                        # or hf:facebook/mbart-large-50-many-to-many-mmt with
       language_codes: {}               # {en: en_XX, de: de_DE, zh: zh_CN} (MBART-50, NLLB)
       source: en
@@ -36,11 +37,11 @@ reported as `file:line: field …`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_serializer, field_validator, model_validator
 
-from dialbench.llm.specs import ModelSpecError, parse_spec
+from dialbench.llm.specs import ModelConfig, as_model_config, readable_model
 from dialbench.metrics.encoders import EncoderName
 from dialbench.metrics.qe_registry import ESTIMATORS
 from dialbench.metrics.translate import HF_PREFIX
@@ -80,8 +81,9 @@ class HoldoutConfig(Record):
 
 
 class AugmentConfig(Record):
-    translator: str = Field(
-        min_length=1, description="chat model spec (role translator), or hf:FOLDER_OR_HUB_ID"
+    translator: ModelConfig = Field(
+        description="a chat model (role translator): a spec, or a mapping with spec and its "
+        "limits (max_concurrency: 64); or hf:FOLDER_OR_HUB_ID alone"
     )
     language_codes: dict[str, str] = Field(
         default_factory=dict, description="hf: language -> the MT model's code (de: de_DE)"
@@ -91,14 +93,20 @@ class AugmentConfig(Record):
     qe: str = Field(default="embedding", description=", ".join(ESTIMATORS))
     qe_model: str | None = Field(
         default=None,
-        description="qe: llm: a chat model spec (default: the translator); qe: comet: a "
-        "checkpoint file or model name (default: Unbabel/wmt22-cometkiwi-da)",
+        description="qe: llm: a chat model spec (default: the translator, with its limits); "
+        "qe: comet: a checkpoint file or model name (default: Unbabel/wmt22-cometkiwi-da)",
     )
     keep_percent: Literal[5, 10, 20, 50, 75, 100] = 20
 
+    _translator = field_validator("translator", mode="before")(as_model_config)
+
     @model_validator(mode="after")
     def _llm_qe_needs_a_chat_model(self) -> AugmentConfig:
-        if self.qe == "llm" and self.qe_model is None and self.translator.startswith(HF_PREFIX):
+        if (
+            self.qe == "llm"
+            and self.qe_model is None
+            and self.translator.spec.startswith(HF_PREFIX)
+        ):
             raise ValueError("qe: llm with an hf: translator needs qe_model: a chat model spec")
         return self
 
@@ -111,24 +119,27 @@ class AugmentConfig(Record):
 
     @field_validator("translator")
     @classmethod
-    def _readable_translator(cls, spec: str) -> str:
-        return _readable_spec(spec)
+    def _readable_translator(cls, model: ModelConfig) -> ModelConfig:
+        """A chat model whose spec parses, or an hf: model: it runs in this process, so the
+        limits of a chat model would be ignored."""
+        if not model.spec.startswith(HF_PREFIX):
+            return readable_model(model)
+        if model.model_fields_set != {"spec"}:
+            raise ValueError(f"{model.spec}: an hf: translator takes no model settings, only spec")
+        return model
 
     @model_validator(mode="after")
     def _readable_qe_model(self) -> AugmentConfig:
         if self.qe == "llm" and self.qe_model is not None:
-            _readable_spec(self.qe_model)
+            readable_model(ModelConfig(spec=self.qe_model))
         return self
 
-
-def _readable_spec(spec: str) -> str:
-    """A chat model spec that parses, or an hf: model."""
-    try:
-        if not spec.startswith(HF_PREFIX):
-            parse_spec(spec)
-    except ModelSpecError as error:
-        raise ValueError(str(error)) from None
-    return spec
+    @field_serializer("translator")
+    def _translator_as_written(self, model: ModelConfig) -> str | dict[str, Any]:
+        """Saved as written (in metric.json): a bare spec stays one, so the version of a model
+        trained with one is what it was when the field only took a spec."""
+        settings: dict[str, Any] = model.model_dump(mode="json", exclude_unset=True)
+        return model.spec if settings.keys() == {"spec"} else settings
 
 
 class FinetuneConfig(Record):

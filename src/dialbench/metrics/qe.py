@@ -22,10 +22,12 @@ from typing import Protocol
 
 import numpy as np
 
+from dialbench.llm.base import Message
 from dialbench.llm.runner import Runner
+from dialbench.llm.specs import ModelConfig
 from dialbench.llm.yesno import YesNo
 from dialbench.metrics.encoders import Encoder
-from dialbench.metrics.translate import Translator, language_name
+from dialbench.metrics.translate import TranslationRequest, Translator, language_name
 
 LLM_PROMPT = (
     "Source ({source}): {text}\nTranslation ({target}): {translation}\n\n"
@@ -36,13 +38,10 @@ KEEP_PERCENT = (5, 10, 20, 50, 75, 100)
 
 class QualityEstimator(Protocol):
     def score(
-        self,
-        sources: Sequence[str],
-        translations: Sequence[str],
-        source_language: str,
-        target_language: str,
+        self, requests: Sequence[TranslationRequest], translations: Sequence[str]
     ) -> np.ndarray:
-        """One estimate per translation; higher is better, comparable only by rank."""
+        """One estimate per translation of a request, whatever their language pairs (one
+        stream of calls for all); higher is better, comparable only by rank within a pair."""
         ...
 
 
@@ -53,7 +52,7 @@ class QEResources:
     encoder: Callable[[], Encoder]
     """Loads the frozen encoder only for an estimator that needs it (fine-tuning has none)."""
     translator: Translator
-    translator_spec: str
+    translator_model: ModelConfig
     runner: Runner
     model: str | None
     """The config's `qe_model`: a chat model spec (llm) or a checkpoint (comet)."""
@@ -64,9 +63,9 @@ class EmbeddingSimilarity:
     encoder: Encoder
 
     def score(
-        self, sources: Sequence[str], translations: Sequence[str], _source: str, _target: str
+        self, requests: Sequence[TranslationRequest], translations: Sequence[str]
     ) -> np.ndarray:
-        return embedding_similarity(self.encoder, sources, translations)
+        return embedding_similarity(self.encoder, [r.text for r in requests], translations)
 
 
 @dataclass(frozen=True)
@@ -74,9 +73,9 @@ class RoundTripChrf:
     translator: Translator
 
     def score(
-        self, sources: Sequence[str], translations: Sequence[str], source: str, target: str
+        self, requests: Sequence[TranslationRequest], translations: Sequence[str]
     ) -> np.ndarray:
-        return round_trip_chrf(self.translator, sources, translations, source, target)
+        return round_trip_chrf(self.translator, requests, translations)
 
 
 def embedding_similarity(
@@ -87,54 +86,55 @@ def embedding_similarity(
 
 
 def round_trip_chrf(
-    translator: Translator,
-    sources: Sequence[str],
-    translations: Sequence[str],
-    source_language: str,
-    target_language: str,
+    translator: Translator, requests: Sequence[TranslationRequest], translations: Sequence[str]
 ) -> np.ndarray:
-    """chrF of each source against its translation translated back (0 where that failed)."""
+    """chrF of each source against its translation translated back (0 where that failed); every
+    translation goes back in one call to the translator."""
     from sacrebleu.metrics.chrf import CHRF
 
-    back = translator.translate(translations, target_language, source_language)
+    back = translator.translate(
+        [
+            TranslationRequest(translation, request.target, request.source)
+            for request, translation in zip(requests, translations, strict=True)
+        ]
+    )
     chrf = CHRF()
     return np.array(
         [
-            chrf.sentence_score(b, [s]).score / 100 if b is not None else 0.0
-            for s, b in zip(sources, back, strict=True)
+            chrf.sentence_score(b, [r.text]).score / 100 if b is not None else 0.0
+            for r, b in zip(requests, back, strict=True)
         ]
     )
 
 
 class LLMQualityEstimator:
-    def __init__(self, runner: Runner, spec: str) -> None:
+    """P(yes) that a translation is faithful and fluent; every request in one stream of calls
+    at the model's own concurrency."""
+
+    def __init__(self, runner: Runner, model: str | ModelConfig) -> None:
         self.runner = runner
-        self.model = runner.model(spec, role="qe")
+        self.model = runner.model(model, role="qe")
 
     def score(
-        self,
-        sources: Sequence[str],
-        translations: Sequence[str],
-        source_language: str,
-        target_language: str,
+        self, requests: Sequence[TranslationRequest], translations: Sequence[str]
     ) -> np.ndarray:
-        source, target = language_name(source_language), language_name(target_language)
         calls = [
             self.model.yes_probability(
                 [
-                    {
-                        "role": "user",
-                        "content": LLM_PROMPT.format(
-                            source=source, target=target, text=text, translation=translation
+                    Message(
+                        role="user",
+                        content=LLM_PROMPT.format(
+                            source=language_name(request.source),
+                            target=language_name(request.target),
+                            text=request.text,
+                            translation=translation,
                         ),
-                    }
+                    )
                 ]
             )
-            for text, translation in zip(sources, translations, strict=True)
+            for request, translation in zip(requests, translations, strict=True)
         ]
-        answers = self.runner.run_sync(
-            self.runner.gather(calls, f"QE {source_language}->{target_language}")
-        )
+        answers = self.runner.run_sync(self.runner.gather(calls, "QE"))
         return np.array(
             [a.p_yes if isinstance(a, YesNo) and a.p_yes is not None else -1.0 for a in answers]
         )

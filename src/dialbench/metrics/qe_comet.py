@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from dialbench.errors import DialbenchError
+from dialbench.metrics.translate import TranslationRequest
 
 BATCH_SIZE = 16
 
@@ -45,10 +46,11 @@ class CometQualityEstimator:
         return self._model
 
     def score(
-        self, sources: Sequence[str], translations: Sequence[str], _source: str, _target: str
+        self, requests: Sequence[TranslationRequest], translations: Sequence[str]
     ) -> np.ndarray:
-        if not sources:
+        """All language pairs in one predict call: the model reads no language codes."""
+        if not requests:
             return np.zeros(0)
-        data = [{"src": s, "mt": t} for s, t in zip(sources, translations, strict=True)]
+        data = [{"src": r.text, "mt": t} for r, t in zip(requests, translations, strict=True)]
         output = self.model().predict(data, batch_size=self.batch_size, gpus=0)
         return np.asarray(output.scores, dtype=np.float64)

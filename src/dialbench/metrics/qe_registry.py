@@ -16,6 +16,6 @@ from dialbench.metrics.qe_comet import CometQualityEstimator
 ESTIMATORS: dict[str, Callable[[QEResources], QualityEstimator]] = {
     "embedding": lambda r: EmbeddingSimilarity(r.encoder()),
     "round_trip_chrf": lambda r: RoundTripChrf(r.translator),
-    "llm": lambda r: LLMQualityEstimator(r.runner, r.model or r.translator_spec),
+    "llm": lambda r: LLMQualityEstimator(r.runner, r.model or r.translator_model),
     "comet": lambda r: CometQualityEstimator(r.model or CometQualityEstimator.DEFAULT),
 }

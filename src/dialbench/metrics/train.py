@@ -179,14 +179,14 @@ def _augmented(
     augment_config = config.augment
     assert augment_config is not None
     with Runner(output / "translations", quiet=True) as runner:
-        spec = augment_config.translator
+        model = augment_config.translator
         llm = translator or (
-            HFTranslator(spec.removeprefix(HF_PREFIX), augment_config.language_codes)
-            if spec.startswith(HF_PREFIX)
-            else LLMTranslator(runner, spec)
+            HFTranslator(model.spec.removeprefix(HF_PREFIX), augment_config.language_codes)
+            if model.spec.startswith(HF_PREFIX)
+            else LLMTranslator(runner, model)
         )
         estimator = ESTIMATORS[augment_config.qe](
-            QEResources(encoder, llm, spec, runner, augment_config.qe_model)
+            QEResources(encoder, llm, model, runner, augment_config.qe_model)
         )
         return augment(train, augment_config, llm, estimator, config.history)
 
@@ -284,17 +284,18 @@ def train_metric(
     if config.finetune is not None:
         return _train_fine_tuned(config, output, examples, dev, started, encoder, translator)
     encoder = encoder or load_encoder(config.encoder)
+    # The translations first: they are model calls and need no features, so they start as soon
+    # as the examples are read rather than after the encoder has embedded every one of them.
+    train = [e for e, d in zip(examples, dev, strict=True) if not d]
+    extra = _augmented(config, output, train, lambda: encoder, translator) if config.augment else []
     features = featurize(examples, encoder, config.history)
     targets = np.array([e.target for e in examples])
     languages = np.array([base_language(e.language) for e in examples])
     train_x, train_y, train_lang = features[~dev], targets[~dev], languages[~dev]
-    if config.augment is not None:
-        train = [e for e, d in zip(examples, dev, strict=True) if not d]
-        extra = _augmented(config, output, train, lambda: encoder, translator)
-        if extra:
-            train_x = np.vstack([train_x, featurize(extra, encoder, config.history)])
-            train_y = np.concatenate([train_y, [e.target for e in extra]])
-            train_lang = np.concatenate([train_lang, [base_language(e.language) for e in extra]])
+    if extra:
+        train_x = np.vstack([train_x, featurize(extra, encoder, config.history)])
+        train_y = np.concatenate([train_y, [e.target for e in extra]])
+        train_lang = np.concatenate([train_lang, [base_language(e.language) for e in extra]])
     heads = _heads(config, train_x, train_y, train_lang)
     info = MetricInfo(
         name=config.name,

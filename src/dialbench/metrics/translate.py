@@ -6,11 +6,12 @@ with the same method."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from dialbench.errors import DialbenchError
-from dialbench.llm.base import Completion, GenerationParams
+from dialbench.llm.base import Completion, GenerationParams, Message
 from dialbench.llm.runner import Runner
+from dialbench.llm.specs import ModelConfig
 from dialbench.schema import base_language
 
 NAMES = {
@@ -34,11 +35,20 @@ PROMPT = (
 PARAMS = GenerationParams(temperature=0.0, max_tokens=256)
 
 
+class TranslationRequest(NamedTuple):
+    """One text to translate, from `source` into `target`: a translator takes any mix of
+    language pairs in one call, so a model streams them all at its own concurrency."""
+
+    text: str
+    source: str
+    target: str
+
+
 class Translator(Protocol):
     name: str
 
-    def translate(self, texts: Sequence[str], source: str, target: str) -> list[str | None]:
-        """One translation per text; None where translation failed."""
+    def translate(self, requests: Sequence[TranslationRequest]) -> list[str | None]:
+        """One translation per request, in order; None where translation failed."""
         ...
 
 
@@ -46,21 +56,30 @@ def language_name(tag: str) -> str:
     return NAMES.get(base_language(tag), f"the language {tag}")
 
 
+def prompt(request: TranslationRequest) -> str:
+    return PROMPT.format(
+        source=language_name(request.source),
+        target=language_name(request.target),
+        text=request.text,
+    )
+
+
 class LLMTranslator:
-    """A chat model as translator. Failed or empty replies are None, never the source text."""
+    """A chat model as translator. Failed or empty replies are None, never the source text.
+    Every request of a call is one stream through the runner: a call starts as a slot frees,
+    whatever its language pair, up to the model's own `max_concurrency`."""
 
-    def __init__(self, runner: Runner, spec: str) -> None:
+    def __init__(self, runner: Runner, model: str | ModelConfig) -> None:
         self.runner = runner
-        self.model = runner.model(spec, role="translator")
-        self.name = spec
+        self.model = runner.model(model, role="translator")
+        self.name = self.model.spec
 
-    def translate(self, texts: Sequence[str], source: str, target: str) -> list[str | None]:
-        prompts = [
-            PROMPT.format(source=language_name(source), target=language_name(target), text=text)
-            for text in texts
+    def translate(self, requests: Sequence[TranslationRequest]) -> list[str | None]:
+        calls = [
+            self.model.chat([Message(role="user", content=prompt(request))], PARAMS)
+            for request in requests
         ]
-        calls = [self.model.chat([{"role": "user", "content": p}], PARAMS) for p in prompts]
-        replies = self.runner.run_sync(self.runner.gather(calls, f"translate {source}->{target}"))
+        replies = self.runner.run_sync(self.runner.gather(calls, "translate"))
         return [
             reply.text.strip() or None if isinstance(reply, Completion) else None
             for reply in replies
@@ -94,7 +113,19 @@ class HFTranslator:
     def _code(self, language: str) -> str | None:
         return self.codes.get(language) or self.codes.get(base_language(language))
 
-    def translate(self, texts: Sequence[str], source: str, target: str) -> list[str | None]:
+    def translate(self, requests: Sequence[TranslationRequest]) -> list[str | None]:
+        """Each language pair in batches of its own (one source code and forced target each)."""
+        pairs: dict[tuple[str, str], list[int]] = {}
+        for index, request in enumerate(requests):
+            pairs.setdefault((request.source, request.target), []).append(index)
+        out: list[str | None] = [None] * len(requests)
+        for (source, target), indices in pairs.items():
+            texts = [requests[i].text for i in indices]
+            for index, text in zip(indices, self._translate(texts, source, target), strict=True):
+                out[index] = text
+        return out
+
+    def _translate(self, texts: Sequence[str], source: str, target: str) -> list[str | None]:
         import torch
 
         options: dict[str, Any] = {"max_new_tokens": 256, "num_beams": 1, "do_sample": False}

@@ -23,9 +23,9 @@ from dialbench.llm.base import GenerationParams
 from dialbench.llm.specs import (
     DEFAULT_LOCAL_MODEL,
     ModelConfig,
-    ModelSpecError,
     as_model_config,
     as_model_configs,
+    readable_model,
 )
 from dialbench.schema import Record
 from dialbench.seeds import LanguageTarget
@@ -43,16 +43,7 @@ Form = Literal["chat", "transcript"]
 FormChoice = Literal["auto", "chat", "transcript"]
 
 
-def _readable_spec(model: ModelConfig) -> ModelConfig:
-    """Check the spec at load time, so a typo is reported at its line, not mid-run."""
-    try:
-        model.endpoint_url  # noqa: B018  (parses the spec as written, credentials included)
-    except ModelSpecError as error:
-        raise ValueError(str(error)) from None
-    return model
-
-
-ModelEntry = Annotated[ModelConfig, AfterValidator(_readable_spec)]
+ModelEntry = Annotated[ModelConfig, AfterValidator(readable_model)]
 
 
 def _distinct(entries: list[Any], keys: list[str]) -> list[Any]:
