@@ -4,6 +4,7 @@ reruns with what depends on it and nothing else; scripted models count the calls
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from dialbench.llm.base import Request
 from dialbench.pipeline.config import load_pipeline
 from dialbench.pipeline.execute import PipelineReport, run_pipeline
 from dialbench.pipeline.plan import plan_pipeline
+from dialbench.pipeline.stage import first_of
 from dialbench.schema import Benchmark, Dialogue, Judgment, StageRecord
 from dialbench.store import RunStore
 from tests.judge.scripted import issues_answer
@@ -162,6 +164,31 @@ def test_the_dry_run_plans_calls_and_skips_what_is_done(tmp_path: Path) -> None:
     done = plan_pipeline(config, tmp_path / "run")
     assert all(stage.up_to_date for stage in done.stages)
     assert done.calls == 0
+
+
+def test_a_judge_is_planned_from_its_protocols_questions_and_limit(tmp_path: Path) -> None:
+    """Submetrics asks two questions of each chatbot turn (its prompts counted as they are
+    written), and `limit` caps the dialogues of each language; the bundled multilingual
+    dialogues hold 2 of en, zh, de, fr and es, 1 of ja, pt and pt-BR."""
+    stages = [
+        {"stage": "import", "name": "data", "example": "multilingual_dialogues"},
+        {"stage": "judge", "protocol": "submetrics", "judges": [HOLISTIC.spec], "limit": 1},
+    ]
+    path = tmp_path / "pipeline.yaml"
+    path.write_text(yaml.safe_dump({"stages": stages}), encoding="utf-8")
+    HOLISTIC.config()
+    judge = plan_pipeline(load_pipeline(path), tmp_path / "run").stages[1].models[0].calls
+    languages, turns_per_dialogue, questions = 8, 5, 2
+    assert judge.calls == languages * turns_per_dialogue * questions
+    per_question = judge.prompt_tokens / judge.calls
+    assert 150 < per_question < 400, "a turn in its context, not a whole transcript"
+
+
+def test_the_first_k_of_a_list_keep_each_languages_share() -> None:
+    seeds = Counter({"en": 2, "zh": 2, "de": 2, "fr": 2, "es": 2, "ja": 1, "pt": 1})
+    assert sum(first_of(seeds, 3).values()) == 3
+    assert first_of(Counter({"en": 10, "ja": 5}), 6) == Counter({"en": 4, "ja": 2})
+    assert first_of(Counter({"en": 1}), 6) == Counter({"en": 1})
 
 
 @pytest.mark.parametrize(

@@ -110,6 +110,11 @@ class JudgeProtocol(ABC):
         return 1.0
 
     @abstractmethod
+    def typical_questions(self, dialogue: Dialogue) -> list[Question]:
+        """The questions of one item made of `dialogue` alone, whatever the protocol would
+        select: what a dry run counts the calls and prompt tokens of an item by."""
+
+    @abstractmethod
     def result(self, answers: Mapping[str, JsonValue]) -> Result:
         """One judgment's result from its schema-valid answers, keyed by question name."""
 
@@ -125,6 +130,9 @@ class DialogueProtocol(JudgeProtocol):
     @abstractmethod
     def questions(self, dialogue: Dialogue) -> list[Question]:
         """What to ask about one dialogue."""
+
+    def typical_questions(self, dialogue: Dialogue) -> list[Question]:
+        return self.questions(dialogue)
 
 
 class TurnProtocol(JudgeProtocol):
@@ -158,6 +166,11 @@ class TurnProtocol(JudgeProtocol):
     @abstractmethod
     def questions(self, dialogue: Dialogue, turn_index: int) -> list[Question]:
         """What to ask about one chatbot turn of a dialogue."""
+
+    def typical_questions(self, dialogue: Dialogue) -> list[Question]:
+        """About its middle chatbot turn: turns late in a dialogue show longer contexts."""
+        turns = [i for i, turn in enumerate(dialogue.turns) if turn.role == "assistant"]
+        return self.questions(dialogue, turns[len(turns) // 2])
 
 
 class PairProtocol(JudgeProtocol):
@@ -196,3 +209,7 @@ class PairProtocol(JudgeProtocol):
     @abstractmethod
     def questions(self, first: Dialogue, second: Dialogue) -> list[Question]:
         """What to ask about two dialogues, shown in this order."""
+
+    def typical_questions(self, dialogue: Dialogue) -> list[Question]:
+        """The dialogue beside itself: two transcripts of its size."""
+        return self.questions(dialogue, dialogue)

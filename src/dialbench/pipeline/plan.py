@@ -20,15 +20,16 @@ from dialbench.llm.specs import parse_spec
 from dialbench.pipeline.config import PipelineConfig
 from dialbench.pipeline.execute import finished_identities
 from dialbench.pipeline.graph import build_graph
-from dialbench.pipeline.stage import ModelCalls, PlanContext
+from dialbench.pipeline.stage import DialogueCounts, ModelCalls, PlanContext
 from dialbench.schema import Dialogue, Record, Usage
 from dialbench.store import RunStore
 
-# Tokens per second of the packaged 0.5B model on two CPU cores (benchmarks/local_tokens.py);
-# other local models are taken to be as much slower as their file is larger. Then a typical
-# hosted endpoint: a fixed latency per call, then streamed tokens.
-LOCAL_PROMPT_TOKENS_PER_S = 250.0
-LOCAL_COMPLETION_TOKENS_PER_S = 20.0
+# Tokens per second of the packaged 0.5B model on two CPU cores (AMD EPYC; generation 60 tok/s
+# in benchmarks/local_tokens.py, a 300-token prompt read at 188 tok/s); other local models are
+# taken to be as much slower as their file is larger (the 1.5B: 2.3 times, measured 1.8 to 2.1).
+# Then a typical hosted endpoint: a fixed latency per call, then streamed tokens.
+LOCAL_PROMPT_TOKENS_PER_S = 190.0
+LOCAL_COMPLETION_TOKENS_PER_S = 55.0
 REFERENCE_MODEL_BYTES = PACKAGED_MODELS["qwen2.5-0.5b"].size
 HTTP_LATENCY_S = 1.0
 HTTP_COMPLETION_TOKENS_PER_S = 60.0
@@ -103,11 +104,12 @@ def call_seconds(spec: str, calls: ModelCalls) -> float:
     return calls.calls * per_call / calls.concurrency
 
 
-def stored_dialogues(run_dir: Path) -> Counter[str]:
+def stored_dialogues(run_dir: Path) -> DialogueCounts:
     if not (run_dir / "dialbench.sqlite").exists():
         return Counter()
     with RunStore.open(run_dir, create=False) as store:
-        return Counter(dict(store.group_counts(Dialogue, "source")))
+        rows = store.group_counts(Dialogue, "source", "language")
+    return Counter({(source, language): n for source, language, n in rows})
 
 
 def plan_pipeline(config: PipelineConfig, run_dir: Path) -> PipelinePlan:

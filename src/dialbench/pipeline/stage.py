@@ -3,6 +3,7 @@ it, and how to estimate it for `--dry-run`."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,11 @@ from pydantic import Field, PrivateAttr
 from dialbench.hashing import content_hash, file_sha256
 from dialbench.schema import Record
 from dialbench.sharding import Shard
+
+# Typical sizes for estimates made before the text exists (`--dry-run`): tokens per utterance, and
+# characters per token for text that does exist (prompt templates).
+TOKENS_PER_UTTERANCE = 40
+CHARS_PER_TOKEN = 4
 
 # Record kinds stages read and write; the graph orders stages by them.
 DIALOGUES, JUDGMENTS, ANNOTATIONS, BENCHMARKS, FILES = (
@@ -41,23 +47,56 @@ class ModelCalls(Record):
         )
 
 
+def text_tokens(text: str) -> int:
+    """About how many tokens `text` is, from its length: enough for a plan."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+DialogueCounts = Counter[tuple[str, str]]
+"""Dialogues per (source, language)."""
+
+
 @dataclass
 class PlanContext:
-    """What the stages before this one leave in the store: dialogues per source."""
+    """What the stages before this one leave in the store."""
 
-    dialogues: Counter[str]
+    dialogues: DialogueCounts
 
-    def count(self, sources: set[str] | None = None) -> int:
-        return sum(
-            n for source, n in self.dialogues.items() if sources is None or source in sources
-        )
+    def languages(self, sources: set[str] | None = None) -> Counter[str]:
+        """Dialogues per language, of these sources (default: all)."""
+        counts: Counter[str] = Counter()
+        for (source, language), n in self.dialogues.items():
+            if sources is None or source in sources:
+                counts[language] += n
+        return counts
+
+    def count(self, sources: set[str] | None = None, per_language: int | None = None) -> int:
+        """Dialogues of these sources, at most `per_language` in each language."""
+        counts = self.languages(sources).values()
+        return sum(counts if per_language is None else (min(n, per_language) for n in counts))
+
+
+def first_of(counts: Counter[str], total: int) -> Counter[str]:
+    """`total` of the counted items, each key's share as large as in `counts` (the first K of a
+    list whose order the plan does not know): whole shares first, then one more each to the
+    largest remainders, so three seeds over eight languages are still three."""
+    whole = sum(counts.values())
+    if whole <= total:
+        return Counter(counts)
+    exact = {key: n * total / whole for key, n in counts.items()}
+    taken = Counter({key: int(share) for key, share in exact.items()})
+    by_remainder = sorted(exact, key=lambda key: (taken[key] - exact[key], key))
+    for key in by_remainder[: total - sum(taken.values())]:
+        taken[key] += 1
+    return +taken
 
 
 class StageEstimate(Record):
-    """A stage's share of a dry run: calls per model spec, dialogues it adds per source."""
+    """A stage's share of a dry run: calls per model spec, dialogues it adds per source and
+    language."""
 
     calls: dict[str, ModelCalls] = Field(default_factory=dict)
-    adds_dialogues: dict[str, int] = Field(default_factory=dict)
+    adds_dialogues: dict[tuple[str, str], int] = Field(default_factory=dict)
     note: str = ""
 
 

@@ -65,5 +65,5 @@ class ImportStage(Stage, ImportOptions):
         if self.records != "dialogues":
             return StageEstimate()
         loaded = load_records(self.path, self.config(ImportOptions))
-        sources = Counter(r.source for _, r in loaded if isinstance(r, Dialogue))
-        return StageEstimate(adds_dialogues=dict(sources))
+        added = Counter((r.source, r.language) for _, r in loaded if isinstance(r, Dialogue))
+        return StageEstimate(adds_dialogues=dict(added))

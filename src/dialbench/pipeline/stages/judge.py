@@ -7,19 +7,32 @@ from typing import ClassVar, Literal
 
 from pydantic import field_validator
 
+from dialbench.judge.protocol import ASSISTANT_TURNS_PER_DIALOGUE
 from dialbench.judge.stage import JudgeConfig, JudgeRunSummary, judge
 from dialbench.llm.specs import as_model_configs
 from dialbench.pipeline.stage import (
     DIALOGUES,
     JUDGMENTS,
+    TOKENS_PER_UTTERANCE,
     ModelCalls,
     PlanContext,
     ShardableStage,
     StageEstimate,
     StageOutput,
+    text_tokens,
 )
+from dialbench.schema import ROLES, Dialogue, Turn
 
-PROMPT_TOKENS = 900  # instructions and a whole transcript
+
+def typical_dialogue() -> Dialogue:
+    """A stand-in of a MEDAL dialogue's size, before any exists: what a dry run puts in a
+    protocol's prompt templates to count their tokens."""
+    utterances = round(2 * ASSISTANT_TURNS_PER_DIALOGUE)
+    text = " ".join(["abc"] * TOKENS_PER_UTTERANCE)  # CHARS_PER_TOKEN characters per token
+    return Dialogue(
+        language="en",
+        turns=[Turn(role=ROLES[i % 2], text=text) for i in range(utterances)],
+    )
 
 
 def judged_summary(summary: JudgeRunSummary) -> str:
@@ -51,19 +64,22 @@ class JudgeStage(ShardableStage, JudgeConfig):
         return StageOutput(judged_summary(summary), summary)
 
     def estimate(self, context: PlanContext) -> StageEstimate:
+        """Calls and prompt tokens from the protocol's own questions about a typical dialogue;
+        answers as long as `max_tokens` (an upper bound)."""
         protocol = self.build_protocol()
-        dialogues = context.count(set(self.sources) or None)
+        dialogues = context.count(set(self.sources) or None, per_language=self.limit)
         items = dialogues * protocol.items_per_dialogue() * self.settings.samples
-        calls = int(items)
+        questions = protocol.typical_questions(typical_dialogue())
+        prompt = sum(text_tokens(m.content) for q in questions for m in q.messages)
+        calls = int(items * len(questions))
         return StageEstimate(
             calls={
                 judge.spec: ModelCalls(
                     calls=calls,
-                    prompt_tokens=calls * PROMPT_TOKENS,
-                    completion_tokens=calls * protocol.params.max_tokens,
+                    prompt_tokens=int(items * prompt),
+                    completion_tokens=sum(int(items * q.params.max_tokens) for q in questions),
                     concurrency=judge.concurrency,
                 )
                 for judge in self.judges
             },
-            note="" if self.limit is None else f"without the limit of {self.limit} per language",
         )

@@ -10,17 +10,18 @@ from pydantic import field_validator
 from dialbench.llm.specs import as_model_configs
 from dialbench.pipeline.stage import (
     DIALOGUES,
+    TOKENS_PER_UTTERANCE,
     ModelCalls,
     PlanContext,
     ShardableStage,
     StageEstimate,
     StageOutput,
+    first_of,
 )
 from dialbench.prompts import load_prompt
 from dialbench.selfchat.generation import PACKAGE, SOURCE, SYSTEM_PROMPT, SelfChatConfig, selfchat
 
 SEED_UTTERANCES = 2  # a MuTual ChatSEED's first utterances, kept as they are
-TOKENS_PER_UTTERANCE = 40
 
 
 class SelfChatStage(ShardableStage, SelfChatConfig):
@@ -47,9 +48,10 @@ class SelfChatStage(ShardableStage, SelfChatConfig):
         )
 
     def estimate(self, context: PlanContext) -> StageEstimate:
-        seeds = context.count({self.seeds})
+        by_language = context.languages({self.seeds})
         if self.limit is not None:
-            seeds = min(seeds, self.limit)
+            by_language = first_of(by_language, self.limit)
+        seeds = sum(by_language.values())
         steps = max(self.n - SEED_UTTERANCES, 0)
         prompt = TOKENS_PER_UTTERANCE * self.n // 2 + 60
         calls = {
@@ -61,4 +63,5 @@ class SelfChatStage(ShardableStage, SelfChatConfig):
             )
             for model in self.models
         }
-        return StageEstimate(calls=calls, adds_dialogues={SOURCE: seeds * len(self.models)})
+        added = {(SOURCE, language): n * len(self.models) for language, n in by_language.items()}
+        return StageEstimate(calls=calls, adds_dialogues=added)

@@ -8,6 +8,7 @@ from typing import ClassVar, Literal
 
 from dialbench.pipeline.stage import (
     DIALOGUES,
+    TOKENS_PER_UTTERANCE,
     ModelCalls,
     PlanContext,
     ShardableStage,
@@ -19,7 +20,6 @@ from dialbench.simulate.config import SimulationConfig
 from dialbench.simulate.simulation import SOURCE, prompt_hashes, simulate
 
 PROMPT_TOKENS = 300  # a simulation prompt's instructions and context, before the transcript
-TOKENS_PER_UTTERANCE = 40
 
 
 class SimulateStage(ShardableStage, SimulationConfig):
@@ -91,4 +91,6 @@ class SimulateStage(ShardableStage, SimulationConfig):
         per_bot = dialogues // len(self.chatbots.models)
         for model in self.chatbots.models:
             add(model.spec, per_bot * bot_turns, self.chatbots.params.max_tokens, model.concurrency)
-        return StageEstimate(calls=calls, adds_dialogues={SOURCE: dialogues})
+        per_language = dialogues // len(self.languages)
+        added = {(SOURCE, target.language): per_language for target in self.languages}
+        return StageEstimate(calls=calls, adds_dialogues=added)
