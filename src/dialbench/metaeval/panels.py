@@ -53,16 +53,15 @@ def _matrix(rows: pd.DataFrame, scale: str) -> pd.DataFrame:
     return values.unstack("rater").sort_index()
 
 
+def _all_numbers(values: pd.Series) -> bool:
+    return not values.empty and all(isinstance(v, float) for v in values)
+
+
 def _judges_numeric(rows: pd.DataFrame, spec: ScaleSpec) -> bool:
     """Whether judges answer in numbers on a dimension humans rate with ordered labels (1-5
     sensibleness paired with DBDC3's X/T/O breakdown): they keep their numbers, and only
     correlations, which compare orders, compare them with the humans."""
-    judge_values = rows.loc[rows["kind"] == "judge", "value"]
-    return (
-        bool(spec.order)
-        and not judge_values.empty
-        and all(isinstance(v, float) for v in judge_values)
-    )
+    return bool(spec.order) and _all_numbers(rows.loc[rows["kind"] == "judge", "value"])
 
 
 def _codes(
@@ -100,10 +99,6 @@ def _language_panels(
 def _label(value: object) -> str:
     """A rating as the label a person writes: `X`, or `2` for the number 2.0."""
     return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-def _all_numbers(values: pd.Series) -> bool:
-    return not values.empty and all(isinstance(v, float) for v in values)
 
 
 def _detected(rows: pd.DataFrame, name: str, detect: DetectSpec) -> pd.Series:
