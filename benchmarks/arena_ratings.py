@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from dialbench.arena.ratings import (
+from dialbench.botchat.elo import (
     Comparison,
     Outcome,
     bootstrap_elo,

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from dialbench import examples
+from dialbench.registry import Registry
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DIALBENCH = Path(sys.executable).with_name("dialbench")
 
 RunCli = Callable[..., subprocess.CompletedProcess[str]]
+Register = Callable[[Registry[Any], str, object], None]
 # How the bundled speaker_turns.csv (and the CSVs the tests write) map onto dialbench's fields.
 CSV_MAPPING = (
     *("--column", "dialogue_id=conv", "--column", "role=speaker", "--column", "text=utterance"),
@@ -53,3 +56,17 @@ def mutual_xlsx() -> Path:
 @pytest.fixture(scope="session")
 def example_jsonl() -> Path:
     return examples.bundled()["multilingual_dialogues"]
+
+
+@pytest.fixture
+def register() -> Iterator[Register]:
+    """Add an entry to a registry for one test, as a plugin would: gone again afterwards."""
+    added: list[tuple[Registry[Any], str]] = []
+
+    def add(registry: Registry[Any], name: str, entry: object) -> None:
+        registry.register(name, entry)
+        added.append((registry, name))
+
+    yield add
+    for registry, name in added:
+        registry.unregister(name)

@@ -11,22 +11,22 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dialbench.arena.analysis import order_consistency, win_matrix
-from dialbench.arena.botchat import (
+from dialbench.botchat.passrate import pass_at_n
+from dialbench.botchat.results import (
     Ratings,
     arena_ratings,
     arena_verdicts,
     self_chats,
     win_tie_lose,
 )
-from dialbench.judge.protocols.unieval.passrate import pass_at_n
+from dialbench.botchat.selfchat import SelfChatConfig, selfchat
+from dialbench.botchat.verdicts import order_consistency, win_matrix
 from dialbench.judge.registry import get_protocol
 from dialbench.judge.stage import JudgeConfig, judge
 from dialbench.llm.base import Request
 from dialbench.report.config import ReportConfig
 from dialbench.report.writer import ReportOutput, report
 from dialbench.schema import Dialogue, Judgment
-from dialbench.selfchat import SelfChatConfig, selfchat
 from dialbench.store import RunStore
 from tests.botchat.helpers import seed_dialogue, seeded_run
 from tests.scripted_models import ScriptedModel

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from dialbench.arena.ratings import (
+from dialbench.botchat.elo import (
     Comparison,
     bootstrap_elo,
     bradley_terry,

@@ -8,13 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from dialbench.botchat.lengths import length_table, utterance_lengths
+from dialbench.botchat.selfchat import SelfChatConfig, fit_history, selfchat, speaker_roles
+from dialbench.botchat.tokens import cl100k_tokens
 from dialbench.errors import DialbenchError
 from dialbench.llm.base import ModelError, Request
 from dialbench.schema import Dialogue
-from dialbench.selfchat import SelfChatConfig, selfchat
-from dialbench.selfchat.generation import fit_history, speaker_roles
-from dialbench.selfchat.lengths import length_table, utterance_lengths
-from dialbench.selfchat.tokens import cl100k_tokens
 from dialbench.store import RunStore
 from tests.botchat.helpers import echo_step, seed_dialogue, seeded_run
 from tests.scripted_models import ScriptedModel

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from scripted import dialogue, scripted_judge
 
+from dialbench.io.ratings import from_store
 from dialbench.issue_labels import load_issue_labels
 from dialbench.judge.protocols.holistic import load_examples
 from dialbench.judge.stage import JudgeConfig, judge
-from dialbench.metaeval.ratings import from_store
 from dialbench.metaeval.stage import configuration_notes
 from dialbench.prompts import load_prompt
 from dialbench.report.config import ReportConfig

@@ -23,7 +23,7 @@ from dialbench.metaeval.diagnostics import position_consistency
 from dialbench.prompts import load_prompt
 from dialbench.schema import Dialogue, Judgment, Participants, SeedContext, Turn
 from dialbench.store import RunStore
-from tests.conftest import RunCli
+from tests.conftest import Register, RunCli
 from tests.llm.loopback_server import Loopback, start_loopback
 from tests.scripted_models import ScriptedModel
 
@@ -69,9 +69,9 @@ def chat(seed: str, chatbot: str, reply: str) -> Dialogue:
 
 
 def test_a_pairwise_protocol_judges_both_orders_of_each_pair(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, register: Register
 ) -> None:
-    monkeypatch.setitem(registry.PROTOCOLS, "preference", PreferenceProtocol)
+    register(registry.PROTOCOLS, "preference", PreferenceProtocol)
     dialogues = [
         chat("picnic", "bot-a", "Bring a blanket."),
         chat("picnic", "bot-b", "I like turtles."),

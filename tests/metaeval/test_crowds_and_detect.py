@@ -18,9 +18,9 @@ from pydantic import ValidationError
 from sklearn.metrics import accuracy_score, precision_recall_fscore_support
 
 from dialbench.errors import DialbenchError
+from dialbench.io.ratings import Rating
 from dialbench.metaeval.config import DetectSpec
 from dialbench.metaeval.detection import confusion_scores
-from dialbench.metaeval.ratings import Rating
 from dialbench.metaeval.references import HUMAN_CEILING
 from dialbench.metaeval.scales import parse_detect
 from tests.conftest import RunCli

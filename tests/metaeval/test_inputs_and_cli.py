@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from dialbench.errors import InputErrors
+from dialbench.io.long_format import read_behaviours, read_long
+from dialbench.io.ratings import from_store
 from dialbench.metaeval.evaluate import meta_evaluate
-from dialbench.metaeval.files import read_behaviours, read_long
-from dialbench.metaeval.ratings import from_store
 from dialbench.schema import Dialogue
 from dialbench.store import RunStore
 from tests.conftest import SHARED_DATA, RunCli

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from importlib import import_module
-from importlib.util import find_spec
 from inspect import signature
 from pathlib import Path
 
@@ -12,17 +10,18 @@ import pytest
 from known_judgments import judgments, make_store
 
 from dialbench.errors import DialbenchError
-from dialbench.judge.protocols.holistic.report import holistic_distribution
-from dialbench.judge.protocols.issues.report import (
+from dialbench.judge.registry import PROTOCOLS
+from dialbench.report import tables
+from dialbench.report.frames import judgment_frame
+from dialbench.report.protocols import PROTOCOL_SECTIONS
+from dialbench.report.protocols.holistic import holistic_distribution
+from dialbench.report.protocols.issues import (
     issue_proportions,
     issue_proportions_wide,
     issue_rates,
     overall_distribution,
 )
-from dialbench.judge.protocols.submetrics.report import submetric_means
-from dialbench.judge.registry import PROTOCOLS
-from dialbench.report import tables
-from dialbench.report.frames import judgment_frame
+from dialbench.report.protocols.submetrics import submetric_means
 from dialbench.report.writer import write_report
 from dialbench.schema import Dialogue, Judgment, Participants, Turn
 from dialbench.store import RunStore
@@ -148,12 +147,13 @@ def test_names_cannot_inject_markup_or_formulas_into_report_md_or_csv(
     )
 
 
-def test_every_protocol_report_takes_the_judgments_the_folder_and_the_store() -> None:
-    found = [p for p in PROTOCOLS if find_spec(f"{PROTOCOLS[p].__module__}.report") is not None]
-    assert found == list(PROTOCOLS)  # unieval, arena and gteval show the BotChat sections
-    for protocol in found:
-        module = import_module(f"{PROTOCOLS[protocol].__module__}.report")
-        assert list(signature(module.sections).parameters) == ["frame", "folder", "store"]
+def test_every_protocol_has_report_sections_that_take_the_judgments_the_folder_and_the_store() -> (
+    None
+):
+    assert list(PROTOCOL_SECTIONS) == list(PROTOCOLS)  # unieval, arena and gteval: BotChat's
+    for protocol in PROTOCOL_SECTIONS:
+        sections = PROTOCOL_SECTIONS.load(protocol)
+        assert list(signature(sections).parameters) == ["frame", "folder", "store"]
 
 
 def test_a_run_without_self_chats_has_no_botchat_sections(tmp_path: Path) -> None:

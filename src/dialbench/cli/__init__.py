@@ -1,23 +1,6 @@
 """The `dialbench` command: a thin layer over the Python API, one module per group of commands."""
 
-from __future__ import annotations
-
-import sys
-
-import typer
-from pydantic import ValidationError
-
-from dialbench.errors import DialbenchError
-
-app = typer.Typer(
-    name="dialbench",
-    help="Benchmark LLMs as multilingual chatbots and as dialogue evaluators.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-
-from dialbench.cli import (  # noqa: E402  (registers their commands)
+from dialbench.cli import (  # the command modules register their commands on `app`
     annotate,
     arena,
     batch,
@@ -34,6 +17,7 @@ from dialbench.cli import (  # noqa: E402  (registers their commands)
     simulate,
     stats,
 )
+from dialbench.cli.app import app, main
 
 __all__ = [
     "annotate",
@@ -54,20 +38,3 @@ __all__ = [
     "simulate",
     "stats",
 ]
-
-
-def main() -> None:
-    """Entry point: a user error is one line on stderr and exit code 1, never a traceback."""
-    try:
-        app()
-    except DialbenchError as error:
-        print(f"error: {error}", file=sys.stderr)
-        sys.exit(1)
-    except ValidationError as invalid:
-        problem = invalid.errors()[0]
-        where = ".".join(str(part) for part in problem["loc"])
-        print(
-            f"error: option {where}: {problem['msg']}" if where else f"error: {problem['msg']}",
-            file=sys.stderr,
-        )
-        sys.exit(2)

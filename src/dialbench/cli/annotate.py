@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 import typer
 from rich.console import Console
 
-from dialbench.cli import app
+from dialbench.cli.app import app
 from dialbench.cli.records import DEFAULT_RUN, RunOption
 from dialbench.cli.tables import table
 from dialbench.schema import Annotator

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from dialbench.cli import app
+from dialbench.cli.app import app
 from dialbench.cli.judge import print_judged
 from dialbench.cli.records import DEFAULT_RUN, RunDir
 from dialbench.errors import DialbenchError
@@ -94,17 +94,17 @@ def _print_results(
     run: Path, rounds: int | None, resamples: int | None, ns: list[int] | None
 ) -> None:
     """The ratings and pass@N, computed by the builders the report's sections use."""
-    from dialbench.arena import botchat  # pandas, scipy, matplotlib when it runs
-    from dialbench.judge.protocols.unieval.passrate import DEFAULT_NS, pass_at_n
+    from dialbench.botchat import results  # pandas and scipy, when it runs
+    from dialbench.botchat.passrate import DEFAULT_NS, pass_at_n
 
     with RunStore.open(run, create=False) as store:
-        dialogues = botchat.self_chats(store)
+        dialogues = results.self_chats(store)
         if not dialogues:
             raise DialbenchError(
                 f"{run} holds no finished self-chats: run dialbench selfchat first"
             )
-        verdicts = botchat.arena_verdicts(store, dialogues)
-        unieval = botchat.unieval_verdicts(store, dialogues)
+        verdicts = results.arena_verdicts(store, dialogues)
+        unieval = results.unieval_verdicts(store, dialogues)
     notes = []
     if unieval.empty:
         notes.append(f"no scored UniEval judgments: dialbench judge {run} -p unieval")
@@ -113,11 +113,11 @@ def _print_results(
     if verdicts.empty:
         notes.append(f"no scored arena judgments: dialbench arena {run}")
     else:
-        rated = botchat.arena_ratings(
+        rated = results.arena_ratings(
             verdicts,
             dialogues,
-            rounds=rounds or botchat.DEFAULT_ROUNDS,
-            resamples=resamples or botchat.DEFAULT_RESAMPLES,
+            rounds=rounds or results.DEFAULT_ROUNDS,
+            resamples=resamples or results.DEFAULT_RESAMPLES,
         )
         notes += rated.notes
         if not rated.table.empty:

@@ -9,7 +9,7 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from dialbench.cli import app
+from dialbench.cli.app import app
 from dialbench.cli.records import DEFAULT_RUN, RunDir
 from dialbench.cli.tables import table
 from dialbench.errors import DialbenchError

@@ -9,7 +9,7 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from dialbench.cli import app
+from dialbench.cli.app import app
 from dialbench.cli.records import DEFAULT_RUN, RunDir, key_value_pairs
 from dialbench.errors import DialbenchError
 from dialbench.io.validation import describe_error

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from dialbench.cli import app
+from dialbench.cli.app import app
 from dialbench.cli.tables import figure, table
 from dialbench.errors import DialbenchError
 
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from dialbench.metaeval.agreement import AgreementRow
     from dialbench.metaeval.correlation import CorrelationRow
     from dialbench.metaeval.evaluate import MetaEvalReport
+    from dialbench.metaeval.stage import MetaevalOutput
 
 # Kept here rather than imported, so `--help` does not load the statistics stack.
 ALL_LANGUAGES, UNKNOWN_LANGUAGE = "all", "und"
@@ -86,6 +87,10 @@ def _correlation_table(rows: list[CorrelationRow]) -> Table:
         ),
         text=TEXT,
     )
+
+
+def print_metaeval_output(output: MetaevalOutput) -> None:
+    print_metaeval_summary(output.report)
 
 
 def print_metaeval_summary(full: MetaEvalReport) -> None:

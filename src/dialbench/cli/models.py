@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from dialbench.cli import app
+from dialbench.cli.app import app
 from dialbench.llm.base import GenerationParams, Message
 from dialbench.llm.packaged import PACKAGED_MODELS, cache_dir, status
 from dialbench.llm.runner import Runner

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from dialbench import examples
-from dialbench.cli import app
+from dialbench.cli.app import app
 from dialbench.cli.tables import table
 from dialbench.errors import DialbenchError
 from dialbench.io.exporter import ExportFormat, default_export_path, export_records

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
-from dialbench.cli import app
-from dialbench.cli.judge import print_judge_summary
+from dialbench.cli.app import app
 from dialbench.cli.tables import figure, table
-from dialbench.judge.stage import JudgeRunSummary
+from dialbench.registry import Registry
 
 if TYPE_CHECKING:
     from dialbench.pipeline.execute import PipelineReport, StageReport
@@ -22,6 +22,16 @@ if TYPE_CHECKING:
 console = Console()
 DEFAULT_PIPELINE_RUN = Path("runs/pipeline")
 MARKS = {"ran": "done", "up to date": "up to date", "failed": "FAILED", "not run": "not run"}
+# What prints a stage's own figures under its line, by stage kind: given the stage's result.
+STAGE_PRINTERS: Registry[Callable[[Any], None]] = Registry(
+    "stage printer",
+    {
+        "judge": "dialbench.cli.judge:print_judge_summary",
+        "arena": "dialbench.cli.judge:print_judge_summary",
+        "metaeval": "dialbench.cli.metaeval:print_metaeval_output",
+    },
+    group="stage_printers",
+)
 
 
 def _show(report: StageReport, output: StageOutput | None) -> None:
@@ -30,15 +40,8 @@ def _show(report: StageReport, output: StageOutput | None) -> None:
     line = f"[{report.name}] {MARKS.get(report.status, report.status)}{timing}: {report.summary}"
     console.print(line.rstrip(": "), markup=False, highlight=False, soft_wrap=True)
     result = output.result if output is not None else None
-    if isinstance(result, JudgeRunSummary):
-        print_judge_summary(result)
-    elif result is not None and report.stage == "metaeval":
-        # Loaded already by the stage that ran; importing it otherwise costs scikit-learn.
-        from dialbench.cli.metaeval import print_metaeval_summary
-        from dialbench.metaeval.stage import MetaevalOutput
-
-        if isinstance(result, MetaevalOutput):
-            print_metaeval_summary(result.report)
+    if result is not None and report.stage in STAGE_PRINTERS:
+        STAGE_PRINTERS.load(report.stage)(result)
 
 
 def _print_plan(plan: PipelinePlan) -> None:

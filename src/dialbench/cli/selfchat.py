@@ -8,13 +8,13 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from dialbench.cli import app
+from dialbench.botchat.selfchat import SelfChatConfig, SelfChatSummary, selfchat
+from dialbench.cli.app import app
 from dialbench.cli.records import DEFAULT_RUN, RunDir
 from dialbench.errors import DialbenchError
 from dialbench.io.validation import describe_error
 from dialbench.llm.base import GenerationParams
 from dialbench.llm.specs import ModelConfig
-from dialbench.selfchat import SelfChatConfig, SelfChatSummary, selfchat
 
 console = Console()
 
@@ -85,7 +85,7 @@ def selfchat_command(
         raise DialbenchError(f"{field}: {message}") from None
     summary = selfchat(config, run, quiet=quiet)
     _print_summary(summary)
-    from dialbench.selfchat.lengths import length_table, store_lengths  # pandas when it runs
+    from dialbench.botchat.lengths import length_table, store_lengths  # pandas when it runs
     from dialbench.store import RunStore
 
     with RunStore.open(run, create=False) as store:

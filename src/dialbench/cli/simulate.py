@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from dialbench.cli import app
+from dialbench.cli.app import app
 from dialbench.cli.records import DEFAULT_RUN, RunOption
 from dialbench.errors import DialbenchError
 from dialbench.io.validation import describe_error

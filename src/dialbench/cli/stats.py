@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from dialbench.cli import app
+from dialbench.cli.app import app
 from dialbench.cli.tables import figure, table
 from dialbench.store import RunStore
 

@@ -3,11 +3,10 @@ long ratings format (one CSV row per item, rater and dimension) that `metaeval` 
 
 from __future__ import annotations
 
-import csv
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -15,7 +14,7 @@ from dialbench.errors import DialbenchError
 from dialbench.io.columnar import write_hf, write_parquet
 from dialbench.io.formats import RecordKind
 from dialbench.io.jsonl import write_jsonl
-from dialbench.safe_text import spreadsheet_cell
+from dialbench.io.long_format import long_rows, write_long_csv
 from dialbench.schema import RECORD_TYPES, StoredRecord
 from dialbench.store import RunStore
 
@@ -26,35 +25,10 @@ SUFFIX: dict[ExportFormat, str] = {
     "hf": "",
     "long-csv": ".long.csv",
 }
-LONG_COLUMNS = ("item_id", "annotator_or_judge", "dimension", "value", "language", "kind")
 
 
 def default_export_path(store: RunStore, fmt: ExportFormat, records: RecordKind) -> Path:
     return store.path.parent / "export" / f"{records}{SUFFIX[fmt]}"
-
-
-def long_rows(store: RunStore, records: RecordKind, protocol: str | None) -> list[list[str]]:
-    """Judgments or annotations as long-format rows; an unscored judgment is one row with
-    dimension `*` and no value."""
-    if records == "dialogues":
-        raise DialbenchError("the long-csv format holds judgments or annotations (--records)")
-    from dialbench.metaeval.ratings import from_store  # pandas: only this format pays for it
-
-    kind = "judge" if records == "judgments" else "human"
-    ratings, _ = from_store(store, protocol)
-    return [
-        [r.item_id, r.rater, r.dimension, "" if r.value is None else str(r.value), r.language, kind]
-        for r in ratings
-        if r.kind == kind
-    ]
-
-
-def write_long_csv(rows: Iterable[list[str]], path: Path) -> None:
-    """Every cell made spreadsheet-safe: ids and names come from users' files."""
-    with path.open("w", encoding="utf-8", newline="") as stream:
-        writer = csv.writer(stream)
-        writer.writerow(LONG_COLUMNS)
-        writer.writerows([[str(spreadsheet_cell(cell)) for cell in row] for row in rows])
 
 
 def _write(records: list[StoredRecord], fmt: ExportFormat, path: Path) -> None:

@@ -1,5 +1,6 @@
 """The judging protocols by name, as `dialbench judge --protocol NAME` knows them: a new
-protocol is its package under `judge/protocols/` and one line here."""
+protocol is its module (or package, with its prompt files) under `judge/protocols/` and one line
+here; a plugin registers one under the entry-point group `dialbench.protocols`."""
 
 from __future__ import annotations
 
@@ -10,25 +11,21 @@ from pydantic import JsonValue, ValidationError
 from dialbench.errors import DialbenchError
 from dialbench.io.validation import describe_error
 from dialbench.judge.protocol import JudgeProtocol
-from dialbench.judge.protocols.arena import ArenaProtocol
-from dialbench.judge.protocols.gteval import GTEvalProtocol
-from dialbench.judge.protocols.holistic import HolisticProtocol
-from dialbench.judge.protocols.issues import IssuesProtocol
-from dialbench.judge.protocols.submetrics import SubmetricsProtocol
-from dialbench.judge.protocols.unieval import UniEvalProtocol
 from dialbench.judge.settings import JudgeSettings
+from dialbench.registry import Registry
 
-PROTOCOLS: dict[str, type[JudgeProtocol]] = {
-    p.name: p
-    for p in (
-        IssuesProtocol,
-        HolisticProtocol,
-        SubmetricsProtocol,
-        UniEvalProtocol,
-        ArenaProtocol,
-        GTEvalProtocol,
-    )
-}
+PROTOCOLS: Registry[type[JudgeProtocol]] = Registry(
+    "protocol",
+    {
+        "issues": "dialbench.judge.protocols.issues:IssuesProtocol",
+        "holistic": "dialbench.judge.protocols.holistic:HolisticProtocol",
+        "submetrics": "dialbench.judge.protocols.submetrics:SubmetricsProtocol",
+        "unieval": "dialbench.judge.protocols.unieval:UniEvalProtocol",
+        "arena": "dialbench.judge.protocols.arena:ArenaProtocol",
+        "gteval": "dialbench.judge.protocols.gteval:GTEvalProtocol",
+    },
+    group="protocols",
+)
 
 
 def get_protocol(
@@ -37,9 +34,7 @@ def get_protocol(
     options: Mapping[str, JsonValue] | None = None,
 ) -> JudgeProtocol:
     """The protocol, its options checked against its own `Options` record."""
-    if name not in PROTOCOLS:
-        raise DialbenchError(f"unknown protocol {name!r} (known: {', '.join(PROTOCOLS)})")
-    protocol = PROTOCOLS[name]
+    protocol = PROTOCOLS.load(name)
     try:
         return protocol(settings, options)
     except ValidationError as invalid:

@@ -10,6 +10,7 @@ import pandas as pd
 from pydantic import Field
 
 from dialbench.errors import DialbenchError
+from dialbench.io.ratings import Rating
 from dialbench.metaeval.agreement import AgreementRow, KappaRow, agreement, pairwise_kappa
 from dialbench.metaeval.classification import ClassificationRow, classification
 from dialbench.metaeval.config import MetaEvalOptions
@@ -23,8 +24,7 @@ from dialbench.metaeval.diagnostics import (
     position_consistency,
     unscored_rates,
 )
-from dialbench.metaeval.panels import build_panels
-from dialbench.metaeval.ratings import Rating, to_frame
+from dialbench.metaeval.panels import build_panels, ratings_frame
 from dialbench.metaeval.significance import McNemarRow, mcnemar_rows
 from dialbench.schema import Judgment, Record
 
@@ -48,7 +48,7 @@ def meta_evaluate(
     options: MetaEvalOptions | None = None,
 ) -> MetaEvalReport:
     options = options or MetaEvalOptions()
-    frame = to_frame(ratings, options.default_language)
+    frame = ratings_frame(ratings, options.default_language)
     if not (frame["kind"] == "human").any():
         raise DialbenchError("no human ratings: give annotations (in the run or with --against)")
     report = MetaEvalReport()

@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from dialbench.errors import DialbenchError
+from dialbench.io.ratings import UNKNOWN_LANGUAGE, UNSCORED, Rating
 from dialbench.metaeval.config import DetectSpec, ScaleSpec
-from dialbench.metaeval.ratings import UNSCORED
 from dialbench.metaeval.scales import encode, infer_scale
 
 ALL_LANGUAGES = "all"
+RATING_COLUMNS = ["item_id", "rater", "kind", "dimension", "value", "language"]
+
+
+def ratings_frame(ratings: Sequence[Rating], default_language: str | None = None) -> pd.DataFrame:
+    """The ratings as a table, each item in one language: the one its ratings name (a judge's
+    file often names none), else `default_language`."""
+    frame = pd.DataFrame([r.model_dump() for r in ratings], columns=RATING_COLUMNS)
+    named = frame[frame["language"] != UNKNOWN_LANGUAGE].drop_duplicates("item_id")
+    language = frame["item_id"].map(named.set_index("item_id")["language"])
+    frame["language"] = language.astype(object).fillna(default_language or UNKNOWN_LANGUAGE)
+    return frame
 
 
 @dataclass(frozen=True)

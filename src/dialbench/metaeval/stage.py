@@ -8,13 +8,12 @@ from pathlib import Path
 from pydantic import Field
 
 from dialbench.errors import DialbenchError
+from dialbench.io.long_format import read_ratings
+from dialbench.io.ratings import JudgeNames, Rating, configuration_summary, from_store
 from dialbench.llm.specs import ModelSpecError, parse_spec
 from dialbench.metaeval.config import MetaevalConfig
 from dialbench.metaeval.evaluate import MetaEvalReport, meta_evaluate
-from dialbench.metaeval.files import read_ratings
-from dialbench.metaeval.ratings import Rating, from_store
 from dialbench.metaeval.report import write_report
-from dialbench.rated_items import JudgeNames, configuration_summary
 from dialbench.schema import Judgment, Record
 from dialbench.store import RunStore
 

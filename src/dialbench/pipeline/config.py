@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
+from functools import cache
 from pathlib import Path
+from typing import Any
 
-from pydantic import Field, JsonValue, field_validator
+from pydantic import Field, JsonValue, create_model, field_validator
 
-from dialbench.pipeline.registry import AnyStage
+from dialbench.pipeline.registry import any_stage
 from dialbench.pipeline.stage import Stage
 from dialbench.schema import Record
 from dialbench.yaml_config import load_yaml_config
@@ -22,7 +24,9 @@ class PipelineConfig(Record):
         description="YAML anchors (&name) for entries stages repeat, such as a model pool; "
         "only their aliases (*name) in stages are read",
     )
-    stages: list[AnyStage] = Field(min_length=1)
+    stages: list[Stage] = Field(
+        min_length=1, description="validated as the stage kinds registered (`any_stage`)"
+    )
 
     @field_validator("stages")
     @classmethod
@@ -45,9 +49,23 @@ class PipelineConfig(Record):
         return named
 
 
+@cache
+def _with_kinds(stage: Any) -> type[PipelineConfig]:
+    return create_model(
+        "PipelineConfig",
+        __base__=PipelineConfig,
+        stages=(list[stage], Field(min_length=1)),
+    )
+
+
+def pipeline_config_type() -> type[PipelineConfig]:
+    """`PipelineConfig` whose stages validate as each stage kind registered now."""
+    return _with_kinds(any_stage())
+
+
 def load_pipeline(path: str | Path) -> PipelineConfig:
     """Read and validate a pipeline file; relative input paths are taken from its folder."""
     path = Path(path)
-    config = load_yaml_config(path, PipelineConfig, "a pipeline", "run:, stages:")
+    config = load_yaml_config(path, pipeline_config_type(), "a pipeline", "run:, stages:")
     resolved = [stage.resolve_paths(path.parent) for stage in config.stages]
     return config.model_copy(update={"stages": resolved})

@@ -1,30 +1,40 @@
-"""Every kind of pipeline stage: a new stage is one module under `stages/` and one line here."""
+"""Every kind of pipeline stage, by the `stage:` key a pipeline file gives it: a new stage is one
+module under `stages/` and one line here (or a plugin's entry point, group
+`dialbench.stages`). A pipeline file validates its stages as the union of the kinds registered
+when it is read."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from functools import cache
+from typing import Annotated, Any, Union
 
 from pydantic import Field
 
-from dialbench.pipeline.stages.arena import ArenaStage
-from dialbench.pipeline.stages.curate import CurateStage
-from dialbench.pipeline.stages.import_records import ImportStage
-from dialbench.pipeline.stages.judge import JudgeStage
-from dialbench.pipeline.stages.metaeval import MetaevalStage
-from dialbench.pipeline.stages.metric import MetricStage
-from dialbench.pipeline.stages.report import ReportStage
-from dialbench.pipeline.stages.selfchat import SelfChatStage
-from dialbench.pipeline.stages.simulate import SimulateStage
+from dialbench.pipeline.stage import Stage
+from dialbench.registry import Registry
 
-AnyStage = Annotated[
-    ImportStage
-    | SimulateStage
-    | SelfChatStage
-    | JudgeStage
-    | ArenaStage
-    | CurateStage
-    | MetricStage
-    | MetaevalStage
-    | ReportStage,
-    Field(discriminator="stage"),
-]
+STAGES: Registry[type[Stage]] = Registry(
+    "stage kind",
+    {
+        "import": "dialbench.pipeline.stages.import_records:ImportStage",
+        "simulate": "dialbench.pipeline.stages.simulate:SimulateStage",
+        "selfchat": "dialbench.pipeline.stages.selfchat:SelfChatStage",
+        "judge": "dialbench.pipeline.stages.judge:JudgeStage",
+        "arena": "dialbench.pipeline.stages.arena:ArenaStage",
+        "curate": "dialbench.pipeline.stages.curate:CurateStage",
+        "metric": "dialbench.pipeline.stages.metric:MetricStage",
+        "metaeval": "dialbench.pipeline.stages.metaeval:MetaevalStage",
+        "report": "dialbench.pipeline.stages.report:ReportStage",
+    },
+    group="stages",
+)
+
+
+def any_stage() -> Any:
+    """The type of one pipeline entry: each registered kind, told apart by its `stage` key."""
+    return _union(tuple(kind for _, kind in STAGES.items()))
+
+
+@cache
+def _union(kinds: tuple[type[Stage], ...]) -> Any:
+    return Annotated[Union[kinds], Field(discriminator="stage")]  # noqa: UP007  (a runtime tuple)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dialbench.rated_items import configuration_of, flatten, placed_judgments
+from dialbench.io.ratings import configuration_of, flatten, placed_judgments
 from dialbench.store import RunStore
 
 BASE_COLUMNS = [

@@ -152,8 +152,8 @@ def progress(
 def agreement_rows(store: RunStore) -> list[AgreementRow]:
     """Krippendorff's alpha and kappa between annotators, per dimension and language, from the
     meta-evaluation's own code; none until two annotators share an item."""
+    from dialbench.io.ratings import human_ratings
     from dialbench.metaeval.evaluate import meta_evaluate
-    from dialbench.metaeval.ratings import human_ratings
 
     ratings = human_ratings(store)
     return meta_evaluate(ratings).agreement if ratings else []

@@ -8,20 +8,20 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, JsonValue
+from pydantic import Field
 
-from dialbench.errors import DialbenchError, InputError
+from dialbench.errors import DialbenchError
 from dialbench.hashing import sha256_text
 from dialbench.io.exporter import export_records
 from dialbench.io.formats import ImportOptions
 from dialbench.io.importer import import_file
+from dialbench.io.long_format import annotations_from_long_csv
 from dialbench.schema import (
     Annotation,
     Annotator,
     Benchmark,
     BenchmarkItem,
     Record,
-    Target,
     base_language,
     utc_now,
 )
@@ -120,61 +120,6 @@ def assigned_items(
         if annotator.name in chosen or item.dialogue_id in kept:
             assigned.append(item)
     return assigned
-
-
-def _target(item_id: str) -> Target:
-    """The inverse of `rated_items.item_key`."""
-    if "|" in item_id:
-        first, other = item_id.split("|", 1)
-        return Target(dialogue_id=first, other_dialogue_id=other)
-    dialogue, mark, turn = item_id.rpartition("#")
-    if mark and dialogue and turn.isdigit():
-        return Target(dialogue_id=dialogue, turn_index=int(turn))
-    return Target(dialogue_id=item_id)
-
-
-def _label(dimension: str, value: float | str | None) -> JsonValue:
-    """A long-format value back in the shape the web app stores: issues as booleans, whole
-    numbers as integers."""
-    if dimension.startswith(ISSUES + ".") and isinstance(value, float):
-        return value >= 0.5
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-def _nested(path: Path, item: str, flat: dict[str, JsonValue]) -> dict[str, JsonValue]:
-    """Dotted dimensions back into nested labels: `issues.unsafe` -> {"issues": {"unsafe": ..}}."""
-    nested: dict[str, JsonValue] = {}
-    for dimension, value in flat.items():
-        *parents, leaf = dimension.split(".")
-        level = nested
-        for parent in parents:
-            child = level.setdefault(parent, {})
-            if not isinstance(child, dict):
-                raise InputError(
-                    path, f"item {item}: {parent!r} is both a value and a group of values"
-                )
-            level = child
-        level[leaf] = value
-    return nested
-
-
-def annotations_from_long_csv(path: Path) -> list[Annotation]:
-    """The human rows of a long CSV (as `annotate export --format csv` writes it), one
-    Annotation per annotator and item."""
-    from dialbench.metaeval.files import read_ratings  # pandas: only this format pays for it
-
-    grouped: dict[tuple[str, str], dict[str, JsonValue]] = defaultdict(dict)
-    for rating in read_ratings(path, "human"):
-        if rating.kind == "human" and rating.value is not None:
-            grouped[(rating.rater, rating.item_id)][rating.dimension] = _label(
-                rating.dimension, rating.value
-            )
-    return [
-        Annotation(annotator_id=rater, target=_target(item), labels=_nested(path, item, labels))
-        for (rater, item), labels in grouped.items()
-    ]
 
 
 def export_labels(store: RunStore, path: Path, fmt: LabelFormat) -> int:

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from dialbench.rated_items import flatten, placed_judgments
+from dialbench.io.ratings import flatten, placed_judgments
 from dialbench.schema import Annotation, Benchmark, Dialogue, Judgment, ParseStatus, Record
 from dialbench.store import RunStore
 from dialbench.summary import HUMAN

@@ -4,21 +4,15 @@ imported only when chosen, so what it needs stays an optional extra."""
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Protocol
 
 from pydantic import Field
 
-from dialbench.errors import DialbenchError
 from dialbench.pipeline.graph import Node
 from dialbench.pipeline.stage import StageOutput
+from dialbench.registry import Registry
 from dialbench.schema import Record
-
-EXECUTORS = {
-    "local": "dialbench.pipeline.executors.local:LocalExecutor",
-    "ray": "dialbench.pipeline.executors.ray:RayExecutor",
-}
 
 
 class ExecutorOptions(Record):
@@ -38,11 +32,19 @@ class Executor(Protocol):
     def close(self) -> None: ...
 
 
+class ExecutorType(Protocol):
+    def __call__(self, options: ExecutorOptions) -> Executor: ...
+
+
+EXECUTORS: Registry[ExecutorType] = Registry(
+    "executor",
+    {
+        "local": "dialbench.pipeline.executors.local:LocalExecutor",
+        "ray": "dialbench.pipeline.executors.ray:RayExecutor",
+    },
+    group="executors",
+)
+
+
 def create_executor(name: str, options: ExecutorOptions | None = None) -> Executor:
-    if name not in EXECUTORS:
-        raise DialbenchError(f"no executor {name!r} (have: {', '.join(EXECUTORS)})")
-    module, _, class_name = EXECUTORS[name].partition(":")
-    executor: Executor = getattr(importlib.import_module(module), class_name)(
-        options or ExecutorOptions()
-    )
-    return executor
+    return EXECUTORS.load(name)(options or ExecutorOptions())

@@ -7,6 +7,7 @@ from typing import ClassVar, Literal
 
 from pydantic import field_validator
 
+from dialbench.botchat.selfchat import PACKAGE, SOURCE, SYSTEM_PROMPT, SelfChatConfig, selfchat
 from dialbench.llm.specs import as_model_configs
 from dialbench.pipeline.stage import (
     DIALOGUES,
@@ -19,7 +20,6 @@ from dialbench.pipeline.stage import (
     first_of,
 )
 from dialbench.prompts import load_prompt
-from dialbench.selfchat.generation import PACKAGE, SOURCE, SYSTEM_PROMPT, SelfChatConfig, selfchat
 
 SEED_UTTERANCES = 2  # a MuTual ChatSEED's first utterances, kept as they are
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from dialbench.judge.protocols.submetrics import DIMENSIONS, SubmetricsProtocol
-from dialbench.report.sections import Section, table
+from dialbench.report.section import Section, table
 from dialbench.report.tables import all_languages_last, ok, per_item, with_all_languages
 from dialbench.store import RunStore
 

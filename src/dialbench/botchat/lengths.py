@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from dialbench.botchat.selfchat import SOURCE
+from dialbench.botchat.tokens import cl100k_tokens
 from dialbench.schema import Dialogue
-from dialbench.selfchat.generation import SOURCE
-from dialbench.selfchat.tokens import cl100k_tokens
 from dialbench.store import RunStore
 
 

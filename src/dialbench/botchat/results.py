@@ -8,23 +8,20 @@ against the human dialogue (Figure 6). The unieval, arena and gteval report sect
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dialbench.arena.analysis import comparisons, groups, win_matrix
-from dialbench.arena.ratings import bootstrap_elo, bradley_terry, length_controlled
+from dialbench.botchat.elo import bootstrap_elo, bradley_terry, length_controlled
+from dialbench.botchat.lengths import utterance_lengths
+from dialbench.botchat.selfchat import SOURCE
+from dialbench.botchat.verdicts import comparisons, groups, win_matrix
 from dialbench.errors import DialbenchError
+from dialbench.io.ratings import JudgeNames
 from dialbench.judge.protocols.arena import ArenaProtocol, self_chat_key
 from dialbench.judge.protocols.gteval import GTEvalProtocol
 from dialbench.judge.protocols.unieval import UniEvalProtocol
-from dialbench.plotting import file_stem, save_png
-from dialbench.rated_items import JudgeNames
 from dialbench.schema import Dialogue, Judgment
-from dialbench.selfchat.generation import SOURCE
-from dialbench.selfchat.lengths import utterance_lengths
 from dialbench.store import RunStore
 
 DEFAULT_ROUNDS = 1000  # the paper's shuffles per seed for bootstrap ELO
@@ -161,25 +158,6 @@ def gteval_table(store: RunStore, dialogues: dict[str, Dialogue]) -> pd.DataFram
     return ordered[columns].reset_index(drop=True)
 
 
-def gteval_plots(table: pd.DataFrame, folder: Path) -> list[Path]:
-    """Figure 6: win / tie / lose shares against the human dialogue, one bar per model."""
-    paths = []
-    for judge, part in table.groupby("judge", sort=True):
-        figure, axes = plt.subplots(figsize=(6, 1.2 + 0.5 * len(part)))
-        left = np.zeros(len(part))
-        for column, colour in (("wins", "tab:green"), ("ties", "tab:gray"), ("losses", "tab:red")):
-            share = (part[column] / part["judgments"]).to_numpy(dtype=float)
-            axes.barh(part["model"], share, left=left, color=colour, label=column)
-            left += share
-        axes.invert_yaxis()
-        axes.set_xlim(0, 1)
-        axes.set_xlabel("share of judgments (both orders)")
-        axes.set_title(f"GTEval against the human dialogue — judge {judge}")
-        axes.legend(fontsize="small", loc="lower right")
-        paths.append(save_png(figure, folder / f"gteval_{file_stem(str(judge))}.png"))
-    return paths
-
-
 def length_differences(part: pd.DataFrame, mean_tokens: dict[str, float]) -> list[float]:
     """Per verdict, the first dialogue's mean utterance length minus the second's (cl100k
     tokens of generated utterances; none counts 0), divided by the standard deviation of those
@@ -250,40 +228,6 @@ def ratings_table(
     return table.sort_values(["judge", "n", "elo"], ascending=[True, True, False]).reset_index(
         drop=True
     )
-
-
-def heatmaps(verdicts: pd.DataFrame, folder: Path) -> list[Path]:
-    """Figure 5: win rate and win-or-tie rate of each row model against each column model."""
-    paths = []
-    for judge, n, part in groups(verdicts):
-        matrix = win_matrix(part)
-        models = sorted(set(matrix["model"]))
-        figure, axes = plt.subplots(1, 2, figsize=(4 + 2.4 * len(models), 1.5 + 1.2 * len(models)))
-        for ax, column, title in zip(
-            axes, ("win_rate", "win_or_tie_rate"), ("win rate", "win + tie rate"), strict=True
-        ):
-            rates = (
-                matrix.pivot(index="model", columns="opponent", values=column)
-                .reindex(index=models, columns=models)
-                .to_numpy(dtype=float)
-            )
-            games = (
-                matrix.pivot(index="model", columns="opponent", values="games")
-                .reindex(index=models, columns=models)
-                .to_numpy(dtype=float)
-            )
-            ax.imshow(rates, vmin=0, vmax=1, cmap="RdYlGn")
-            ax.set_xticks(range(len(models)), models, rotation=30, ha="right", fontsize="small")
-            ax.set_yticks(range(len(models)), models, fontsize="small")
-            for r in range(len(models)):
-                for c in range(len(models)):
-                    if not np.isnan(rates[r, c]):
-                        text = f"{rates[r, c]:.0%}\nn={int(games[r, c])}"
-                        ax.text(c, r, text, ha="center", va="center", fontsize="small")
-            ax.set_title(f"{title} (row vs column)")
-        figure.suptitle(f"BotChat Arena, N = {n} — judge {judge}")
-        paths.append(save_png(figure, folder / f"arena_winrate_{file_stem(judge)}_n{n}.png"))
-    return paths
 
 
 def win_tie_lose(verdicts: pd.DataFrame) -> pd.DataFrame:

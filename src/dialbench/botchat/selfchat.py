@@ -21,6 +21,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from dialbench.botchat.tokens import cl100k_tokens
 from dialbench.errors import DialbenchError
 from dialbench.hashing import content_hash
 from dialbench.llm.base import GenerationParams, Message
@@ -38,12 +39,11 @@ from dialbench.schema import (
     SeedContext,
     Turn,
 )
-from dialbench.selfchat.tokens import cl100k_tokens
 from dialbench.sharding import Shard, owned
 from dialbench.store import RunStore
 
 SOURCE = "selfchat"
-PACKAGE = "dialbench.selfchat"  # where the prompt file sits
+PACKAGE = "dialbench.botchat"  # where the prompt file sits
 SYSTEM_PROMPT = "selfchat_system"
 DEFAULT_N = 16
 MESSAGE_OVERHEAD_TOKENS = 8  # role markers and separators a chat template adds per message

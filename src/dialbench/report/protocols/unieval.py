@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
-from dialbench.arena.botchat import self_chats, unieval_verdicts
+from dialbench.botchat.passrate import DEFAULT_NS, DEFINITION, pass_at_n
+from dialbench.botchat.results import self_chats, unieval_verdicts
 from dialbench.judge.protocols.unieval import UniEvalProtocol
-from dialbench.judge.protocols.unieval.passrate import DEFAULT_NS, DEFINITION, pass_at_n, pass_plots
-from dialbench.report.sections import Section, relative, table
+from dialbench.plotting import file_stem, save_png
+from dialbench.report.protocols.selfchat_lengths import lengths_sections
+from dialbench.report.section import Section, relative, table
 from dialbench.report.tables import ok
-from dialbench.selfchat.report import lengths_sections
 from dialbench.store import RunStore
 
 
@@ -42,6 +44,23 @@ def human_rates(frame: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def pass_plots(table: pd.DataFrame, folder: Path) -> list[Path]:
+    """Figure 4: one line per chatbot, pass rate against N, one figure per judge."""
+    paths = []
+    for judge, part in table.dropna(subset=["rate"]).groupby("judge", sort=True):
+        figure, axes = plt.subplots(figsize=(6, 4))
+        for chatbot, line in part.groupby("chatbot", sort=True):
+            axes.plot(line["n"], line["rate"], marker="o", label=str(chatbot))
+        axes.set_xlabel("N (utterances, the ChatSEED included)")
+        axes.set_ylabel("pass rate")
+        axes.set_ylim(0, 1.05)
+        axes.set_xticks(sorted(part["n"].unique()))
+        axes.set_title(f"UniEval pass@N — judge {judge}")
+        axes.legend(fontsize="small")
+        paths.append(save_png(figure, folder / f"unieval_pass_{file_stem(str(judge))}.png"))
+    return paths
 
 
 def pass_sections(store: RunStore, folder: Path) -> list[Section]:

@@ -17,7 +17,7 @@ import pandas as pd
 from dialbench.issue_labels import load_issue_labels
 from dialbench.judge.protocols.issues import IssuesProtocol
 from dialbench.plotting import file_stem, plot_label, save_png
-from dialbench.report.sections import Section, distribution_plots, relative, table
+from dialbench.report.section import Section, distribution_plots, relative, table
 from dialbench.report.tables import (
     ALL,
     all_languages_last,

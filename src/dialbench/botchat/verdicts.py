@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import cohen_kappa_score
 
-from dialbench.arena.ratings import Comparison, Outcome
+from dialbench.botchat.elo import Comparison, Outcome
 
 VERDICT_COLUMNS = ["judge", "first", "second", "first_model", "second_model", "winner"]
 OUTCOME: dict[str, Outcome] = {"first": "a", "second": "b", "tie": "tie"}

@@ -9,12 +9,8 @@ utterances long. Every rate comes with its counts.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
-import matplotlib.pyplot as plt
 import pandas as pd
-
-from dialbench.plotting import file_stem, save_png
 
 DEFAULT_NS = (4, 8, 12, 16)
 DEFINITION = (
@@ -57,20 +53,3 @@ def pass_at_n(verdicts: pd.DataFrame, ns: Sequence[int] = DEFAULT_NS) -> pd.Data
                 }
             )
     return pd.DataFrame(rows, columns=COLUMNS)
-
-
-def pass_plots(table: pd.DataFrame, folder: Path) -> list[Path]:
-    """Figure 4: one line per chatbot, pass rate against N, one figure per judge."""
-    paths = []
-    for judge, part in table.dropna(subset=["rate"]).groupby("judge", sort=True):
-        figure, axes = plt.subplots(figsize=(6, 4))
-        for chatbot, line in part.groupby("chatbot", sort=True):
-            axes.plot(line["n"], line["rate"], marker="o", label=str(chatbot))
-        axes.set_xlabel("N (utterances, the ChatSEED included)")
-        axes.set_ylabel("pass rate")
-        axes.set_ylim(0, 1.05)
-        axes.set_xticks(sorted(part["n"].unique()))
-        axes.set_title(f"UniEval pass@N — judge {judge}")
-        axes.legend(fontsize="small")
-        paths.append(save_png(figure, folder / f"unieval_pass_{file_stem(str(judge))}.png"))
-    return paths

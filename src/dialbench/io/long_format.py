@@ -1,4 +1,6 @@
-"""Ratings from files: a generic long format, and the ABC-Eval turn-level behaviour format.
+"""Ratings in files, read and written: the one long format (one row per item, rater and
+dimension) that `export --format long-csv`, `annotate export/import` and `metaeval` share, and
+the ABC-Eval turn-level behaviour format.
 
 Long format (CSV, TSV or JSONL), one row per value:
 `item_id, annotator_or_judge, dimension, value, language, kind` (language and kind optional; kind
@@ -10,22 +12,34 @@ values, every other key is a judge.
 
 from __future__ import annotations
 
+import csv
 import json
-from collections.abc import Iterator
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import Field, JsonValue
 
-from dialbench.errors import InputError, InputErrors
+from dialbench.errors import DialbenchError, InputError, InputErrors
 from dialbench.io.jsonl import Item, json_value_problems, read_jsonl, strict_json_loads
+from dialbench.io.ratings import (
+    UNKNOWN_LANGUAGE,
+    RaterKind,
+    Rating,
+    from_store,
+    item_target,
+    scalar,
+)
 from dialbench.io.table import read_rows
 from dialbench.io.text import decode_utf8
 from dialbench.io.validation import validate_items
-from dialbench.metaeval.ratings import RaterKind, Rating
-from dialbench.rated_items import UNKNOWN_LANGUAGE, scalar
-from dialbench.schema import LanguageCode, Record
+from dialbench.safe_text import spreadsheet_cell
+from dialbench.schema import Annotation, LanguageCode, Record
+from dialbench.store import RunStore
 
+LONG_COLUMNS = ("item_id", "annotator_or_judge", "dimension", "value", "language", "kind")
+ISSUES_PREFIX = "issues."
 TRUE, FALSE = {"true", "yes", "y"}, {"false", "no", "n"}
 
 
@@ -167,3 +181,67 @@ def read_ratings(path: Path, kind: RaterKind) -> list[Rating]:
     if path.suffix.lower() == ".json":
         return read_behaviours(path)
     return read_long(path, kind)
+
+
+def long_rows(store: RunStore, records: str, protocol: str | None) -> list[list[str]]:
+    """Judgments or annotations as long-format rows; an unscored judgment is one row with
+    dimension `*` and no value."""
+    if records == "dialogues":
+        raise DialbenchError("the long-csv format holds judgments or annotations (--records)")
+    kind = "judge" if records == "judgments" else "human"
+    ratings, _ = from_store(store, protocol)
+    return [
+        [r.item_id, r.rater, r.dimension, "" if r.value is None else str(r.value), r.language, kind]
+        for r in ratings
+        if r.kind == kind
+    ]
+
+
+def write_long_csv(rows: Iterable[list[str]], path: Path) -> None:
+    """Every cell made spreadsheet-safe: ids and names come from users' files."""
+    with path.open("w", encoding="utf-8", newline="") as stream:
+        writer = csv.writer(stream)
+        writer.writerow(LONG_COLUMNS)
+        writer.writerows([[str(spreadsheet_cell(cell)) for cell in row] for row in rows])
+
+
+def _label(dimension: str, value: float | str | None) -> JsonValue:
+    """A long-format value back in the shape the web app stores: issues as booleans, whole
+    numbers as integers."""
+    if dimension.startswith(ISSUES_PREFIX) and isinstance(value, float):
+        return value >= 0.5
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _nested(path: Path, item: str, flat: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """Dotted dimensions back into nested labels: `issues.unsafe` -> {"issues": {"unsafe": ..}}."""
+    nested: dict[str, JsonValue] = {}
+    for dimension, value in flat.items():
+        *parents, leaf = dimension.split(".")
+        level = nested
+        for parent in parents:
+            child = level.setdefault(parent, {})
+            if not isinstance(child, dict):
+                raise InputError(
+                    path, f"item {item}: {parent!r} is both a value and a group of values"
+                )
+            level = child
+        level[leaf] = value
+    return nested
+
+
+def annotations_from_long_csv(path: Path) -> list[Annotation]:
+    """The human rows of a long CSV (as `annotate export --format csv` writes it), one
+    Annotation per annotator and item."""
+    grouped: dict[tuple[str, str], dict[str, JsonValue]] = defaultdict(dict)
+    for rating in read_ratings(path, "human"):
+        if rating.kind == "human" and rating.value is not None:
+            grouped[(rating.rater, rating.item_id)][rating.dimension] = _label(
+                rating.dimension, rating.value
+            )
+    return [
+        Annotation(annotator_id=rater, target=item_target(item), labels=_nested(path, item, labels))
+        for (rater, item), labels in grouped.items()
+    ]

@@ -9,13 +9,13 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from dialbench.botchat.lengths import length_table, store_lengths
 from dialbench.judge.protocols.arena import ArenaProtocol
 from dialbench.judge.protocols.gteval import GTEvalProtocol
 from dialbench.judge.protocols.unieval import UniEvalProtocol
 from dialbench.plotting import save_png
-from dialbench.report.sections import Section, relative, table
+from dialbench.report.section import Section, relative, table
 from dialbench.schema import Judgment
-from dialbench.selfchat.lengths import length_table, store_lengths
 from dialbench.store import RunStore
 
 BOTCHAT_PROTOCOLS = (UniEvalProtocol.name, ArenaProtocol.name, GTEvalProtocol.name)

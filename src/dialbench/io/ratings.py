@@ -1,5 +1,7 @@
-"""Judgments and annotations as rows the report and the meta-evaluation both read: one item key,
-one language and chatbot lookup, one way to name judges, one way to flatten labels.
+"""Judgments and annotations as ratings: one row per item, rater and dimension, the input of
+every agreement statistic, and what the report's tables are built from. One item key, one
+language and chatbot lookup, one way to name judges, one way to flatten labels, so dialbench's
+own runs and published annotation sets (`long_format`) are read the same way.
 
 Items are keyed `dialogue_id` (a dialogue), `dialogue_id#turn_index` (one turn, 0-based) or
 `dialogue_id|other_dialogue_id` (an ordered pair). Nested labels become dotted dimensions
@@ -11,15 +13,19 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from pydantic import JsonValue
 
-from dialbench.schema import Annotation, JudgeConfiguration, Judgment, Target
+from dialbench.errors import DialbenchError
+from dialbench.schema import Annotation, JudgeConfiguration, Judgment, Record, Target
 from dialbench.store import RunStore
 from dialbench.summary import HUMAN
 
 UNKNOWN_LANGUAGE = "und"
 TEXT_KEYS = frozenset({"comment", "comments", "reason", "rationale", "explanation", "feedback"})
+RaterKind = Literal["human", "judge"]
+UNSCORED = "*"
 
 
 def item_key(target: Target) -> str:
@@ -28,6 +34,17 @@ def item_key(target: Target) -> str:
     if target.turn_index is not None:
         return f"{target.dialogue_id}#{target.turn_index}"
     return target.dialogue_id
+
+
+def item_target(item_id: str) -> Target:
+    """The inverse of `item_key`."""
+    if "|" in item_id:
+        first, other = item_id.split("|", 1)
+        return Target(dialogue_id=first, other_dialogue_id=other)
+    dialogue, mark, turn = item_id.rpartition("#")
+    if mark and dialogue and turn.isdigit():
+        return Target(dialogue_id=dialogue, turn_index=int(turn))
+    return Target(dialogue_id=item_id)
 
 
 def scalar(value: JsonValue) -> float | str | None:
@@ -111,3 +128,52 @@ def placed_judgments(store: RunStore, protocol: str | None = None) -> list[tuple
 def placed_annotations(store: RunStore) -> list[tuple[Annotation, Placed]]:
     placements = store.dialogue_placements()
     return [(a, _place(a.target, a.annotator_id, placements)) for a in store.records(Annotation)]
+
+
+class Rating(Record):
+    """One rater's value for one item on one dimension; None = the judge gave no usable value."""
+
+    item_id: str
+    rater: str
+    kind: RaterKind
+    dimension: str
+    value: float | str | None
+    language: str = UNKNOWN_LANGUAGE
+
+
+def human_ratings(store: RunStore) -> list[Rating]:
+    """The store's annotations, one rating per annotator, item and dimension."""
+    return [
+        Rating(
+            item_id=p.item, rater=p.rater, kind="human", dimension=d, value=v, language=p.language
+        )
+        for annotation, p in placed_annotations(store)
+        for d, v in flatten(annotation.labels)
+    ]
+
+
+def from_store(store: RunStore, protocol: str | None = None) -> tuple[list[Rating], list[Judgment]]:
+    """Human ratings from annotations and judge ratings from judgments (of one protocol); a
+    judge that judged under several configurations is one rater per configuration."""
+    ratings = human_ratings(store)
+    placed = placed_judgments(store, protocol)
+    protocols = {j.protocol for j, _ in placed}
+    if len(protocols) > 1:
+        raise DialbenchError(
+            f"the run holds judgments of several protocols ({', '.join(sorted(protocols))}); "
+            "choose one with --protocol"
+        )
+    for judgment, p in placed:
+        values = flatten(judgment.result) if judgment.result else [(UNSCORED, None)]
+        ratings += [
+            Rating(
+                item_id=p.item,
+                rater=p.rater,
+                kind="judge",
+                dimension=d,
+                value=v,
+                language=p.language,
+            )
+            for d, v in values
+        ]
+    return ratings, [j for j, _ in placed]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from dialbench.judge.protocols.holistic import QUALITY_LEVELS, HolisticProtocol
-from dialbench.report.sections import Section, distribution_plots, table
+from dialbench.report.section import Section, distribution_plots, table
 from dialbench.report.tables import distribution
 from dialbench.store import RunStore
 

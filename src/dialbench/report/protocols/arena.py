@@ -7,24 +7,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
-from dialbench.arena.analysis import CONSISTENCY_DEFINITION, order_consistency
-from dialbench.arena.botchat import (
+from dialbench.botchat.results import (
     DEFAULT_RESAMPLES,
     DEFAULT_ROUNDS,
     arena_ratings,
     arena_verdicts,
-    heatmaps,
     ratings_definition,
     self_chats,
     win_tie_lose,
 )
+from dialbench.botchat.verdicts import CONSISTENCY_DEFINITION, groups, order_consistency, win_matrix
 from dialbench.judge.protocols.arena import CHOICES, OUTCOME_DEFINITION, ArenaProtocol
-from dialbench.report.sections import Section, relative, table
+from dialbench.plotting import file_stem, save_png
+from dialbench.report.protocols.selfchat_lengths import lengths_sections
+from dialbench.report.section import Section, relative, table
 from dialbench.report.tables import ok
 from dialbench.schema import Dialogue
-from dialbench.selfchat.report import lengths_sections
 from dialbench.store import RunStore
 
 
@@ -44,6 +46,40 @@ def verdict_counts(frame: pd.DataFrame) -> pd.DataFrame:
             row[f"{choice} share"] = count / len(scored) if len(scored) else None
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def heatmaps(verdicts: pd.DataFrame, folder: Path) -> list[Path]:
+    """Figure 5: win rate and win-or-tie rate of each row model against each column model."""
+    paths = []
+    for judge, n, part in groups(verdicts):
+        matrix = win_matrix(part)
+        models = sorted(set(matrix["model"]))
+        figure, axes = plt.subplots(1, 2, figsize=(4 + 2.4 * len(models), 1.5 + 1.2 * len(models)))
+        for ax, column, title in zip(
+            axes, ("win_rate", "win_or_tie_rate"), ("win rate", "win + tie rate"), strict=True
+        ):
+            rates = (
+                matrix.pivot(index="model", columns="opponent", values=column)
+                .reindex(index=models, columns=models)
+                .to_numpy(dtype=float)
+            )
+            games = (
+                matrix.pivot(index="model", columns="opponent", values="games")
+                .reindex(index=models, columns=models)
+                .to_numpy(dtype=float)
+            )
+            ax.imshow(rates, vmin=0, vmax=1, cmap="RdYlGn")
+            ax.set_xticks(range(len(models)), models, rotation=30, ha="right", fontsize="small")
+            ax.set_yticks(range(len(models)), models, fontsize="small")
+            for r in range(len(models)):
+                for c in range(len(models)):
+                    if not np.isnan(rates[r, c]):
+                        text = f"{rates[r, c]:.0%}\nn={int(games[r, c])}"
+                        ax.text(c, r, text, ha="center", va="center", fontsize="small")
+            ax.set_title(f"{title} (row vs column)")
+        figure.suptitle(f"BotChat Arena, N = {n} — judge {judge}")
+        paths.append(save_png(figure, folder / f"arena_winrate_{file_stem(judge)}_n{n}.png"))
+    return paths
 
 
 def ratings_sections(

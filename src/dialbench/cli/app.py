@@ -1,0 +1,36 @@
+"""The `dialbench` Typer application, and its entry point: a user error is one line on stderr,
+never a traceback. Each command module under `cli/` adds its commands to `app`."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from pydantic import ValidationError
+
+from dialbench.errors import DialbenchError
+
+app = typer.Typer(
+    name="dialbench",
+    help="Benchmark LLMs as multilingual chatbots and as dialogue evaluators.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def main() -> None:
+    """Entry point: a user error is one line on stderr and exit code 1, never a traceback."""
+    try:
+        app()
+    except DialbenchError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(1)
+    except ValidationError as invalid:
+        problem = invalid.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        print(
+            f"error: option {where}: {problem['msg']}" if where else f"error: {problem['msg']}",
+            file=sys.stderr,
+        )
+        sys.exit(2)

@@ -1,0 +1,108 @@
+"""One shape for every extension point: names mapped to `"module:attribute"` paths, imported only
+when a name is used, so an optional extra (Ray, torch, a provider SDK) is needed only by those
+who choose it.
+
+A registry is one table in the module that owns the extension point (protocols in
+`judge/registry.py`, backends in `llm/backends/__init__.py`, ...): a new protocol, backend,
+executor, encoder, QE estimator, file format, stage or stage printer is its own file plus one
+line in that table. Third-party packages add entries without editing dialbench through the
+entry-point group the registry names (as lm-evaluation-harness and Inspect do):
+
+    [project.entry-points."dialbench.backends"]
+    mybot = "mybot.dialbench:MyBotAPI"
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from importlib import import_module, metadata
+from typing import Generic, TypeVar, cast
+
+from dialbench.errors import DialbenchError
+
+T = TypeVar("T")
+ENTRY_POINT_PREFIX = "dialbench."
+
+
+class UnknownName(DialbenchError):
+    """A name no entry of the registry has; the message lists the known ones."""
+
+
+def load_path(path: str) -> object:
+    """The attribute a `"module:attribute"` path names (`attribute` may be dotted)."""
+    module, colon, attribute = path.partition(":")
+    if not colon or not module or not attribute:
+        raise DialbenchError(f"{path!r} is not a 'module:attribute' path")
+    found: object = import_module(module)
+    for part in attribute.split("."):
+        found = getattr(found, part)
+    return found
+
+
+class Registry(Generic[T]):
+    """Names to lazily loaded entries of one kind (`what` names the kind in messages).
+
+    Entries are `"module:attribute"` paths or the objects themselves (tests and plugins may
+    register either); built-in names come first, in the order given, then plugins'.
+    """
+
+    def __init__(self, what: str, entries: Mapping[str, str | T], *, group: str) -> None:
+        self.what = what
+        self.group = ENTRY_POINT_PREFIX + group
+        self._entries: dict[str, str | T] = dict(entries)
+        self._loaded: dict[str, T] = {}
+        self._plugins_read = False
+
+    def _read_plugins(self) -> None:
+        """Entry points of the group, read once; a built-in name wins over a plugin's."""
+        if self._plugins_read:
+            return
+        self._plugins_read = True
+        for entry in metadata.entry_points(group=self.group):
+            self._entries.setdefault(entry.name, entry.value)
+
+    def names(self) -> list[str]:
+        self._read_plugins()
+        return list(self._entries)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self.names())
+
+    def path(self, name: str) -> str | None:
+        """Where a name's entry lives (`module:attribute`), without importing it."""
+        entry = self._entry(name)
+        return entry if isinstance(entry, str) else None
+
+    def _entry(self, name: str) -> str | T:
+        if name not in self:
+            known = ", ".join(self.names()) or "none"
+            raise UnknownName(f"unknown {self.what} {name!r} (known: {known})")
+        return self._entries[name]
+
+    def load(self, name: str) -> T:
+        """The entry of `name`, imported on first use."""
+        if name not in self._loaded:
+            entry = self._entry(name)
+            self._loaded[name] = cast(T, load_path(entry)) if isinstance(entry, str) else entry
+        return self._loaded[name]
+
+    def items(self) -> Iterator[tuple[str, T]]:
+        """Every entry, loaded: for listings that need them all (`--help`, the report)."""
+        for name in self.names():
+            yield name, self.load(name)
+
+    def register(self, name: str, entry: str | T) -> None:
+        """Add or replace an entry (a plugin's, or a test's)."""
+        self._read_plugins()
+        self._entries[name] = entry
+        self._loaded.pop(name, None)
+
+    def unregister(self, name: str) -> None:
+        self._entries.pop(name, None)
+        self._loaded.pop(name, None)
