@@ -28,6 +28,7 @@ lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy src
+	$(BIN)/lint-imports
 
 test: lint $(VENV)/.browser-installed
 	$(BIN)/pytest
