@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from dialbench.llm.backends.scripted import register_script
 from dialbench.llm.base import Completion, Request, StructuredMode
 from dialbench.llm.model import Model
 from dialbench.llm.runner import Runner
-from dialbench.llm.scripted import register_script
 from dialbench.llm.specs import ModelConfig
 
 Answer = Callable[[Request], str | Completion]

@@ -16,8 +16,8 @@ from loopback_server import Loopback, start_loopback
 
 from dialbench.errors import DialbenchError
 from dialbench.judge.stage import JudgeConfig, judge
+from dialbench.llm.backends.scripted import register_script
 from dialbench.llm.batch import BatchError, load_batches, unanswered, wait_for_batches
-from dialbench.llm.scripted import register_script
 from dialbench.llm.specs import ModelConfig
 from dialbench.schema import Dialogue, Judgment, Turn
 from dialbench.store import RunStore

@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from dialbench.llm.backends import BACKENDS
+from dialbench.llm.backends.scripted import register_script
 from dialbench.llm.base import ModelError, Request
 from dialbench.llm.runner import CallFailed, Runner
-from dialbench.llm.scripted import register_script
-from dialbench.llm.specs import ModelConfig, ModelSpecError, parse_spec
+from dialbench.llm.specs import BACKENDS, ModelConfig, ModelSpecError, parse_spec
 from dialbench.schema import Usage, UsageLine
 from dialbench.store import RunStore
 

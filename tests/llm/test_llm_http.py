@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from loopback_server import Loopback
 
-from dialbench.llm import openai_compat
+from dialbench.llm.backends import openai_compat
+from dialbench.llm.backends.openai_compat import MissingAPIKeyError
 from dialbench.llm.base import GenerationParams
-from dialbench.llm.openai_compat import MissingAPIKeyError
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import ModelConfig
 from dialbench.llm.structured import file_hashes

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from dialbench.llm.backends.local import LocalAPI
 from dialbench.llm.base import GenerationParams
-from dialbench.llm.local import LocalAPI
 from dialbench.llm.model import Model
 from dialbench.llm.packaged import PACKAGED_MODELS, ensure_assembled
 from dialbench.llm.runner import Runner

@@ -21,7 +21,7 @@ from dialbench.metrics.qe import (
 )
 from dialbench.metrics.qe_registry import ESTIMATORS
 from dialbench.metrics.train import train_metric
-from dialbench.metrics.translate import LLMTranslator, TranslationRequest
+from dialbench.metrics.translate import ModelTranslator, TranslationRequest
 from dialbench.schema import Dialogue, Turn
 from dialbench.store import RunStore
 from tests.llm.loopback_server import Loopback, start_loopback
@@ -103,11 +103,11 @@ def test_llm_translator_is_cached_and_resumes(loopback: Loopback, tmp_path: Path
     texts = ["Good morning!", "How are you?", "See you tomorrow."]
     requests = [TranslationRequest(text, "en", "de") for text in texts]
     with Runner(tmp_path / "cache", quiet=True) as runner:
-        first = LLMTranslator(runner, loopback.spec()).translate(requests)
+        first = ModelTranslator(runner, loopback.spec()).translate(requests)
     assert all(t and "German" in t for t in first), "the prompt names the target language"
     before = loopback.requests()
     with Runner(tmp_path / "cache", quiet=True) as runner:
-        again = LLMTranslator(runner, loopback.spec()).translate(
+        again = ModelTranslator(runner, loopback.spec()).translate(
             [*requests, TranslationRequest("Bye.", "en", "de")]
         )
     assert again[:3] == first
@@ -190,7 +190,7 @@ def test_packaged_local_model_translates_and_embedding_qe_ranks_it(tmp_path: Pat
 
     texts = ["Good morning! How did you sleep?", "I would like a cup of coffee, please."]
     with Runner(tmp_path / "cache", quiet=True) as runner:
-        german = LLMTranslator(runner, "local:qwen2.5-0.5b").translate(
+        german = ModelTranslator(runner, "local:qwen2.5-0.5b").translate(
             [TranslationRequest(text, "en", "de") for text in texts]
         )
     assert all(german), german
@@ -210,8 +210,8 @@ def test_the_translator_is_a_spec_or_a_model_with_its_limits() -> None:
     assert AugmentConfig(translator=spec, languages=["de"]).translator.concurrency == 32
     hf = AugmentConfig(translator="hf:facebook/nllb-200-distilled-600M", languages=["de"])
     assert hf.model_dump(mode="json")["translator"] == "hf:facebook/nllb-200-distilled-600M"
-    with pytest.raises(ValueError, match="hf: translator takes no model settings"):
-        AugmentConfig(translator={"spec": "hf:x", "max_concurrency": 4}, languages=["de"])
+    mt = AugmentConfig(translator={"spec": "hf:mt", "max_concurrency": 4}, languages=["de"])
+    assert mt.translator.concurrency == 4  # an MT model is a model like the others
     with pytest.raises(ValueError, match="no backend"):
         AugmentConfig(translator={"spec": "qwen", "max_concurrency": 4}, languages=["de"])
 

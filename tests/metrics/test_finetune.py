@@ -158,19 +158,31 @@ def tiny_seq2seq(folder: Path) -> Path:
     return folder
 
 
-def test_hf_translator_loads_a_seq2seq_model_and_forces_the_target_code(tmp_path: Path) -> None:
-    from dialbench.metrics.translate import HFTranslator, TranslationRequest
+def test_an_hf_translator_is_a_backend_that_forces_the_target_code_and_caches(
+    tmp_path: Path,
+) -> None:
+    from dialbench.llm.runner import Runner
+    from dialbench.metrics.translate import ModelTranslator, TranslationRequest
 
-    folder = str(tiny_seq2seq(tmp_path / "mt"))
+    spec = "hf:" + str(tiny_seq2seq(tmp_path / "mt"))
     texts = ["good morning", "how are you", "see you tomorrow"]
     requests = [TranslationRequest(text, "en", "de") for text in texts]
-    plain = HFTranslator(folder).translate(requests)
-    assert len(plain) == 3
-    coded = HFTranslator(folder, {"en": "en_XX", "de": "de_DE"}).translate(requests)
-    assert all(t is not None and t.startswith("de_DE") for t in coded), coded
-    mixed = [
-        TranslationRequest(text, *pair) for text in texts for pair in (("en", "de"), ("de", "en"))
-    ]
-    both = HFTranslator(folder, {"en": "en_XX", "de": "de_DE"}).translate(mixed)
+    codes = {"en": "en_XX", "de": "de_DE"}
+    with Runner(tmp_path / "run", quiet=True) as runner:
+        plain = ModelTranslator(runner, spec).translate(requests)
+        assert len(plain) == 3
+        coded = ModelTranslator(runner, spec, codes).translate(requests)
+        assert all(t is not None and t.startswith("de_DE") for t in coded), coded
+        mixed = [
+            TranslationRequest(text, *pair)
+            for text in texts
+            for pair in (("en", "de"), ("de", "en"))
+        ]
+        both = ModelTranslator(runner, spec, codes).translate(mixed)
+        [line] = runner.usage()
+    with Runner(tmp_path / "run", quiet=True) as runner:
+        assert ModelTranslator(runner, spec, codes).translate(mixed) == both
+        [again] = runner.usage()
+    assert (line.calls, again.calls, again.cached_calls) == (9, 0, 6)  # en→de asked once
     forced = [str(t).split()[0] for t in both]
     assert forced == [r.target + ("_DE" if r.target == "de" else "_XX") for r in mixed], both

@@ -7,14 +7,17 @@ Keeping the request a single record is what makes it cacheable: its canonical JS
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal, Protocol
 
-from pydantic import ConfigDict, Field, JsonValue
+from pydantic import ConfigDict, Field, JsonValue, SerializerFunctionWrapHandler, model_serializer
 
 from dialbench.errors import DialbenchError
 from dialbench.schema import Record, Usage
 
 ChatRole = Literal["system", "user", "assistant"]
+RequestKind = Literal["chat", "complete", "translate"]
 ReasoningEffort = Literal["minimal", "low", "medium", "high"]
 StructuredMode = Literal["json_schema", "json_object", "prompt"]
 JsonSchema = dict[str, Any]
@@ -50,17 +53,32 @@ class Request(Record):
 
     `sample` numbers independent draws of the same request (pass@N, repeated judgments): it is
     part of the cache key, so N samples are N cached calls rather than one answer repeated.
+    A `translate` request is for machine-translation models (`hf:`): `prompt` is the text, and
+    the languages are given in the model's own codes (MBART-50 `de_DE`, NLLB `deu_Latn`), or
+    not at all for a model that serves one language pair (Marian).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    kind: Literal["chat", "complete"]
+    kind: RequestKind
     messages: tuple[Message, ...] = ()
     prompt: str = ""
     params: GenerationParams = GenerationParams()
     json_schema: JsonSchema | None = None
     top_logprobs: int | None = Field(default=None, ge=1, le=20)
     sample: int = Field(default=0, ge=0)
+    source_language: str | None = Field(default=None, description="translate: the text's code")
+    target_language: str | None = Field(default=None, description="translate: the output's code")
+
+    @model_serializer(mode="wrap")
+    def _languages_only_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """A chat or completion dumps as before translations existed, so the cache keys of
+        calls made then still match."""
+        dumped = handler(self)
+        for key in ("source_language", "target_language"):
+            if dumped.get(key) is None:
+                dumped.pop(key, None)
+        return dumped
 
 
 class TokenLogprob(Record):
@@ -101,23 +119,61 @@ class CallDeferred(DialbenchError):
         super().__init__(f"{spec}: deferred to a batch")
 
 
-class ModelAPI(Protocol):
-    """A backend: one model behind one endpoint."""
+class BatchRoutes(Protocol):
+    """The HTTP routes of OpenAI's Files and Batch APIs that a provider batch uses."""
+
+    async def post(self, path: str, body: Mapping[str, Any]) -> Any: ...
+
+    async def get(self, path: str) -> Any: ...
+
+    async def get_bytes(self, path: str) -> bytes: ...
+
+    async def upload(
+        self, path: str, fields: Mapping[str, str], name: str, content: bytes
+    ) -> Any: ...
+
+
+class BatchEndpoint(Protocol):
+    """Where a model's provider batches go (`batch.py`): the body each call would send, and the
+    endpoint's routes."""
 
     @property
-    def spec(self) -> str:
-        """The model spec string, without secrets; part of every cache key."""
+    def endpoint(self) -> str: ...
 
     @property
-    def endpoint(self) -> str:
-        """Calls to the same endpoint share one concurrency limit and one rate limit."""
+    def http(self) -> BatchRoutes: ...
 
-    @property
-    def structured_mode(self) -> StructuredMode:
-        """How JSON output is constrained: provider json_schema, json_object+schema, or prompt."""
+    def request_body(self, request: Request) -> tuple[str, dict[str, Any]]: ...
 
+
+class ModelAPI(ABC):
+    """A backend: one model behind one endpoint, made from a `ModelConfig` (`llm/backends/`).
+
+    The class attributes tell the spec parser and the runner what they need before any model
+    is made: whether the spec names an endpoint (`backend:URL#model`), whether the model runs in
+    this process (one call at a time unless configured otherwise), which kinds of request it
+    serves, and which package, from which extra, it needs.
+    """
+
+    endpoint_in_spec: ClassVar[bool] = False
+    in_process: ClassVar[bool] = False
+    kinds: ClassVar[frozenset[RequestKind]] = frozenset({"chat", "complete"})
+    requires: ClassVar[tuple[str, str] | None] = None  # (import name, extra)
+
+    spec: str
+    """The model spec string, without secrets; part of every cache key."""
+    endpoint: str
+    """Calls to the same endpoint share one concurrency limit and one rate limit."""
+    structured_mode: StructuredMode
+    """How JSON output is constrained: provider json_schema, json_object+schema, or prompt."""
+
+    @abstractmethod
     async def generate(self, request: Request) -> Completion:
         """Run one request. Raise `ModelError` on failure, with `retryable` set honestly."""
 
-    async def aclose(self) -> None:
+    async def aclose(self) -> None:  # noqa: B027  (most backends hold nothing to release)
         """Release connections; the backend may be used again afterwards."""
+
+    def batch_target(self) -> BatchEndpoint | None:
+        """Where this model's provider batches go, or None: it takes no batches."""
+        return None

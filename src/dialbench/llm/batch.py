@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
@@ -31,11 +31,9 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 from dialbench.errors import DialbenchError
 from dialbench.io.validation import describe_error
 from dialbench.llm.backends import create_api
-from dialbench.llm.base import ModelAPI, ModelError, Request
+from dialbench.llm.base import BatchEndpoint, ModelAPI, ModelError, Request, RequestKind
 from dialbench.llm.cache import CacheEntry, CallCache
-from dialbench.llm.openai_compat import OpenAICompatAPI
 from dialbench.llm.openai_format import completion_from_response
-from dialbench.llm.pool import PoolAPI
 from dialbench.llm.prices import PriceTable
 from dialbench.llm.specs import ModelConfig
 from dialbench.schema import Record, utc_now
@@ -60,7 +58,7 @@ class BatchRecord(Record):
     id: str
     model: ModelConfig = Field(description="the model, without credentials (keys: api_key_env)")
     spec: str = Field(description="the model's cache identity")
-    kind: Literal["chat", "complete"]
+    kind: RequestKind
     input_file_id: str
     submitted_at: datetime
     requests: dict[str, Request] = Field(description="by custom_id, which is the cache key")
@@ -139,12 +137,11 @@ def save_batch(run_dir: Path, record: BatchRecord) -> None:
     os.replace(partial, path)
 
 
-def batch_target(api: ModelAPI) -> OpenAICompatAPI:
-    """The endpoint a model's batches go to: a pool's first replica."""
-    if isinstance(api, PoolAPI):
-        return api.replicas[0].api
-    if isinstance(api, OpenAICompatAPI):
-        return api
+def batch_target(api: ModelAPI) -> BatchEndpoint:
+    """The endpoint a model's batches go to, as its backend says (a pool: its first replica)."""
+    target = api.batch_target()
+    if target is not None:
+        return target
     raise BatchError(
         f"{api.spec}: batches need an openai, openai-compat or pool model (OpenAI's Batch API)"
     )
@@ -154,7 +151,7 @@ def batch_target(api: ModelAPI) -> OpenAICompatAPI:
 class _Group:
     api: ModelAPI
     config: ModelConfig
-    kind: Literal["chat", "complete"]
+    kind: RequestKind
     requests: dict[str, Request] = field(default_factory=dict)
 
 

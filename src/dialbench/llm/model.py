@@ -1,4 +1,5 @@
-"""`Model`: what every role holds. Four operations, async first, with sync twins for scripts."""
+"""`Model`: what every role holds. Chat, completion, translation, structured output and yes/no
+probabilities; async first, with sync twins for scripts."""
 
 from __future__ import annotations
 
@@ -53,6 +54,23 @@ class Model:
         """Raw continuation of `prompt`: keeps small models in a role via transcript + stop."""
         request = Request(
             kind="complete", prompt=prompt, params=params or GenerationParams(), sample=sample
+        )
+        return await self._call(request)
+
+    async def translate(
+        self,
+        text: str,
+        source: str | None,
+        target: str | None,
+        params: GenerationParams | None = None,
+    ) -> Completion:
+        """A machine-translation model's translation of `text`; languages in its own codes."""
+        request = Request(
+            kind="translate",
+            prompt=text,
+            params=params or GenerationParams(),
+            source_language=source,
+            target_language=target,
         )
         return await self._call(request)
 

@@ -8,6 +8,8 @@
                                              replicas of one model behind OpenAI-compatible
                                              servers; or `pool:name` with `endpoints: [...]`
     litellm:anthropic/claude-sonnet-4        through LiteLLM (pip install 'dialbench[litellm]')
+    hf:facebook/nllb-200-distilled-600M      a Hugging Face seq2seq (MT) model, in this process
+                                             (pip install 'dialbench[finetune]')
     scripted:NAME                            answers from a function registered in-process (tests)
 
 Everything else about a model (key variable, limits, timeouts) is a `ModelConfig` field, so the
@@ -32,12 +34,28 @@ from pydantic import (
 )
 
 from dialbench.errors import DialbenchError
-from dialbench.llm.backends import BACKENDS
-from dialbench.llm.base import ReasoningEffort, StructuredMode
+from dialbench.llm.base import ModelAPI, ReasoningEffort, StructuredMode
+from dialbench.registry import Registry
 from dialbench.schema import Record
 
 DEFAULT_LOCAL_MODEL = "local:qwen2.5-0.5b"
 POOL = "pool"
+
+# A spec's prefix names its backend: the class serving it, one module each in `llm/backends/`.
+# A plugin adds one under the entry-point group `dialbench.backends`.
+BACKENDS: Registry[type[ModelAPI]] = Registry(
+    "backend",
+    {
+        "local": "dialbench.llm.backends.local:LocalAPI",
+        "openai": "dialbench.llm.backends.openai_compat:OpenAIAPI",
+        "openai-compat": "dialbench.llm.backends.openai_compat:OpenAICompatAPI",
+        "pool": "dialbench.llm.backends.pool:PoolAPI",
+        "litellm": "dialbench.llm.backends.litellm:LiteLLMAPI",
+        "scripted": "dialbench.llm.backends.scripted:ScriptedAPI",
+        "hf": "dialbench.llm.backends.hf:HFAPI",
+    },
+    group="backends",
+)
 
 
 # `user:password@` after a scheme, and query parameters that name a secret (api_key, token, ...).
@@ -174,7 +192,7 @@ class ModelConfig(Record):
     @property
     def local(self) -> bool:
         """Runs in this process: one call at a time unless told otherwise."""
-        return BACKENDS[self.parsed.backend].local
+        return BACKENDS.load(self.parsed.backend).in_process
 
     @property
     def concurrency(self) -> int:
@@ -229,7 +247,7 @@ def parse_spec(spec: str) -> ParsedSpec:
         )
     if backend == POOL:
         return _parse_pool(rest, shown)
-    if not BACKENDS[backend].endpoint_in_spec:
+    if not BACKENDS.load(backend).endpoint_in_spec:
         return ParsedSpec(backend=backend, model=rest)
     base_url, hash_sign, model = rest.partition("#")
     if not hash_sign or not model or not base_url.startswith(("http://", "https://")):

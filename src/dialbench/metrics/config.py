@@ -41,10 +41,9 @@ from typing import Any, Literal
 
 from pydantic import Field, field_serializer, field_validator, model_validator
 
-from dialbench.llm.specs import ModelConfig, as_model_config, readable_model
+from dialbench.llm.specs import BACKENDS, ModelConfig, as_model_config, readable_model
 from dialbench.metrics.encoders import EncoderName
 from dialbench.metrics.qe_registry import ESTIMATORS
-from dialbench.metrics.translate import HF_PREFIX
 from dialbench.schema import LanguageCode, Record
 from dialbench.yaml_config import load_yaml_config
 
@@ -82,8 +81,8 @@ class HoldoutConfig(Record):
 
 class AugmentConfig(Record):
     translator: ModelConfig = Field(
-        description="a chat model (role translator): a spec, or a mapping with spec and its "
-        "limits (max_concurrency: 64); or hf:FOLDER_OR_HUB_ID alone"
+        description="a chat model or an MT model (hf:FOLDER_OR_HUB_ID), role translator: a "
+        "spec, or a mapping with spec and its limits (max_concurrency: 64)"
     )
     language_codes: dict[str, str] = Field(
         default_factory=dict, description="hf: language -> the MT model's code (de: de_DE)"
@@ -102,12 +101,12 @@ class AugmentConfig(Record):
 
     @model_validator(mode="after")
     def _llm_qe_needs_a_chat_model(self) -> AugmentConfig:
-        if (
-            self.qe == "llm"
-            and self.qe_model is None
-            and self.translator.spec.startswith(HF_PREFIX)
-        ):
-            raise ValueError("qe: llm with an hf: translator needs qe_model: a chat model spec")
+        chats = "chat" in BACKENDS.load(self.translator.parsed.backend).kinds
+        if self.qe == "llm" and self.qe_model is None and not chats:
+            raise ValueError(
+                f"qe: llm with {self.translator.spec}, which takes no chat, needs qe_model: a "
+                "chat model spec"
+            )
         return self
 
     @field_validator("qe")
@@ -117,16 +116,7 @@ class AugmentConfig(Record):
             raise ValueError(f"unknown estimator {name!r}; choose one of {', '.join(ESTIMATORS)}")
         return name
 
-    @field_validator("translator")
-    @classmethod
-    def _readable_translator(cls, model: ModelConfig) -> ModelConfig:
-        """A chat model whose spec parses, or an hf: model: it runs in this process, so the
-        limits of a chat model would be ignored."""
-        if not model.spec.startswith(HF_PREFIX):
-            return readable_model(model)
-        if model.model_fields_set != {"spec"}:
-            raise ValueError(f"{model.spec}: an hf: translator takes no model settings, only spec")
-        return model
+    _readable_translator = field_validator("translator")(readable_model)
 
     @model_validator(mode="after")
     def _readable_qe_model(self) -> AugmentConfig:

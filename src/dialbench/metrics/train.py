@@ -48,7 +48,7 @@ from dialbench.metrics.model import (
 )
 from dialbench.metrics.qe import QEResources
 from dialbench.metrics.qe_registry import ESTIMATORS
-from dialbench.metrics.translate import HF_PREFIX, HFTranslator, LLMTranslator, Translator
+from dialbench.metrics.translate import ModelTranslator, Translator
 from dialbench.schema import base_language
 from dialbench.store import RunStore
 
@@ -180,11 +180,7 @@ def _augmented(
     assert augment_config is not None
     with Runner(output / "translations", quiet=True) as runner:
         model = augment_config.translator
-        llm = translator or (
-            HFTranslator(model.spec.removeprefix(HF_PREFIX), augment_config.language_codes)
-            if model.spec.startswith(HF_PREFIX)
-            else LLMTranslator(runner, model)
-        )
+        llm = translator or ModelTranslator(runner, model, augment_config.language_codes)
         estimator = ESTIMATORS[augment_config.qe](
             QEResources(encoder, llm, model, runner, augment_config.qe_model)
         )

@@ -13,10 +13,9 @@ from pathlib import Path
 
 from pydantic import Field
 
-from dialbench.llm.backends import BACKENDS
 from dialbench.llm.packaged import PACKAGED_MODELS
 from dialbench.llm.prices import PriceTable
-from dialbench.llm.specs import parse_spec
+from dialbench.llm.specs import BACKENDS, parse_spec
 from dialbench.pipeline.config import PipelineConfig
 from dialbench.pipeline.execute import finished_identities
 from dialbench.pipeline.graph import build_graph
@@ -81,7 +80,7 @@ def local_slowness(spec: str) -> float:
 
 def runs_locally(spec: str) -> bool:
     """From the spec alone: a pool's replicas are in its config, not in the plan."""
-    return BACKENDS[parse_spec(spec).backend].local
+    return BACKENDS.load(parse_spec(spec).backend).in_process
 
 
 def call_seconds(spec: str, calls: ModelCalls) -> float:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dialbench.errors import DialbenchError
-from dialbench.llm.base import Completion, Request, StructuredMode
+from dialbench.llm.base import Completion, ModelAPI, Request, StructuredMode
 from dialbench.llm.specs import ModelConfig
 from dialbench.schema import Usage
 
@@ -25,7 +25,7 @@ def register_script(name: str, script: Script) -> str:
     return f"scripted:{name}"
 
 
-class ScriptedAPI:
+class ScriptedAPI(ModelAPI):
     """Answers each request with the registered script; `requests` lists what it was asked."""
 
     def __init__(self, config: ModelConfig) -> None:
@@ -35,18 +35,8 @@ class ScriptedAPI:
         self.script = _SCRIPTS[name]
         self.config = config
         self.requests: list[Request] = []
-
-    @property
-    def spec(self) -> str:
-        return self.config.spec
-
-    @property
-    def endpoint(self) -> str:
-        return self.config.spec
-
-    @property
-    def structured_mode(self) -> StructuredMode:
-        return self.config.structured_output or "json_schema"
+        self.spec = self.endpoint = config.spec
+        self.structured_mode: StructuredMode = config.structured_output or "json_schema"
 
     async def generate(self, request: Request) -> Completion:
         self.requests.append(request)
@@ -56,6 +46,3 @@ class ScriptedAPI:
         prompt = request.prompt + "".join(m.content for m in request.messages)
         usage = Usage(prompt_tokens=len(prompt.split()), completion_tokens=len(answer.split()))
         return Completion(text=answer, finish_reason="stop", usage=usage, model=self.spec)
-
-    async def aclose(self) -> None:
-        pass

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from dialbench.errors import DialbenchError
-from dialbench.llm.base import Completion, Request, StructuredMode
+from dialbench.llm.base import BatchEndpoint, Completion, ModelAPI, Request, StructuredMode
 from dialbench.llm.http_client import JsonHttpClient
 from dialbench.llm.openai_format import RequestStyle, completion_from_response, request_arguments
 from dialbench.llm.specs import ModelConfig, without_credentials
@@ -37,8 +37,11 @@ def read_api_key(variable: str) -> str:
     return key
 
 
-class OpenAICompatAPI:
-    """One model on one OpenAI-compatible endpoint."""
+class OpenAICompatAPI(ModelAPI):
+    """One model on one OpenAI-compatible endpoint: `openai-compat:URL#model`. It takes provider
+    batches (OpenAI's Batch API, where the server has one)."""
+
+    endpoint_in_spec: ClassVar[bool] = True
 
     def __init__(self, config: ModelConfig) -> None:
         parsed = config.parsed
@@ -66,6 +69,9 @@ class OpenAICompatAPI:
     async def aclose(self) -> None:
         await self.http.aclose()
 
+    def batch_target(self) -> BatchEndpoint:
+        return self
+
     def request_body(self, request: Request) -> tuple[str, dict[str, Any]]:
         """The path under the base URL and the JSON body: for a call, or a batch's line."""
         arguments = request_arguments(request, self.style)
@@ -80,3 +86,9 @@ class OpenAICompatAPI:
         response = await self.http.post(path, body)
         chat = request.kind == "chat"
         return completion_from_response(response, time.perf_counter() - started, chat=chat)
+
+
+class OpenAIAPI(OpenAICompatAPI):
+    """OpenAI itself: `openai:model`, the key from OPENAI_API_KEY."""
+
+    endpoint_in_spec: ClassVar[bool] = False

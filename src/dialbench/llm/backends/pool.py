@@ -17,9 +17,16 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 
-from dialbench.llm.base import Completion, ModelError, Request, StructuredMode
-from dialbench.llm.openai_compat import OpenAICompatAPI
-from dialbench.llm.runner import EndpointPace
+from dialbench.llm.backends.openai_compat import OpenAICompatAPI
+from dialbench.llm.base import (
+    BatchEndpoint,
+    Completion,
+    ModelAPI,
+    ModelError,
+    Request,
+    StructuredMode,
+)
+from dialbench.llm.pace import EndpointPace
 from dialbench.llm.specs import POOL, ModelConfig
 
 log = logging.getLogger(__name__)
@@ -65,8 +72,8 @@ def replica_config(config: ModelConfig, url: str, model: str) -> ModelConfig:
     return ModelConfig.model_validate(shared | {"spec": f"openai-compat:{url}#{model}"})
 
 
-class PoolAPI:
-    """A `ModelAPI` over the replicas of one model."""
+class PoolAPI(ModelAPI):
+    """A `ModelAPI` over the replicas of one model; its provider batches go to the first."""
 
     def __init__(self, config: ModelConfig) -> None:
         model = config.parsed.model
@@ -122,3 +129,6 @@ class PoolAPI:
     async def aclose(self) -> None:
         for replica in self.replicas:
             await replica.api.aclose()
+
+    def batch_target(self) -> BatchEndpoint:
+        return self.replicas[0].api

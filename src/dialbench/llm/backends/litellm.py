@@ -8,19 +8,21 @@ backend. Its own retries are off; `drop_params` lets it drop what a provider doe
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import litellm
-import openai
-
-from dialbench.llm.base import Completion, ModelError, Request, StructuredMode
+from dialbench.llm.backends.openai_compat import read_api_key
+from dialbench.llm.base import Completion, ModelAPI, ModelError, Request, StructuredMode
 from dialbench.llm.http_client import RETRYABLE_STATUS, retry_after_seconds
-from dialbench.llm.openai_compat import read_api_key
 from dialbench.llm.openai_format import RequestStyle, completion_from_response, request_arguments
 from dialbench.llm.specs import ModelConfig, without_credentials
 
+if TYPE_CHECKING:
+    import openai
+
 
 def model_error(error: openai.APIError) -> ModelError:
+    import openai
+
     if isinstance(error, openai.APIStatusError):
         return ModelError(
             f"HTTP {error.status_code}: {error.message}",
@@ -31,7 +33,9 @@ def model_error(error: openai.APIError) -> ModelError:
     return ModelError(f"{type(error).__name__}: {error.message}", retryable=True)
 
 
-class LiteLLMAPI:
+class LiteLLMAPI(ModelAPI):
+    requires: ClassVar[tuple[str, str] | None] = ("litellm", "litellm")
+
     def __init__(self, config: ModelConfig) -> None:
         self.config = config
         self.model = config.parsed.model
@@ -46,10 +50,10 @@ class LiteLLMAPI:
         self.spec = f"litellm:{self.model}" + (f"@{base}" if base else "")
         self.endpoint = base or self.model.split("/", 1)[0]
 
-    async def aclose(self) -> None:
-        """LiteLLM owns its HTTP sessions."""
-
     async def generate(self, request: Request) -> Completion:
+        import litellm  # the optional extra, imported when a LiteLLM model is called
+        import openai
+
         arguments = request_arguments(request, self.style) | self._connection
         arguments |= {"model": self.model, "drop_params": True}
         started = time.perf_counter()

@@ -11,6 +11,7 @@ both contexts map the same weights.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import os
 import threading
@@ -18,15 +19,16 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from llama_cpp import Llama
-from llama_cpp._utils import suppress_stdout_stderr
-
-from dialbench.llm.base import Completion, ModelError, Request, StructuredMode
+from dialbench.llm.base import Completion, ModelAPI, ModelError, Request, StructuredMode
 from dialbench.llm.openai_format import completion_from_response
 from dialbench.llm.packaged import PACKAGED_MODELS, ensure_assembled
 from dialbench.llm.specs import ModelConfig, ModelSpecError
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
+    from llama_cpp._utils import suppress_stdout_stderr
 
 
 def _never_suppress(self: suppress_stdout_stderr, disable: bool = True) -> None:
@@ -36,8 +38,6 @@ def _never_suppress(self: suppress_stdout_stderr, disable: bool = True) -> None:
     logger that shows only errors."""
     self.disable = True
 
-
-suppress_stdout_stderr.__init__ = _never_suppress  # type: ignore[method-assign]
 
 # Every generation runs on this one thread. llama.cpp's worker threads belong to the thread
 # that calls it; calls spread over a pool's threads left idle teams competing for the cores and
@@ -64,9 +64,24 @@ _contexts: dict[_ContextKey, _Context] = {}
 _contexts_lock = threading.Lock()
 
 
+def _close_contexts() -> None:
+    """At exit, while llama_cpp is still whole: freed during interpreter teardown, a context
+    would call into a module already emptied."""
+    with _contexts_lock:
+        for context in _contexts.values():
+            context.llama.close()
+        _contexts.clear()
+
+
 def _context(key: _ContextKey) -> _Context:
     """The process-wide llama.cpp context for a model file and settings, loaded on first use."""
+    from llama_cpp import Llama  # the optional extra `local`, imported with the first model
+    from llama_cpp._utils import suppress_stdout_stderr
+
+    suppress_stdout_stderr.__init__ = _never_suppress  # type: ignore[method-assign]
     with _contexts_lock:
+        if not _contexts:
+            atexit.register(_close_contexts)
         if key not in _contexts:
             llama = Llama(
                 model_path=str(key.path),
@@ -97,8 +112,11 @@ def resolve_model_file(name: str) -> tuple[Path, str | None]:
     )
 
 
-class LocalAPI:
-    structured_mode: StructuredMode = "json_object"
+class LocalAPI(ModelAPI):
+    """A GGUF model in this process: `local:NAME` (a packaged model) or `local:PATH.gguf`."""
+
+    in_process: ClassVar[bool] = True
+    requires: ClassVar[tuple[str, str] | None] = ("llama_cpp", "local")
 
     def __init__(self, config: ModelConfig) -> None:
         self.config = config
@@ -107,6 +125,7 @@ class LocalAPI:
         self.chat_format = config.chat_format or packaged_format
         self.spec = f"local:{name}" if name in PACKAGED_MODELS else f"local:{self.path}"
         self.endpoint = self.spec  # one llama.cpp context serves one call at a time
+        self.structured_mode: StructuredMode = "json_object"
 
     def context(self, *, logits_all: bool = False) -> _Context:
         threads = self.config.n_threads or os.cpu_count() or 1
@@ -116,9 +135,6 @@ class LocalAPI:
     async def generate(self, request: Request) -> Completion:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(_GENERATION_THREAD, self._generate, request)
-
-    async def aclose(self) -> None:
-        """Loaded models stay for the life of the process: loading is the expensive part."""
 
     def _generate(self, request: Request) -> Completion:
         context = self.context(logits_all=request.top_logprobs is not None)
