@@ -3,8 +3,9 @@ on load and hashed, so every judgment can name the exact text it was built from.
 
 from __future__ import annotations
 
+from functools import cache
 from importlib import resources
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import yaml
 
@@ -15,6 +16,12 @@ R = TypeVar("R", bound=Record)
 
 
 def load_yaml_record(package: str, name: str, record_type: type[R]) -> R:
-    """`<package>/<name>` as a record; the record type has a `sha256` field for the file's hash."""
+    """`<package>/<name>` as a record, read once; the record type has a `sha256` field for the
+    file's hash."""
+    return cast(R, _load(package, name, record_type))
+
+
+@cache
+def _load(package: str, name: str, record_type: type[Record]) -> Record:
     text = (resources.files(package) / name).read_text(encoding="utf-8")
     return record_type.model_validate({**yaml.safe_load(text), "sha256": sha256_text(text)})

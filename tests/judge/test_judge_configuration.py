@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from scripted import dialogue, scripted_judge
 
+from dialbench import yaml_records
 from dialbench.io.ratings import from_store
 from dialbench.issue_labels import load_issue_labels
-from dialbench.judge.protocols.holistic import load_examples
 from dialbench.judge.stage import JudgeConfig, judge
 from dialbench.metaeval.stage import configuration_notes
 from dialbench.prompts import load_prompt
@@ -111,7 +111,7 @@ def edit_file(
 ) -> Iterator[Callable[[str, str, str, str], None]]:
     """Make a package's file read as edited text, as if a user had changed it."""
     original = resources.files
-    caches = (load_prompt, load_issue_labels, load_examples)
+    caches = (load_prompt, load_issue_labels, yaml_records._load)  # every packaged file read once
 
     def edit(package: str, name: str, old: str, new: str) -> None:
         text = (original(package) / name).read_text(encoding="utf-8")

@@ -5,67 +5,23 @@ one registry entry; and the CLI's exit code when nothing usable came back."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pydantic import JsonValue
 from scripted import dialogue
 
 from dialbench.errors import DialbenchError
 from dialbench.judge import registry
-from dialbench.judge.protocol import PairProtocol, Question, Result, hashes
 from dialbench.judge.registry import get_protocol
 from dialbench.judge.stage import JudgeConfig, judge, select_dialogues
-from dialbench.judge.transcript import transcript
-from dialbench.llm.base import JsonSchema, Message
 from dialbench.metaeval.diagnostics import position_consistency
-from dialbench.prompts import load_prompt
-from dialbench.schema import Dialogue, Judgment, Participants, SeedContext, Turn
+from dialbench.schema import Judgment
 from dialbench.store import RunStore
 from tests.conftest import Register, RunCli
+from tests.extending.preference import PreferenceProtocol, chat
 from tests.llm.loopback_server import Loopback, start_loopback
 from tests.scripted_models import ScriptedModel
-
-WINNER: JsonSchema = {
-    "type": "object",
-    "properties": {"winner": {"enum": ["first", "second", "tie"]}},
-    "required": ["winner"],
-}
-
-
-class PreferenceProtocol(PairProtocol):
-    """Which of two chatbots handled the same user better: all a pairwise protocol needs."""
-
-    name = "preference"
-    description = "pairwise: which chatbot did better"
-    default_max_tokens = 32
-
-    def file_hashes(self) -> dict[str, str]:
-        return hashes(load_prompt("judge_dialogue"))
-
-    def questions(self, first: Dialogue, second: Dialogue) -> list[Question]:
-        shown = "\n\n".join(
-            f"[{n}]\n{transcript(d.turns)}" for n, d in (("1", first), ("2", second))
-        )
-        message = Message(role="user", content=f"Which chatbot did better?\n{shown}")
-        return [
-            Question(name=self.name, messages=(message,), json_schema=WINNER, params=self.params)
-        ]
-
-    def result(self, answers: Mapping[str, JsonValue]) -> Result:
-        answer = answers[self.name]
-        assert isinstance(answer, dict)
-        return {"winner": answer["winner"]}
-
-
-def chat(seed: str, chatbot: str, reply: str) -> Dialogue:
-    return Dialogue(
-        language="en",
-        seed=SeedContext(scene=seed),
-        participants=Participants(user="sim", assistant=chatbot),
-        turns=[Turn(role="user", text=f"{seed}?"), Turn(role="assistant", text=reply)],
-    )
 
 
 def test_a_pairwise_protocol_judges_both_orders_of_each_pair(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
-from typing import ClassVar, Literal
+from typing import ClassVar, Generic, Literal, TypeVar
 
 from pydantic import Field, JsonValue
 
@@ -64,6 +64,17 @@ def enum_of(values: range | list[int]) -> JsonSchema:
 
 def hashes(*prompts: Prompt) -> dict[str, str]:
     return {p.name: p.sha256 for p in prompts}
+
+
+E = TypeVar("E", bound=Record)
+
+
+class FewShotExamples(Record, Generic[E]):
+    """A protocol's in-context examples: a YAML file beside its prompts, loaded with
+    `load_yaml_record` and hashed into the configuration of the judgments that use them."""
+
+    examples: list[E] = Field(min_length=1)
+    sha256: str
 
 
 # A MEDAL dialogue has about 10 utterances, half of them the chatbot's.

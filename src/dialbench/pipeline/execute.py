@@ -67,11 +67,9 @@ def _record(run_dir: Path, node: Node, output: StageOutput, seconds: float) -> N
         store.add([record.model_copy(update={"seconds": seconds})], run, on_conflict="replace")
 
 
-def _execute(
-    executor: Executor, run_dir: Path, node: Node, quiet: bool
-) -> tuple[StageOutput, float]:
+def _execute(executor: Executor, run_dir: Path, node: Node) -> tuple[StageOutput, float]:
     started = time.perf_counter()
-    output = executor.run(node, run_dir, quiet=quiet)
+    output = executor.run(node, run_dir)
     seconds = time.perf_counter() - started
     _record(run_dir, node, output, seconds)
     return output, seconds
@@ -82,7 +80,6 @@ def run_pipeline(
     run_dir: Path,
     *,
     force: frozenset[str] = frozenset(),
-    quiet: bool = True,
     listener: Listener | None = None,
     on_stopping: Callable[[], None] | None = None,
     executor: Executor | None = None,
@@ -132,7 +129,7 @@ def run_pipeline(
                     if node.identity in done_before and node.name not in force:
                         settle(node, "up to date")
                     else:
-                        running[pool.submit(_execute, executor, run_dir, node, quiet)] = node
+                        running[pool.submit(_execute, executor, run_dir, node)] = node
             if not running:
                 break
             try:

@@ -156,8 +156,9 @@ class Stage(Record):
         """This stage with relative input paths taken from the config file's folder."""
         return self
 
-    def execute(self, run_dir: Path, *, quiet: bool) -> StageOutput:
-        """Run the stage on the run directory."""
+    def execute(self, run_dir: Path) -> StageOutput:
+        """Run the stage on the run directory, without progress bars: stages run side by side,
+        and the pipeline prints one line for each as it settles."""
         raise NotImplementedError
 
     def estimate(self, context: PlanContext) -> StageEstimate:

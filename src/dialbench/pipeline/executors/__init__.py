@@ -21,7 +21,7 @@ class ExecutorOptions(Record):
 
 
 class Executor(Protocol):
-    def run(self, node: Node, run_dir: Path, *, quiet: bool) -> StageOutput:
+    def run(self, node: Node, run_dir: Path) -> StageOutput:
         """Run one stage on the run directory (called from the scheduler's threads)."""
         ...
 

@@ -16,8 +16,8 @@ class LocalExecutor:
         if options is not None and (options.address or options.shards):
             raise DialbenchError("--address and --shards are for --executor ray")
 
-    def run(self, node: Node, run_dir: Path, *, quiet: bool) -> StageOutput:
-        return node.stage.execute(run_dir, quiet=quiet)
+    def run(self, node: Node, run_dir: Path) -> StageOutput:
+        return node.stage.execute(run_dir)
 
     def stop(self) -> None:
         request_stop()

@@ -57,7 +57,7 @@ READ_RECORDS: dict[str, type[StoredRecord]] = {
 
 def run_shard(stage: Stage, folder: str) -> str:
     """The Ray task: one shard of a stage on its own store; a retry resumes from there."""
-    return stage.execute(Path(folder), quiet=True).summary
+    return stage.execute(Path(folder)).summary
 
 
 def seed_shard(run_dir: Path, folder: Path, reads: frozenset[str]) -> None:
@@ -114,11 +114,11 @@ class RayExecutor:
         self.in_flight: set[ray.ObjectRef[str]] = set()
         self.stopping = False
 
-    def run(self, node: Node, run_dir: Path, *, quiet: bool) -> StageOutput:
+    def run(self, node: Node, run_dir: Path) -> StageOutput:
         shards = [Shard(index=k, count=self.shards) for k in range(self.shards)]
         parts = [part for shard in shards if (part := node.stage.sharded(shard)) is not None]
         if len(parts) < len(shards):
-            return node.stage.execute(run_dir, quiet=quiet)
+            return node.stage.execute(run_dir)
         folders = [run_dir / "shards" / node.identity / str(shard) for shard in shards]
         for folder in folders:
             seed_shard(run_dir, folder, node.stage.reads())

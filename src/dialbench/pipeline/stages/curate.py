@@ -32,7 +32,7 @@ class CurateStage(Stage, CurateConfig):
     def resolve_paths(self, folder: Path) -> CurateStage:
         return self.model_copy(update={"keywords": relative_to(folder, self.keywords)})
 
-    def execute(self, run_dir: Path, *, quiet: bool) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageOutput:
         from dialbench.curate.stage import curate  # pandas and the judges, when it runs
 
         result = curate(self.config(CurateConfig), run_dir)

@@ -52,7 +52,7 @@ class ImportStage(Stage, ImportOptions):
     def resolve_paths(self, folder: Path) -> ImportStage:
         return self.model_copy(update={"file": relative_to(folder, self.file)})
 
-    def execute(self, run_dir: Path, *, quiet: bool) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageOutput:
         with RunStore.open(run_dir) as store:
             report = import_file(store, self.path, self.config(ImportOptions), self.on_conflict)
         return StageOutput(

@@ -59,7 +59,7 @@ class JudgeStage(ShardableStage, JudgeConfig):
     def code_hashes(self) -> dict[str, str]:
         return self.build_protocol().file_hashes()
 
-    def execute(self, run_dir: Path, *, quiet: bool) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageOutput:
         summary = judge(self.config(JudgeConfig), run_dir, quiet=True, shard=self.shard)
         return StageOutput(judged_summary(summary), summary)
 

@@ -33,7 +33,7 @@ class MetaevalStage(Stage, MetaevalConfig):
             }
         )
 
-    def execute(self, run_dir: Path, *, quiet: bool) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageOutput:
         from dialbench.metaeval.stage import metaeval  # pandas, scikit-learn, when it runs
 
         output = metaeval(self.config(MetaevalConfig), run_dir)

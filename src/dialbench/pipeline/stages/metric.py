@@ -57,7 +57,7 @@ class MetricStage(Stage, MetricScoreConfig):
             }
         )
 
-    def execute(self, run_dir: Path, *, quiet: bool) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageOutput:
         from dialbench.metrics.stage import score_metric
 
         trained = ""

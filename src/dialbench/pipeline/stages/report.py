@@ -30,7 +30,7 @@ class ReportStage(Stage, ReportConfig):
     def resolve_paths(self, folder: Path) -> ReportStage:
         return self.model_copy(update={"output": relative_to(folder, self.output)})
 
-    def execute(self, run_dir: Path, *, quiet: bool) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageOutput:
         from dialbench.report.writer import report  # pandas, matplotlib, when it runs
 
         output = report(self.config(ReportConfig), run_dir)

@@ -39,7 +39,7 @@ class SelfChatStage(ShardableStage, SelfChatConfig):
     def code_hashes(self) -> dict[str, str]:
         return {SYSTEM_PROMPT: load_prompt(SYSTEM_PROMPT, PACKAGE).sha256}
 
-    def execute(self, run_dir: Path, *, quiet: bool) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageOutput:
         summary = selfchat(self.config(SelfChatConfig), run_dir, quiet=True, shard=self.shard)
         return StageOutput(
             f"{summary.generated} self-chat(s) from {summary.seeds} seed(s), "

@@ -47,7 +47,7 @@ class SimulateStage(ShardableStage, SimulationConfig):
         )
         return self.model_copy(update={"seeds": seeds})
 
-    def execute(self, run_dir: Path, *, quiet: bool) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageOutput:
         summary = simulate(self.config(SimulationConfig), run_dir, quiet=True, shard=self.shard)
         rate = summary.acceptance_rate
         ends = ", ".join(f"{reason} {n}" for reason, n in sorted(summary.end_reasons.items()))

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from functools import cache
 from typing import ClassVar
 
 from pydantic import Field, JsonValue
 
 from dialbench.judge.protocol import (
     DialogueProtocol,
+    FewShotExamples,
     ProtocolOptions,
     Question,
     Result,
@@ -52,14 +52,8 @@ class HolisticExample(HolisticAnswer):
     turns: list[Turn] = Field(min_length=1)
 
 
-class HolisticExamples(Record):
-    examples: list[HolisticExample]
-    sha256: str
-
-
-@cache
-def load_examples() -> HolisticExamples:
-    return load_yaml_record(__name__, EXAMPLES_FILE, HolisticExamples)
+def load_examples() -> FewShotExamples[HolisticExample]:
+    return load_yaml_record(__name__, EXAMPLES_FILE, FewShotExamples[HolisticExample])
 
 
 class HolisticProtocol(DialogueProtocol):

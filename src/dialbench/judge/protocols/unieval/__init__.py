@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from functools import cache
 from typing import ClassVar, Literal
 
 from pydantic import Field, JsonValue, model_validator
 
 from dialbench.judge.protocol import (
     DialogueProtocol,
+    FewShotExamples,
     ProtocolOptions,
     Question,
     Result,
@@ -84,14 +84,8 @@ class UniEvalExample(UniEvalAnswer):
     utterances: list[str] = Field(min_length=1)
 
 
-class UniEvalExamples(Record):
-    examples: list[UniEvalExample]
-    sha256: str
-
-
-@cache
-def load_examples() -> UniEvalExamples:
-    return load_yaml_record(__name__, EXAMPLES_FILE, UniEvalExamples)
+def load_examples() -> FewShotExamples[UniEvalExample]:
+    return load_yaml_record(__name__, EXAMPLES_FILE, FewShotExamples[UniEvalExample])
 
 
 class UniEvalProtocol(DialogueProtocol):
