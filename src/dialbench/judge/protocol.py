@@ -8,9 +8,9 @@ caches or the store: `stage.py` does the asking and storing. One task is one jud
 may need several questions (submetrics asks understandability without the context and
 sensibleness with it), and its result exists only when all are answered.
 
-A protocol lives in its own package under `judge/protocols/` with its prompt files and,
-optionally, a `report.py` whose `sections(frame, folder, store)` adds its part of the report; it is
-registered by one line in `judge/registry.py`.
+A protocol lives in its own package under `judge/protocols/` with its prompt files and is
+registered by one line in `judge/registry.py`; what the report shows of it is `report/`'s
+(`report/protocols/`), never the protocol's.
 """
 
 from __future__ import annotations

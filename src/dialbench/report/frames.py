@@ -1,5 +1,5 @@
 """Judgments as one flat table: a row per judgment, placed by item, chatbot and language as
-`rated_items` places them for the meta-evaluation, the result flattened to dotted columns
+`io.ratings` places them for the meta-evaluation, the result flattened to dotted columns
 (`issues.repetitive`), and the judge named with its configuration where it had several
 (`settings` holds the configuration itself, or None for judgments from before they existed)."""
 

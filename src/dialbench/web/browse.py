@@ -1,6 +1,6 @@
 """The organiser's view of a run: dialogues filtered as the report's tables break them down
 (language, chatbot, judge, issue, overall score) plus source and benchmark, and everything known
-about one dialogue. Judges and chatbots are named as `rated_items` names them, so a link from a
+about one dialogue. Judges and chatbots are named as `io.ratings` names them, so a link from a
 report cell finds exactly the dialogues behind it."""
 
 from __future__ import annotations

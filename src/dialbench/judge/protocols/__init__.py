@@ -1,1 +1,1 @@
-"""One package per judging protocol: its module, prompt files, and optional `report.py`."""
+"""One package per judging protocol: its module and its prompt and example files."""
