@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from dialbench.errors import InputErrors
-from dialbench.io.long_format import read_behaviours, read_long
+from dialbench.io.long_format import read_ratings
 from dialbench.io.ratings import from_store
 from dialbench.metaeval.evaluate import meta_evaluate
 from dialbench.schema import Dialogue
@@ -165,7 +165,7 @@ def test_long_format_errors_are_line_numbered(tmp_path: Path) -> None:
         "item_id,annotator_or_judge,dimension,value\nd1,h1,overall,4\n,h1,overall,3\nd2,h1\n"
     )
     with pytest.raises(InputErrors) as raised:
-        read_long(path, "human")
+        read_ratings(path, "human")
     message = str(raised.value)
     assert "bad.csv:3: field 'item_id': Field required" in message
     assert "bad.csv:4: 2 cells, but the header has 4" in message
@@ -204,7 +204,7 @@ def test_abc_eval_behaviour_format(tmp_path: Path) -> None:
     }
     path = tmp_path / "behaviors.json"
     path.write_text(json.dumps(data))
-    ratings = read_behaviours(path)
+    ratings = read_ratings(path, "judge")
     assert {r.rater for r in ratings} == {"human-1", "human-2", "gpt"}
     assert {r.item_id for r in ratings} == {"dlg-1#0", "dlg-1#1", "dlg-2#0"}
     report = meta_evaluate(ratings)
@@ -216,10 +216,10 @@ def test_abc_eval_behaviour_format(tmp_path: Path) -> None:
     assert empathetic[0].n_references == 2
     path.write_text('{"dlg-1": [{"behaviors": {"x": {"human": 1}}}]}')
     with pytest.raises(InputErrors, match=r"dialogue dlg-1, turn 0\): field 'behaviors.x'"):
-        read_behaviours(path)
+        read_ratings(path, "judge")
     path.write_text('{"dlg-1": [\n  {"behaviors": }\n]}')
     with pytest.raises(Exception, match=r"behaviors.json:2: invalid JSON"):
-        read_behaviours(path)
+        read_ratings(path, "judge")
 
 
 def test_alpha_on_real_dbdc3_annotations_matches_the_reliability_matrix(

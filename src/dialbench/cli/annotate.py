@@ -3,24 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
 from dialbench.cli.app import app
+from dialbench.cli.format_option import format_option
 from dialbench.cli.records import DEFAULT_RUN, RunOption
 from dialbench.cli.tables import table
+from dialbench.io.exporter import counted, export_records
+from dialbench.io.formats import detect_format
 from dialbench.schema import Annotator
 from dialbench.store import RunStore
 
 annotate_app = typer.Typer(help="Annotators of a benchmark and their labels.", no_args_is_help=True)
 app.add_typer(annotate_app, name="annotate")
 console = Console()
-LabelFormatOption = Annotated[
-    Literal["jsonl", "csv"] | None,
-    typer.Option("--format", "-f", help="jsonl (Annotation records) or csv (long format)."),
-]
 
 
 @annotate_app.command("add")
@@ -59,29 +58,27 @@ def list_annotators(run: RunOption = DEFAULT_RUN) -> None:
 
 @annotate_app.command("export")
 def export(
-    output: Annotated[Path, typer.Argument(help="File to write (.jsonl or .csv).")],
+    output: Annotated[Path, typer.Argument(help="File to write (.jsonl, .csv, ...).")],
     run: RunOption = DEFAULT_RUN,
-    fmt: LabelFormatOption = None,
+    fmt: Annotated[str | None, format_option(["annotations"], writable=True)] = None,
 ) -> None:
-    """Write every label: JSONL Annotation records, or the long CSV `metaeval --against` reads."""
-    from dialbench.web.annotators import export_labels, label_format
-
+    """Write every label: JSONL Annotation records, or the long CSV `metaeval --against` reads
+    (the format from --format, else from the name)."""
     with RunStore.open(run, create=False) as store:
-        chosen = label_format(output, fmt)
-        count = export_labels(store, output, chosen)
-    what = "annotations" if chosen == "jsonl" else "rows"
-    console.print(f"wrote {count} {what} to {output}", markup=False)
+        chosen = fmt or detect_format(output, "annotations").name
+        count = export_records(store, output, chosen, "annotations")
+    console.print(f"wrote {count} {counted(chosen, 'annotations')} to {output}", markup=False)
 
 
 @annotate_app.command("import")
 def import_labels_command(
-    file: Annotated[Path, typer.Argument(help="Labels made elsewhere (.jsonl or .csv).")],
+    file: Annotated[Path, typer.Argument(help="Labels made elsewhere (.jsonl, .csv, ...).")],
     run: RunOption = DEFAULT_RUN,
-    fmt: LabelFormatOption = None,
+    fmt: Annotated[str | None, format_option(["annotations"])] = None,
 ) -> None:
     """Store labels in the shape `export` writes; one per annotator and item replaces the old."""
-    from dialbench.web.annotators import import_labels, label_format
+    from dialbench.web.annotators import import_labels
 
     with RunStore.open(run, create=False) as store:
-        count = import_labels(store, file, label_format(file, fmt))
+        count = import_labels(store, file, fmt)
     console.print(f"imported {count} annotations from {file} into {run}", markup=False)

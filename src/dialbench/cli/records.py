@@ -12,10 +12,12 @@ from rich.table import Table
 
 from dialbench import examples
 from dialbench.cli.app import app
+from dialbench.cli.format_option import format_option
 from dialbench.cli.tables import table
 from dialbench.errors import DialbenchError
-from dialbench.io.exporter import ExportFormat, default_export_path, export_records
-from dialbench.io.formats import Format, ImportOptions, RecordKind, load_records
+from dialbench.io.exporter import counted, default_export_path, export_records
+from dialbench.io.file_format import RECORD_KINDS, RecordKind
+from dialbench.io.formats import ImportOptions, load_records
 from dialbench.io.importer import import_file
 from dialbench.store import OnConflict, RunStore
 from dialbench.summary import StoreSummary, summarize
@@ -51,7 +53,7 @@ def key_value_pairs(values: list[str], what: str) -> dict[str, str]:
 
 
 def _import_options(
-    fmt: Format | None,
+    fmt: str | None,
     records: RecordKind,
     language: str | None,
     source: str | None,
@@ -70,9 +72,7 @@ def _import_options(
     )
 
 
-FormatOption = Annotated[
-    Format | None, typer.Option("--format", "-f", help="Else guessed from the name.")
-]
+FormatOption = Annotated[str | None, format_option(RECORD_KINDS)]
 LanguageOption = Annotated[
     str | None, typer.Option(help="BCP-47 language of dialogues that do not name one.")
 ]
@@ -89,7 +89,7 @@ RoleOption = Annotated[
 @app.command("import")
 def import_command(
     file: Annotated[
-        Path, typer.Argument(help="JSONL, CSV/TSV, MuTual .xlsx, Parquet or HF folder.")
+        Path, typer.Argument(help="A file or folder in one of the formats of --format.")
     ],
     run: RunOption = DEFAULT_RUN,
     fmt: FormatOption = None,
@@ -140,7 +140,7 @@ def validate(
 @app.command()
 def export(
     run: RunDir = DEFAULT_RUN,
-    fmt: Annotated[ExportFormat, typer.Option("--format", "-f")] = "jsonl",
+    fmt: Annotated[str, format_option(RECORD_KINDS, writable=True, guessed=False)] = "jsonl",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Default: RUN/export/RECORDS.<format>.")
     ] = None,
@@ -154,14 +154,14 @@ def export(
     """Write stored records as JSONL, Parquet or a Hugging Face dataset folder, or judgments and
     annotations as long-csv: item_id, annotator_or_judge, dimension, value, language, kind."""
     where = {k: v for k, v in (("language", language), ("source", source)) if v is not None}
-    if where and (records != "dialogues" or fmt == "long-csv"):
+    what = counted(fmt, records)
+    if where and (records != "dialogues" or what == "rows"):
         raise DialbenchError("--language and --source filter dialogues only")
-    if protocol is not None and fmt != "long-csv":
-        raise DialbenchError("--protocol applies to the long-csv format only")
+    if protocol is not None and what != "rows":
+        raise DialbenchError(f"--protocol applies to formats of ratings only, not {fmt}")
     with RunStore.open(run, create=False) as store:
         path = output or default_export_path(store, fmt, records)
         count = export_records(store, path, fmt, records, protocol, **where)
-    what = "rows" if fmt == "long-csv" else records
     console.print(f"wrote {count} {what} to {path}", markup=False)
 
 

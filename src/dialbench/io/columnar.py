@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from dialbench.errors import DialbenchError, InputError
-from dialbench.io.jsonl import Item
+from dialbench.io.file_format import FileFormat, Item, ReadRequest, records_writer
 from dialbench.schema import Dialogue, StoredRecord
 from dialbench.store import TABLES
 
@@ -69,7 +69,7 @@ def _record_column(path: Path, names: list[str], column: Any) -> list[Any]:
     return list(column("record"))
 
 
-def read_parquet(path: Path) -> Iterator[Item]:
+def read_parquet(path: Path, request: ReadRequest) -> Iterator[Item]:
     import pyarrow.parquet as pq
 
     try:
@@ -80,10 +80,32 @@ def read_parquet(path: Path) -> Iterator[Item]:
     yield from _records_of(path, column)
 
 
-def read_hf(folder: Path) -> Iterator[Item]:
+def read_hf(folder: Path, request: ReadRequest) -> Iterator[Item]:
     try:
         dataset = _datasets().load_from_disk(str(folder))
     except (FileNotFoundError, ValueError) as bad:
         raise InputError(folder, f"not a saved Hugging Face dataset ({bad})") from None
     column = _record_column(folder, dataset.column_names, lambda n: dataset[n])
     yield from _records_of(folder, column)
+
+
+def _is_saved_dataset(folder: Path) -> bool:
+    return (folder / "dataset_info.json").exists()
+
+
+PARQUET = FileFormat(
+    "parquet",
+    "a Parquet file written by dialbench export",
+    holds=("dialogues", "judgments", "annotations"),
+    read=read_parquet,
+    suffixes=(".parquet",),
+    write=records_writer(write_parquet),
+)
+HF = FileFormat(
+    "hf",
+    "a saved Hugging Face dataset",
+    holds=("dialogues", "judgments", "annotations"),
+    read=read_hf,
+    recognises_folder=_is_saved_dataset,
+    write=records_writer(write_hf),
+)

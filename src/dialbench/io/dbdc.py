@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from dialbench.errors import InputError
-from dialbench.io.jsonl import Item
+from dialbench.io.file_format import FileFormat, Item, ReadRequest
 
 ROLES = {"U": "user", "S": "assistant"}
 SUFFIX = ".log.json"
@@ -82,7 +82,7 @@ def _parse(path: Path, name: str, data: bytes) -> dict[str, Any] | InputError:
     }
 
 
-def read_dbdc_dialogues(path: Path) -> Iterator[Item]:
+def _dialogues(path: Path) -> Iterator[Item]:
     for name, data in _members(path).items():
         parsed = _parse(path, name, data)
         if isinstance(parsed, dict):
@@ -90,7 +90,7 @@ def read_dbdc_dialogues(path: Path) -> Iterator[Item]:
         yield None, parsed
 
 
-def read_dbdc_annotations(path: Path) -> Iterator[Item]:
+def _annotations(path: Path) -> Iterator[Item]:
     for name, data in _members(path).items():
         parsed = _parse(path, name, data)
         if isinstance(parsed, InputError):
@@ -98,3 +98,21 @@ def read_dbdc_annotations(path: Path) -> Iterator[Item]:
         else:
             for annotation in parsed["annotations"]:
                 yield None, annotation
+
+
+def read_dbdc(path: Path, request: ReadRequest) -> Iterator[Item]:
+    return _annotations(path) if request.content == "annotations" else _dialogues(path)
+
+
+def _is_dbdc_folder(path: Path) -> bool:
+    return any(path.rglob(f"*{SUFFIX}"))
+
+
+DBDC3 = FileFormat(
+    "dbdc3",
+    "DBDC3 data",
+    holds=("dialogues", "annotations"),
+    read=read_dbdc,
+    suffixes=(".zip",),
+    recognises_folder=_is_dbdc_folder,
+)

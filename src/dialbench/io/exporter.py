@@ -1,5 +1,6 @@
-"""Exporting stored records: JSONL for interchange, Parquet and `datasets` for analysis, and the
-long ratings format (one CSV row per item, rater and dimension) that `metaeval` reads back."""
+"""Exporting stored records in any format of FORMATS that can be written: JSONL for interchange,
+Parquet and `datasets` for analysis, and the long ratings format (one CSV row per item, rater and
+dimension) that `metaeval` reads back."""
 
 from __future__ import annotations
 
@@ -8,43 +9,35 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
 
 from dialbench.errors import DialbenchError
-from dialbench.io.columnar import write_hf, write_parquet
-from dialbench.io.formats import RecordKind
-from dialbench.io.jsonl import write_jsonl
-from dialbench.io.long_format import long_rows, write_long_csv
-from dialbench.schema import RECORD_TYPES, StoredRecord
+from dialbench.io.file_format import RECORD_KINDS, RecordKind, Selection, Writer
+from dialbench.io.formats import FORMATS, formats_holding
 from dialbench.store import RunStore
 
-ExportFormat = Literal["jsonl", "parquet", "hf", "long-csv"]
-SUFFIX: dict[ExportFormat, str] = {
-    "jsonl": ".jsonl",
-    "parquet": ".parquet",
-    "hf": "",
-    "long-csv": ".long.csv",
-}
+
+def writer_of(fmt: str) -> Writer:
+    found = FORMATS.load(fmt).write
+    if found is None:
+        written = ", ".join(f.name for f in formats_holding(RECORD_KINDS, writable=True))
+        raise DialbenchError(f"the {fmt} format is read, never written (written: {written})")
+    return found
 
 
-def default_export_path(store: RunStore, fmt: ExportFormat, records: RecordKind) -> Path:
-    return store.path.parent / "export" / f"{records}{SUFFIX[fmt]}"
+def counted(fmt: str, records: RecordKind) -> str:
+    """What an export's count counts: rows for a format of ratings (one per item, rater and
+    dimension), else the records themselves."""
+    return "rows" if "ratings" in FORMATS.load(fmt).holds else records
 
 
-def _write(records: list[StoredRecord], fmt: ExportFormat, path: Path) -> None:
-    if fmt == "jsonl":
-        with path.open("w", encoding="utf-8") as stream:
-            write_jsonl(records, stream)
-    elif fmt == "parquet":
-        write_parquet(records, path)
-    else:
-        write_hf(records, path)
+def default_export_path(store: RunStore, fmt: str, records: RecordKind) -> Path:
+    return store.path.parent / "export" / f"{records}{FORMATS.load(fmt).written_suffix}"
 
 
 def export_records(
     store: RunStore,
     path: str | Path,
-    fmt: ExportFormat = "jsonl",
+    fmt: str = "jsonl",
     records: RecordKind = "dialogues",
     protocol: str | None = None,
     **where: str,
@@ -55,19 +48,12 @@ def export_records(
 
     The output appears whole or not at all: it is written beside the target, then renamed.
     """
-    path = Path(path)
-    if fmt == "long-csv":
-        rows = long_rows(store, records, protocol)
-        if not rows:
-            raise DialbenchError(f"no {records} to export")
-        _write_whole(path, lambda staged: write_long_csv(rows, staged))
-        return len(rows)
-    selected: list[StoredRecord] = list(store.records(RECORD_TYPES[records], **where))
-    if not selected:
+    export = writer_of(fmt)(store, Selection(records, protocol, where))
+    if not export.count:
         filters = ", ".join(f"{k}={v}" for k, v in where.items())
         raise DialbenchError(f"no {records} to export" + (f" with {filters}" if filters else ""))
-    _write_whole(path, lambda staged: _write(selected, fmt, staged))
-    return len(selected)
+    _write_whole(Path(path), export.write)
+    return export.count
 
 
 def _write_whole(path: Path, write: Callable[[Path], None]) -> None:

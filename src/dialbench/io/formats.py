@@ -1,41 +1,123 @@
-"""Which reader handles a file, and how raw rows become validated records."""
+"""The one table of file formats, which of them reads a file, and how raw rows become validated
+records.
+
+A new format is its own `FileFormat` (see `io/file_format.py`) plus one line in FORMATS; a plugin
+adds one through the `dialbench.formats` entry-point group. Formats are told apart by what is
+being read as well as by the file's name: a `.json` file holds records when importing but the
+ABC-Eval behaviour format when reading ratings.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from dialbench.errors import InputError, InputErrors
-from dialbench.io.columnar import read_hf, read_parquet
-from dialbench.io.dbdc import read_dbdc_annotations, read_dbdc_dialogues
-from dialbench.io.jsonl import Item, read_jsonl
-from dialbench.io.mutual import read_mutual_xlsx
-from dialbench.io.table import read_table
+from dialbench.io.file_format import (
+    RECORD_KINDS,
+    Content,
+    FileFormat,
+    Item,
+    ReadRequest,
+    RecordKind,
+)
 from dialbench.io.validation import validate_items
+from dialbench.registry import Registry
 from dialbench.schema import RECORD_TYPES, LanguageCode, Record, StoredRecord
 
-Format = Literal["jsonl", "csv", "tsv", "mutual-xlsx", "dbdc3", "parquet", "hf"]
-RecordKind = Literal["dialogues", "judgments", "annotations"]
-BY_SUFFIX: dict[str, Format] = {
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".json": "jsonl",
-    ".csv": "csv",
-    ".tsv": "tsv",
-    ".tab": "tsv",
-    ".xlsx": "mutual-xlsx",
-    ".parquet": "parquet",
-    ".zip": "dbdc3",
-}
+FORMATS: Registry[FileFormat] = Registry(
+    "file format",
+    {
+        "jsonl": "dialbench.io.jsonl:JSONL",
+        "csv": "dialbench.io.table:CSV",
+        "tsv": "dialbench.io.table:TSV",
+        "mutual-xlsx": "dialbench.io.mutual:MUTUAL_XLSX",
+        "dbdc3": "dialbench.io.dbdc:DBDC3",
+        "parquet": "dialbench.io.columnar:PARQUET",
+        "hf": "dialbench.io.columnar:HF",
+        "long-csv": "dialbench.io.long_format:LONG_CSV",
+        "long-tsv": "dialbench.io.long_format:LONG_TSV",
+        "long-jsonl": "dialbench.io.long_format:LONG_JSONL",
+        "abc-eval": "dialbench.io.abc_eval:ABC_EVAL",
+        "txt": "dialbench.io.lines:TXT",
+    },
+    group="formats",
+)
+# Records are read by commands that take --format (import, validate, annotate); ratings
+# (metaeval's files) and texts (scene and persona lists) by their names alone.
+NAMED_WITH_AN_OPTION: frozenset[Content] = frozenset(RECORD_KINDS)
+
+
+def formats_holding(contents: Iterable[Content], *, writable: bool = False) -> list[FileFormat]:
+    """The formats holding any of `contents` (and that can be written, if asked), in table
+    order: the choices of a command's --format."""
+    wanted = set(contents)
+    return [
+        fmt
+        for _, fmt in FORMATS.items()
+        if wanted.intersection(fmt.holds) and (fmt.write is not None or not writable)
+    ]
+
+
+def _listing(words: Iterable[str], last: str = "and") -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    *rest, final = words
+    return f"{', '.join(rest)} {last} {final}" if rest else final
+
+
+def _unknown(path: Path, content: Content, holding: list[FileFormat]) -> InputError:
+    known = sorted({suffix for fmt in holding for suffix in fmt.suffixes})
+    folders = [fmt.description for fmt in holding if fmt.recognises_folder]
+    if path.is_dir():
+        what = _listing(folders, "or") if folders else f"a file of {content}"
+        return InputError(path, f"is a folder, but not {what}")
+    if folders:
+        known.append(f"or a folder: {_listing(folders, 'or')}")
+    hint = "; pass --format" if content in NAMED_WITH_AN_OPTION else ""
+    suffix = path.suffix.lower()
+    return InputError(
+        path, f"unknown file type {suffix!r} for {content} (known: {', '.join(known)}){hint}"
+    )
+
+
+def detect_format(path: Path, content: Content) -> FileFormat:
+    """The format of `content` at `path`: a folder's by what is in it, a file's by the end of
+    its name (the longest suffix claimed wins, then the order of FORMATS)."""
+    holding = formats_holding([content])
+    if path.is_dir():
+        found = (f for f in holding if f.recognises_folder and f.recognises_folder(path))
+    else:
+        claims = [(len(suffix), f) for f in holding if (suffix := f.suffix_of(path))]
+        found = (f for _, f in sorted(claims, key=lambda claim: -claim[0]))
+    chosen = next(found, None)
+    if chosen is None:
+        raise _unknown(path, content, holding)
+    return chosen
+
+
+def format_for(path: Path, content: Content, name: str | None = None) -> FileFormat:
+    """The format that reads `content` from `path`: the one named (--format), else detected."""
+    if not path.exists():
+        raise InputError(path, "no such file")
+    if name is None:
+        return detect_format(path, content)
+    named = FORMATS.load(name)
+    if content not in named.holds:
+        raise InputError(path, f"the {name} format holds {_listing(named.holds)}, not {content}")
+    return named
+
+
+def read_items(path: Path, request: ReadRequest, name: str | None = None) -> Iterator[Item]:
+    """Raw values with their line (or row) numbers, from whichever format reads the file."""
+    return format_for(path, request.content, name).read(path, request)
 
 
 class ImportOptions(Record):
     """How to read a file: its format (else guessed from its name), defaults for missing fields."""
 
-    format: Format | None = None
+    format: str | None = Field(default=None, description="a name in FORMATS")
     records: RecordKind = "dialogues"
     language: LanguageCode | None = Field(
         default=None, description="language of dialogues that do not name one"
@@ -44,48 +126,18 @@ class ImportOptions(Record):
     columns: dict[str, str] = Field(default_factory=dict, description="CSV/TSV: field -> column")
     roles: dict[str, str] = Field(default_factory=dict, description="CSV/TSV: speaker -> role")
 
-
-def detect_format(path: Path) -> Format:
-    if path.is_dir():
-        if (path / "dataset_info.json").exists():
-            return "hf"
-        if any(path.rglob("*.log.json")):
-            return "dbdc3"
-        raise InputError(path, "is a folder, but neither a saved HF dataset nor DBDC3 data")
-    if not path.exists():
-        raise InputError(path, "no such file")
-    found = BY_SUFFIX.get(path.suffix.lower())
-    if found is None:
-        known = ", ".join(sorted(BY_SUFFIX))
-        raise InputError(path, f"unknown file type {path.suffix!r} (known: {known}); pass --format")
-    return found
-
-
-def read_items(path: Path, options: ImportOptions) -> Iterator[Item]:
-    """Raw records with their line (or row) numbers, from whichever reader fits the file."""
-    fmt = options.format or detect_format(path)
-    if fmt in ("csv", "tsv", "mutual-xlsx") and options.records != "dialogues":
-        raise InputError(path, f"the {fmt} format holds dialogues only")
-    if fmt == "jsonl":
-        return read_jsonl(path)
-    if fmt in ("csv", "tsv"):
-        return read_table(path, "," if fmt == "csv" else "\t", options.columns, options.roles)
-    if fmt == "mutual-xlsx":
-        return read_mutual_xlsx(path)
-    if fmt == "dbdc3":
-        if options.records == "judgments":
-            raise InputError(path, "DBDC3 data holds dialogues and annotations, not judgments")
-        if options.records == "annotations":
-            return read_dbdc_annotations(path)
-        return read_dbdc_dialogues(path)
-    if fmt == "parquet":
-        return read_parquet(path)
-    return read_hf(path)
+    @field_validator("format")
+    @classmethod
+    def _known_format(cls, name: str | None) -> str | None:
+        if name is not None and name not in FORMATS:
+            raise ValueError(f"unknown format {name!r} (known: {', '.join(FORMATS.names())})")
+        return name
 
 
 def load_records(path: Path, options: ImportOptions) -> list[tuple[int | None, StoredRecord]]:
     """Read and validate a whole file, collecting every problem; raise if there was any."""
-    items = read_items(path, options)
+    request = ReadRequest(options.records, options.columns, options.roles)
+    items = read_items(path, request, options.format)
     if options.records == "dialogues":
         items = (_with_defaults(item, options) for item in items)
     records = validate_items(path, items, RECORD_TYPES[options.records])

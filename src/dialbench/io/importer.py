@@ -5,14 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from dialbench.hashing import file_sha256
-from dialbench.io.formats import Format, ImportOptions, RecordKind, detect_format, load_records
+from dialbench.io.file_format import RecordKind
+from dialbench.io.formats import ImportOptions, format_for, load_records
 from dialbench.schema import Dialogue, Judgment, Provenance, Record, Run, StoredRecord
 from dialbench.store import OnConflict, RunStore
 
 
 class ImportReport(Record):
     file: str
-    format: Format
+    format: str
     records: RecordKind
     read: int
     added: int
@@ -40,7 +41,7 @@ def import_file(
     """Import one file; a bad file raises before anything is written, naming file and line."""
     path = Path(path)
     options = options or ImportOptions()
-    fmt = options.format or detect_format(path)
+    fmt = format_for(path, options.records, options.format).name
     options = options.model_copy(update={"format": fmt})
     loaded = load_records(path, options)
     config = {

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from pydantic import BaseModel
 
 from dialbench.errors import InputError
+from dialbench.io.file_format import FileFormat, Item, ReadRequest, records_writer
 from dialbench.io.text import decode_utf8
+from dialbench.schema import StoredRecord
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
-# A raw record (or the problem with it) and where it was: a line or row number, when there is one.
-Item = tuple[int | None, dict[str, Any] | InputError]
 
 
 class _KeysRepeated(dict[str, Any]):
@@ -117,3 +117,22 @@ def write_jsonl(records: Iterable[BaseModel], stream: Any) -> int:
         stream.write(record.model_dump_json() + "\n")
         count += 1
     return count
+
+
+def write_jsonl_file(records: Sequence[StoredRecord], path: Path) -> None:
+    with path.open("w", encoding="utf-8") as stream:
+        write_jsonl(records, stream)
+
+
+def _read(path: Path, request: ReadRequest) -> Iterator[Item]:
+    return read_jsonl(path)
+
+
+JSONL = FileFormat(
+    "jsonl",
+    "dialbench records, one JSON object per line",
+    holds=("dialogues", "judgments", "annotations", "texts"),
+    read=_read,
+    suffixes=(".jsonl", ".ndjson", ".json"),
+    write=records_writer(write_jsonl_file),
+)

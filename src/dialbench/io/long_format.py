@@ -1,28 +1,28 @@
 """Ratings in files, read and written: the one long format (one row per item, rater and
 dimension) that `export --format long-csv`, `annotate export/import` and `metaeval` share, and
-the ABC-Eval turn-level behaviour format.
+`read_ratings`, which reads ratings from a file in any format that holds them (this one, or the
+ABC-Eval behaviour JSON of `io/abc_eval.py`).
 
 Long format (CSV, TSV or JSONL), one row per value:
 `item_id, annotator_or_judge, dimension, value, language, kind` (language and kind optional; kind
-is human or judge and overrides what the file was passed as, --against or --predictions).
-Behaviour format (JSON, as published with GPT-ABCEval): `{dialogue_id: [turn, ...]}` where each
-turn has `"behaviors": {name: {"human": [a, b], "gpt": x, ...}}`; `human` lists the annotators'
-values, every other key is a judge.
+is human or judge and overrides what the file was passed as, --against or --predictions). Read as
+annotations (`annotate import`), the human rows of one annotator and item become one Annotation.
 """
 
 from __future__ import annotations
 
 import csv
-import json
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 from pydantic import Field, JsonValue
 
 from dialbench.errors import DialbenchError, InputError, InputErrors
-from dialbench.io.jsonl import Item, json_value_problems, read_jsonl, strict_json_loads
+from dialbench.io.file_format import Export, FileFormat, Item, Reader, ReadRequest, Selection
+from dialbench.io.formats import read_items
+from dialbench.io.jsonl import read_jsonl
 from dialbench.io.ratings import (
     UNKNOWN_LANGUAGE,
     RaterKind,
@@ -32,10 +32,9 @@ from dialbench.io.ratings import (
     scalar,
 )
 from dialbench.io.table import read_rows
-from dialbench.io.text import decode_utf8
 from dialbench.io.validation import validate_items
 from dialbench.safe_text import spreadsheet_cell
-from dialbench.schema import Annotation, LanguageCode, Record
+from dialbench.schema import LanguageCode, Record
 from dialbench.store import RunStore
 
 LONG_COLUMNS = ("item_id", "annotator_or_judge", "dimension", "value", "language", "kind")
@@ -65,18 +64,21 @@ def cell_value(text: str) -> float | str | None:
         return text.strip()
 
 
-def _long_items(path: Path) -> Iterator[Item]:
-    suffix = path.suffix.lower()
-    if suffix in (".csv", ".tsv"):
-        _, rows = read_rows(path, "," if suffix == ".csv" else "\t")
-        for line, row in rows:
-            if isinstance(row, dict):
-                row = {k: v for k, v in row.items() if v != "" or k == "value"}
-            yield line, row
-    elif suffix in (".jsonl", ".ndjson"):
-        yield from read_jsonl(path)
-    else:
-        raise InputError(path, f"unknown file type {suffix!r} for ratings (csv, tsv or jsonl)")
+def _table_rows(path: Path, delimiter: str) -> Iterator[Item]:
+    """Rows with their empty cells left out (an empty value is kept: it means no value)."""
+    _, rows = read_rows(path, delimiter)
+    for line, row in rows:
+        if isinstance(row, dict):
+            row = {k: v for k, v in row.items() if v != "" or k == "value"}
+        yield line, row
+
+
+def _with_values(items: Iterator[Item]) -> Iterator[Item]:
+    """Text values read as ratings (`cell_value`); other JSON values are kept as they are."""
+    for line, row in items:
+        if isinstance(row, dict) and isinstance(row.get("value"), str):
+            row = {**row, "value": cell_value(row["value"])}
+        yield line, row
 
 
 def _repeated_ratings(path: Path, rows: list[tuple[int | None, LongRow]]) -> Iterator[InputError]:
@@ -95,9 +97,10 @@ def _repeated_ratings(path: Path, rows: list[tuple[int | None, LongRow]]) -> Ite
             first[key] = line
 
 
-def read_long(path: Path, kind: RaterKind) -> list[Rating]:
-    """Ratings from a long-format file; every problem is reported with its line."""
-    rows = validate_items(path, _long_items(path), LongRow)
+def _ratings(path: Path, items: Iterator[Item], kind: RaterKind) -> list[Rating]:
+    """Long-format rows as ratings, every problem reported with its line; `kind` is the rater
+    kind of rows that name none."""
+    rows = validate_items(path, items, LongRow)
     repeated = list(_repeated_ratings(path, rows))
     if repeated:
         raise InputErrors(repeated)
@@ -107,80 +110,17 @@ def read_long(path: Path, kind: RaterKind) -> list[Rating]:
             rater=row.annotator_or_judge,
             kind=row.kind or kind,
             dimension=row.dimension,
-            value=cell_value(row.value) if isinstance(row.value, str) else scalar(row.value),
+            value=scalar(row.value),
             language=row.language or UNKNOWN_LANGUAGE,
         )
         for _, row in rows
     ]
 
 
-def _behaviour_ratings(where: str, item_id: str, behaviours: Any) -> Iterator[Rating | InputError]:
-    if not isinstance(behaviours, dict):
-        yield InputError(where, "expected an object of behaviours", field="behaviors")
-        return
-    for name, values in behaviours.items():
-        if not isinstance(values, dict) or not isinstance(values.get("human", []), list):
-            message = 'expected {"human": [values], "<judge>": value}'
-            yield InputError(where, message, field=f"behaviors.{name}")
-            continue
-        for rater, value in values.items():
-            raters = (
-                [(f"human-{i + 1}", "human", v) for i, v in enumerate(value)]
-                if rater == "human"
-                else [(rater, "judge", value)]
-            )
-            for rater_name, kind, raw in raters:
-                yield Rating(
-                    item_id=item_id,
-                    rater=rater_name,
-                    kind=kind,
-                    dimension=name,
-                    value=scalar(raw),
-                )
-
-
-def read_behaviours(path: Path) -> list[Rating]:
-    """Ratings from the ABC-Eval behaviour JSON; problems name the dialogue and turn."""
-    try:
-        data = strict_json_loads(decode_utf8(path.read_bytes(), path))
-    except json.JSONDecodeError as bad:
-        raise InputError(
-            path, f"invalid JSON: {bad.msg} (column {bad.colno})", line=bad.lineno
-        ) from None
-    if not isinstance(data, dict):
-        raise InputError(path, "expected an object of {dialogue_id: [turns]}")
-    bad_values = [InputError(path, m, field=f) for f, m in json_value_problems(data)]
-    if bad_values:
-        raise InputErrors(bad_values)
-    ratings: list[Rating] = []
-    errors: list[InputError] = []
-    for dialogue_id, turns in data.items():
-        if not isinstance(turns, list):
-            errors.append(InputError(path, "expected a list of turns", field=dialogue_id))
-            continue
-        for index, turn in enumerate(turns):
-            where = f"{path} (dialogue {dialogue_id}, turn {index})"
-            behaviours = turn.get("behaviors") if isinstance(turn, dict) else None
-            item_id = f"{dialogue_id}#{index}"
-            for result in _behaviour_ratings(where, item_id, behaviours):
-                if isinstance(result, InputError):
-                    errors.append(result)
-                else:
-                    ratings.append(result)
-    if errors:
-        raise InputErrors(errors)
-    if not ratings:
-        raise InputError(path, "no behaviour ratings found")
-    return ratings
-
-
 def read_ratings(path: Path, kind: RaterKind) -> list[Rating]:
-    """Either format, told apart by the file's type: .json is the behaviour format."""
-    if not path.exists():
-        raise InputError(path, "no such file")
-    if path.suffix.lower() == ".json":
-        return read_behaviours(path)
-    return read_long(path, kind)
+    """Ratings from a file in any format that holds them, told apart by its name: `.json` is
+    the ABC-Eval behaviour format, `.csv`, `.tsv` and `.jsonl` the long format."""
+    return _ratings(path, read_items(path, ReadRequest("ratings")), kind)
 
 
 def long_rows(store: RunStore, records: str, protocol: str | None) -> list[list[str]]:
@@ -232,16 +172,56 @@ def _nested(path: Path, item: str, flat: dict[str, JsonValue]) -> dict[str, Json
     return nested
 
 
-def annotations_from_long_csv(path: Path) -> list[Annotation]:
-    """The human rows of a long CSV (as `annotate export --format csv` writes it), one
-    Annotation per annotator and item."""
+def _annotations(path: Path, items: Iterator[Item]) -> Iterator[Item]:
+    """The human rows (as `annotate export` writes them), one Annotation per annotator and
+    item."""
     grouped: dict[tuple[str, str], dict[str, JsonValue]] = defaultdict(dict)
-    for rating in read_ratings(path, "human"):
+    for rating in _ratings(path, items, "human"):
         if rating.kind == "human" and rating.value is not None:
             grouped[(rating.rater, rating.item_id)][rating.dimension] = _label(
                 rating.dimension, rating.value
             )
-    return [
-        Annotation(annotator_id=rater, target=item_target(item), labels=_nested(path, item, labels))
-        for (rater, item), labels in grouped.items()
-    ]
+    if not grouped:
+        raise InputError(path, "no human ratings to import")
+    for (rater, item), labels in grouped.items():
+        target = item_target(item).model_dump()
+        yield None, {"annotator_id": rater, "target": target, "labels": _nested(path, item, labels)}
+
+
+def _reader(rows: Callable[[Path], Iterator[Item]]) -> Reader:
+    def read(path: Path, request: ReadRequest) -> Iterator[Item]:
+        items = _with_values(rows(path))
+        return _annotations(path, items) if request.content == "annotations" else items
+
+    return read
+
+
+def _long_csv_export(store: RunStore, selection: Selection) -> Export:
+    rows = long_rows(store, selection.records, selection.protocol)
+    return Export(len(rows), partial(write_long_csv, rows))
+
+
+LONG_CSV = FileFormat(
+    "long-csv",
+    "ratings in the long format, one row per item, rater and dimension",
+    holds=("ratings", "annotations"),
+    read=_reader(partial(_table_rows, delimiter=",")),
+    suffixes=(".long.csv", ".csv"),
+    write=_long_csv_export,
+)
+LONG_TSV = FileFormat(
+    "long-tsv",
+    "ratings in the long format, tab-separated",
+    holds=("ratings", "annotations"),
+    read=_reader(partial(_table_rows, delimiter="\t")),
+    suffixes=(".tsv", ".tab"),
+)
+# A .jsonl file of annotations holds Annotation records (the jsonl format), so as JSON Lines
+# the long format holds ratings only.
+LONG_JSONL = FileFormat(
+    "long-jsonl",
+    "ratings in the long format, one JSON object per row",
+    holds=("ratings",),
+    read=_reader(read_jsonl),
+    suffixes=(".jsonl", ".ndjson"),
+)

@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from dialbench.errors import InputError
-from dialbench.io.jsonl import Item
+from dialbench.io.file_format import FileFormat, Item, ReadRequest
 
 SEED_UTTERANCES = 2
 COLUMNS = ("index", "conv-GT")
 
 
-def read_mutual_xlsx(path: Path) -> Iterator[Item]:
+def read_mutual_xlsx(path: Path, request: ReadRequest) -> Iterator[Item]:
     """Yield one raw dialogue per sheet row; `line` is the spreadsheet row number."""
     import openpyxl  # imported here: it costs a fifth of a second on every CLI start
 
@@ -70,3 +70,12 @@ def _dialogue(
         ],
         "metadata": metadata,
     }
+
+
+MUTUAL_XLSX = FileFormat(
+    "mutual-xlsx",
+    "BotChat's MuTual ChatSEEDs sheet",
+    holds=("dialogues",),
+    read=read_mutual_xlsx,
+    suffixes=(".xlsx",),
+)

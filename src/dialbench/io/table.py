@@ -1,7 +1,8 @@
 """CSV/TSV in long form: one row per turn, grouped into dialogues by a dialogue-id column.
 
 Users map their own column names onto dialbench's fields (`--column text=utterance`) and their
-speaker labels onto roles (`--role A=user --role B=assistant`).
+speaker labels onto roles (`--role A=user --role B=assistant`). Read for texts (scene and
+persona lists), each row is taken as it is.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dialbench.errors import InputError
-from dialbench.io.jsonl import Item
+from dialbench.io.file_format import FileFormat, Item, Reader, ReadRequest
 from dialbench.io.text import decode_utf8
 from dialbench.schema import ROLES
 
@@ -99,3 +100,28 @@ def read_table(
             dialogue.setdefault("language", cell["language"])
         dialogue["turns"].append(turn)
     yield from dialogues.values()
+
+
+def _reader(delimiter: str) -> Reader:
+    def read(path: Path, request: ReadRequest) -> Iterator[Item]:
+        if request.content == "texts":
+            return read_rows(path, delimiter)[1]
+        return read_table(path, delimiter, request.columns, request.roles)
+
+    return read
+
+
+CSV = FileFormat(
+    "csv",
+    "a table of turns, one row per turn",
+    holds=("dialogues", "texts"),
+    read=_reader(","),
+    suffixes=(".csv",),
+)
+TSV = FileFormat(
+    "tsv",
+    "a tab-separated table of turns, one row per turn",
+    holds=("dialogues", "texts"),
+    read=_reader("\t"),
+    suffixes=(".tsv", ".tab"),
+)

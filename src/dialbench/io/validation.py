@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from dialbench.errors import InputError, InputErrors
-from dialbench.io.jsonl import Item
+from dialbench.io.file_format import Item
 from dialbench.schema import Record
 
 R = TypeVar("R", bound=Record)

@@ -1,4 +1,5 @@
-"""Scene and persona lists from users' files: JSONL, CSV/TSV, or plain text (one per line).
+"""Scene and persona lists from users' files: JSONL, CSV/TSV, or plain text (one per line),
+in the formats of `io/formats.py` that hold texts.
 
 The paper's sources load as they are published: Atomic10X rows (`head`/`relation`/`tail`, or the
 sentence expansion in `literal` as released with SODA) and PersonaHub rows (`persona`, or
@@ -7,15 +8,13 @@ sentence expansion in `literal` as released with SODA) and PersonaHub rows (`per
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
 from dialbench.errors import InputError, InputErrors
-from dialbench.io.jsonl import Item, read_jsonl
-from dialbench.io.table import read_rows
-from dialbench.io.text import decode_utf8
+from dialbench.io.file_format import ReadRequest
+from dialbench.io.formats import read_items
 from dialbench.schema import Record
 
 Axis = Literal["scene", "persona"]
@@ -64,24 +63,6 @@ def _text_of(row: dict[str, Any], axis: Axis) -> str | None:
     return _atomic_sentence(row) if axis == "scene" else None
 
 
-def _plain_lines(path: Path) -> Iterator[Item]:
-    text = decode_utf8(path.read_bytes(), path)
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            yield number, {"text": line.strip()}
-
-
-def _items(path: Path) -> Iterator[Item]:
-    suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        return read_jsonl(path)
-    if suffix in (".csv", ".tsv"):
-        return read_rows(path, "\t" if suffix == ".tsv" else ",")[1]
-    if suffix == ".txt":
-        return _plain_lines(path)
-    raise InputError(path, "scene/persona lists must be .jsonl, .csv, .tsv or .txt files")
-
-
 def load_seed_texts(path: str | Path, axis: Axis) -> list[SeedText]:
     """Every scene (or persona) in a file; all problems are reported together."""
     path = Path(path)
@@ -89,7 +70,7 @@ def load_seed_texts(path: str | Path, axis: Axis) -> list[SeedText]:
         raise InputError(path, f"no such {axis} file")
     texts: list[SeedText] = []
     errors: list[InputError] = []
-    for line, item in _items(path):
+    for line, item in read_items(path, ReadRequest("texts")):
         if isinstance(item, InputError):
             errors.append(item)
             continue

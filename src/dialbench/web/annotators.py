@@ -1,21 +1,19 @@
 """Annotators of a benchmark: creating them with their secret token, which dialogues each one
-labels (their languages, the overlap wanted, the gold items), and moving their labels in and out
-of the run store as JSONL records or the long CSV that `metaeval --against` reads."""
+labels (their languages, the overlap wanted, the gold items), and bringing in labels made
+elsewhere (in any format holding annotations: JSONL records, the long CSV `metaeval --against`
+reads, ...)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Literal
 
 from pydantic import Field
 
 from dialbench.errors import DialbenchError
 from dialbench.hashing import sha256_text
-from dialbench.io.exporter import export_records
 from dialbench.io.formats import ImportOptions
 from dialbench.io.importer import import_file
-from dialbench.io.long_format import annotations_from_long_csv
 from dialbench.schema import (
     Annotation,
     Annotator,
@@ -28,7 +26,6 @@ from dialbench.schema import (
 from dialbench.store import RunStore
 from dialbench.web.auth import new_token
 
-LabelFormat = Literal["jsonl", "csv"]
 ISSUES = "issues"
 
 
@@ -122,30 +119,7 @@ def assigned_items(
     return assigned
 
 
-def export_labels(store: RunStore, path: Path, fmt: LabelFormat) -> int:
-    """Every annotation: JSONL records, or long CSV rows (one per item, annotator, dimension)."""
-    return export_records(store, path, "jsonl" if fmt == "jsonl" else "long-csv", "annotations")
-
-
-def import_labels(store: RunStore, path: Path, fmt: LabelFormat) -> int:
+def import_labels(store: RunStore, path: Path, fmt: str | None = None) -> int:
     """Labels made elsewhere; a label for the same annotator and item replaces the stored one."""
-    if fmt == "jsonl":
-        options = ImportOptions(format="jsonl", records="annotations")
-        return import_file(store, path, options, on_conflict="replace").read
-    annotations = annotations_from_long_csv(path)
-    if not annotations:
-        raise DialbenchError(f"{path}: no human ratings to import")
-    with store.run("annotate import", {"file": str(path)}) as run:
-        store.add(annotations, run, on_conflict="replace")
-    return len(annotations)
-
-
-def label_format(path: Path, fmt: LabelFormat | None) -> LabelFormat:
-    if fmt is not None:
-        return fmt
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".ndjson"):
-        return "jsonl"
-    if suffix == ".csv":
-        return "csv"
-    raise DialbenchError(f"{path}: cannot tell the format from {suffix!r}; pass --format")
+    options = ImportOptions(format=fmt, records="annotations")
+    return import_file(store, path, options, on_conflict="replace").read

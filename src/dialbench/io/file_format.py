@@ -1,0 +1,98 @@
+"""What a file format is: the files it claims, what it holds, and how it is read and written.
+
+Each format is one `FileFormat`, defined beside the code that reads it and listed by name in
+`io/formats.py` (FORMATS). What is being read matters as much as the file's name: a `.csv`
+holds turns when dialogues are read, and the long ratings format when ratings are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, Literal
+
+from dialbench.errors import InputError
+from dialbench.schema import RECORD_TYPES, StoredRecord
+from dialbench.store import RunStore
+
+RecordKind = Literal["dialogues", "judgments", "annotations"]
+RECORD_KINDS: tuple[RecordKind, ...] = ("dialogues", "judgments", "annotations")
+# Records, ratings (one value per item, rater and dimension: what `metaeval` compares), or texts
+# (rows with a text field: scene and persona lists).
+Content = Literal["dialogues", "judgments", "annotations", "ratings", "texts"]
+# A raw value (or the problem with it) and where it was: a line or row number, when there is one.
+Item = tuple[int | None, dict[str, Any] | InputError]
+
+
+@dataclass(frozen=True)
+class ReadRequest:
+    """What a reader is asked for, and how a table's columns and speakers map onto fields."""
+
+    content: Content
+    columns: Mapping[str, str] = field(default_factory=dict)
+    roles: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which stored records an export writes: one kind, filtered by indexed columns (`where`);
+    for ratings, the judgments of one protocol where several are stored."""
+
+    records: RecordKind
+    protocol: str | None = None
+    where: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Export:
+    """What a writer took from the store, before anything touches the disk: how many records
+    (or rows) it will write, and how it writes them to a path."""
+
+    count: int
+    write: Callable[[Path], None]
+
+
+Reader = Callable[[Path, ReadRequest], Iterator[Item]]
+Writer = Callable[[RunStore, Selection], Export]
+
+
+@dataclass(frozen=True)
+class FileFormat:
+    """One format of files (or folders) that dialbench reads, and perhaps writes.
+
+    `read` yields raw values of the content asked for (validated by the caller, so every
+    problem is reported with its line); `suffixes` are the name endings it claims, the first
+    one naming what `write` exports; `recognises_folder` tells whether a folder is one of its
+    own (None: it is never a folder).
+    """
+
+    name: str
+    description: str
+    holds: tuple[Content, ...]
+    read: Reader
+    suffixes: tuple[str, ...] = ()
+    recognises_folder: Callable[[Path], bool] | None = None
+    write: Writer | None = None
+
+    def suffix_of(self, path: Path) -> str | None:
+        """The longest of its suffixes that the path's name ends with, if any."""
+        name = path.name.lower()
+        return max((s for s in self.suffixes if name.endswith(s)), key=len, default=None)
+
+    @property
+    def written_suffix(self) -> str:
+        """What an export's default name ends with (nothing for a folder)."""
+        return self.suffixes[0] if self.suffixes else ""
+
+
+def records_writer(write: Callable[[Sequence[StoredRecord], Path], None]) -> Writer:
+    """A writer of the selected stored records themselves (JSONL, Parquet, `datasets`)."""
+
+    def prepare(store: RunStore, selection: Selection) -> Export:
+        chosen = RECORD_TYPES[selection.records]
+        selected: list[StoredRecord] = list(store.records(chosen, **selection.where))
+        return Export(len(selected), partial(write, selected))
+
+    return prepare
