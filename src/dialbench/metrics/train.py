@@ -46,8 +46,8 @@ from dialbench.metrics.model import (
     MLPHead,
     save_model,
 )
-from dialbench.metrics.qe import QEResources
-from dialbench.metrics.qe_registry import ESTIMATORS
+from dialbench.metrics.qe import ESTIMATORS
+from dialbench.metrics.qe.estimator import QEResources
 from dialbench.metrics.translate import HF_PREFIX, HFTranslator, LLMTranslator, Translator
 from dialbench.schema import base_language
 from dialbench.store import RunStore
@@ -185,7 +185,7 @@ def _augmented(
             if model.spec.startswith(HF_PREFIX)
             else LLMTranslator(runner, model)
         )
-        estimator = ESTIMATORS[augment_config.qe](
+        estimator = ESTIMATORS.load(augment_config.qe).from_resources(
             QEResources(encoder, llm, model, runner, augment_config.qe_model)
         )
         return augment(train, augment_config, llm, estimator, config.history)
