@@ -4,6 +4,8 @@ prints its tables; a second run is up to date."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -62,3 +64,15 @@ def test_a_bad_stage_is_reported_at_its_line(tmp_path: Path) -> None:
     path = write_pipeline(tmp_path, DIQAD | {"classifiers": ["lr", "gb"]})
     with pytest.raises(DialbenchError, match="give exactly one classifier"):
         load_pipeline(path)
+
+
+def test_a_pipeline_file_is_checked_without_scikit_learn(tmp_path: Path) -> None:
+    path = write_pipeline(tmp_path, DIQAD)
+    check = (
+        "import sys; from dialbench.pipeline.config import load_pipeline; "
+        f"load_pipeline({str(path)!r}); print('sklearn' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", check], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.strip() == "False"

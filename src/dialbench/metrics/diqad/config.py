@@ -21,6 +21,9 @@ def _default_classifiers() -> list[str]:
 
 
 class DiqadTrainConfig(Record):
+    """Where the labels come from, what a domain is, the classifiers to compare, and where to
+    keep the one saved; the data itself is the call's (a run or a dialogue file)."""
+
     label: str = Field(default="quality", min_length=1, description="the 0/1/2 label's name")
     protocol: str | None = Field(
         default=None,
