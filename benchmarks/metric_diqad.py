@@ -5,24 +5,25 @@ raters per system turn: the share of X (breakdown) labels over the dialogue, cut
 (most breakdowns = 0). The "domains" are DBDC3's chatbots (CIC, IRIS, TKTK, YI; DCM, DIT, IRS for
 Japanese). Prints the figures on held-out dialogues (20%, by a hash of the id), leave-one-domain-
 out, and the mean prediction with a positive / negative user reaction appended.
-Usage: .venv/bin/python benchmarks/metric_diqad.py [CLASSIFIER ...]   (default: bayes lr gb encoder)
+Usage: .venv/bin/python benchmarks/metric_diqad.py [CLASSIFIER ...]   (default: all registered)
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import cast
 
 from dialbench.io.formats import ImportOptions, load_records
-from dialbench.metrics.diqad import ALL_CLASSIFIERS, Classifier, breakdown_grades, evaluate, split
+from dialbench.metrics.diqad import DIQAD_CLASSIFIERS
+from dialbench.metrics.diqad.data import breakdown_grades, split
+from dialbench.metrics.diqad.evaluate import evaluate
 from dialbench.schema import Annotation, Dialogue
 
 DBDC_ZIP = Path(__file__).resolve().parents[2] / "shared" / "data" / "dbdc3_breakdown_ja_en.zip"
 
 
 def main() -> None:
-    names = [cast(Classifier, n) for n in sys.argv[1:]] or list(ALL_CLASSIFIERS)
+    names = sys.argv[1:] or DIQAD_CLASSIFIERS.names()
     dialogues = [r for _, r in load_records(DBDC_ZIP, ImportOptions()) if isinstance(r, Dialogue)]
     annotations = load_records(DBDC_ZIP, ImportOptions(records="annotations"))
     labels = breakdown_grades(dialogues, (a for _, a in annotations if isinstance(a, Annotation)))

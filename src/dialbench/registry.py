@@ -81,9 +81,20 @@ class Registry(Generic[T]):
 
     def _entry(self, name: str) -> str | T:
         if name not in self:
-            known = ", ".join(self.names()) or "none"
-            raise UnknownName(f"unknown {self.what} {name!r} (known: {known})")
+            raise UnknownName(self._unknown(name))
         return self._entries[name]
+
+    def _unknown(self, name: str) -> str:
+        known = ", ".join(self.names()) or "none"
+        return f"unknown {self.what} {name!r} (known: {known})"
+
+    def known_name(self, name: str) -> str:
+        """`name` itself when registered, else a ValueError listing the known names: a pydantic
+        validator (`AfterValidator(REGISTRY.known_name)`), so a config file reports a name it
+        does not know at its own line."""
+        if name not in self:
+            raise ValueError(self._unknown(name))
+        return name
 
     def load(self, name: str) -> T:
         """The entry of `name`, imported on first use."""

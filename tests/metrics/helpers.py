@@ -1,5 +1,5 @@
-"""Shared by the metric tests: a stand-in encoder, a scripted translator and a small annotated
-run."""
+"""Shared by the metric tests: a stand-in encoder, a scripted translator, a small annotated run
+and dialogues graded 0/1/2 as a whole."""
 
 from __future__ import annotations
 
@@ -80,3 +80,53 @@ class ScriptedTranslator:
         if target == "en":
             return text.split(">", 1)[1].rsplit("<", 1)[0]
         return f"<{target}>{'zz qq' if '5' in text else text}</{target}>"
+
+
+QUALITY_REPLIES = {
+    0: ["sorry I do not know", "what", "I cannot help"],
+    1: ["maybe try the shop", "it depends on the weather", "perhaps later"],
+    2: [
+        "the museum opens at nine and is free on sundays",
+        "take line 4 to the station",
+        "the museum station is next to line 4",
+    ],
+}
+
+
+def graded_dialogues() -> list[tuple[Dialogue, int, str]]:
+    """60 English dialogues (dialogue, quality 0/1/2, domain a/b/c): the reply tells the
+    quality, 20 dialogues per domain (their `source`)."""
+    out = []
+    for n in range(60):
+        quality, domain = n % 3, "abc"[n // 20]
+        reply = QUALITY_REPLIES[quality][(n // 3) % len(QUALITY_REPLIES[quality])]
+        turns = [
+            Turn(role="user", text=f"question {n} about {domain} travel"),
+            Turn(role="assistant", text=reply),
+        ]
+        out.append((Dialogue(language="en", source=domain, turns=turns), quality, domain))
+    return out
+
+
+def graded_files(folder: Path) -> tuple[Path, Path]:
+    """`graded_dialogues` as two JSONL files: the dialogues, each with its `quality` in its
+    metadata (for `metric diqad train FILE`), and one dialogue-level `quality` annotation each
+    (to import into a run)."""
+    data = graded_dialogues()
+    dialogues, annotations = folder / "dialogues.jsonl", folder / "annotations.jsonl"
+    dialogues.write_text(
+        "".join(
+            d.model_copy(update={"metadata": {"quality": q}}).model_dump_json() + "\n"
+            for d, q, _ in data
+        )
+    )
+    annotations.write_text(
+        "".join(
+            Annotation(
+                annotator_id="rater", target=Target(dialogue_id=d.id), labels={"quality": q}
+            ).model_dump_json()
+            + "\n"
+            for d, q, _ in data
+        )
+    )
+    return dialogues, annotations

@@ -12,14 +12,11 @@ import pytest
 from dialbench.llm.runner import Runner
 from dialbench.metrics.config import AugmentConfig, DataConfig, MetricConfig, TargetConfig
 from dialbench.metrics.model import load_model
-from dialbench.metrics.qe import (
-    LLMQualityEstimator,
-    QEResources,
-    embedding_similarity,
-    keep_top,
-    round_trip_chrf,
-)
-from dialbench.metrics.qe_registry import ESTIMATORS
+from dialbench.metrics.qe import ESTIMATORS
+from dialbench.metrics.qe.embedding import embedding_similarity
+from dialbench.metrics.qe.estimator import QEResources, keep_top
+from dialbench.metrics.qe.llm import LLMQualityEstimator
+from dialbench.metrics.qe.round_trip_chrf import round_trip_chrf
 from dialbench.metrics.train import train_metric
 from dialbench.metrics.translate import ModelTranslator, TranslationRequest
 from dialbench.schema import Dialogue, Turn
@@ -226,7 +223,7 @@ def test_llm_qe_without_qe_model_is_the_translator_with_its_limits() -> None:
     resources = QEResources(
         fake_encoder, ScriptedTranslator(), config.translator, runner, config.qe_model
     )
-    estimator = ESTIMATORS["llm"](resources)
+    estimator = ESTIMATORS.load("llm").from_resources(resources)
     assert isinstance(estimator, LLMQualityEstimator)
     assert estimator.model.config == config.translator
     assert estimator.model.config.concurrency == 64

@@ -2,48 +2,24 @@
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import pytest
 
-from dialbench.metrics.diqad import (
-    CLASSIFIERS,
-    classifier,
-    cross_domain,
-    dialogue_labels,
-    scores,
-    sentiment_shift,
-    splice,
-)
+from dialbench.metrics.diqad import classifier
+from dialbench.metrics.diqad.config import DEFAULT_CLASSIFIERS
+from dialbench.metrics.diqad.data import dialogue_labels
+from dialbench.metrics.diqad.encoder import EncoderFeatures
+from dialbench.metrics.diqad.evaluate import cross_domain, scores, sentiment_shift
+from dialbench.metrics.diqad.splice import splice
 from dialbench.schema import Annotation, Dialogue, Judgment, Target, Turn
 from dialbench.store import RunStore
-
-REPLIES = {
-    0: ["sorry I do not know", "what", "I cannot help"],
-    1: ["maybe try the shop", "it depends on the weather", "perhaps later"],
-    2: [
-        "the museum opens at nine and is free on sundays",
-        "take line 4 to the station",
-        "the museum station is next to line 4",
-    ],
-}
-
-
-def _dialogues() -> list[tuple[Dialogue, int, str]]:
-    out = []
-    for n in range(60):
-        quality, domain = n % 3, "abc"[n // 20]
-        reply = REPLIES[quality][(n // 3) % len(REPLIES[quality])]
-        turns = [
-            Turn(role="user", text=f"question {n} about {domain} travel"),
-            Turn(role="assistant", text=reply),
-        ]
-        out.append((Dialogue(language="en", source=domain, turns=turns), quality, domain))
-    return out
+from tests.metrics.helpers import graded_dialogues
 
 
 def test_splice_and_sentiment_templates() -> None:
-    dialogue = _dialogues()[0][0]
+    dialogue = graded_dialogues()[0][0]
     assert splice(dialogue) == "question: question 0 about a travel response: sorry I do not know"
     assert splice(dialogue, "pos").endswith("question: ok thanks! response: you are welcome!")
     assert splice(dialogue, "neg").endswith("question: I don't think so.")
@@ -52,7 +28,7 @@ def test_splice_and_sentiment_templates() -> None:
 
 
 def test_labels_from_annotations_or_a_judge(tmp_path: Path) -> None:
-    data = _dialogues()[:3]
+    data = graded_dialogues()[:3]
     with RunStore.open(tmp_path) as store, store.run("test") as run:
         store.add([d for d, _, _ in data], run)
         target = Target(dialogue_id=data[0][0].id)
@@ -81,9 +57,9 @@ def test_labels_from_annotations_or_a_judge(tmp_path: Path) -> None:
         assert dialogue_labels(store, "quality", "holistic") == {d.id: q for d, q, _ in data}
 
 
-@pytest.mark.parametrize("name", CLASSIFIERS)
+@pytest.mark.parametrize("name", DEFAULT_CLASSIFIERS)
 def test_classifiers_learn_and_analyses_run(name: str) -> None:
-    data = _dialogues()
+    data = graded_dialogues()
     texts = [splice(d) for d, _, _ in data]
     labels = [q for _, q, _ in data]
     model = classifier(name).fit(texts[::2], labels[::2])
@@ -103,3 +79,9 @@ def test_undefined_figures_are_none() -> None:
     assert figures["accuracy"] == 1.0
     assert figures["kappa"] is None
     assert figures["pearson"] is None
+
+
+def test_classifiers_saved_before_the_package_split_still_load() -> None:
+    """An encoder classifier pickled when diqad was one module names its features class there."""
+    old_reference = b"cdialbench.metrics.diqad\nEncoderFeatures\n."
+    assert pickle.loads(old_reference) is EncoderFeatures

@@ -11,10 +11,12 @@ import pytest
 from dialbench import import_file
 from dialbench.errors import DialbenchError
 from dialbench.io.formats import ImportOptions, load_records
-from dialbench.metrics.diqad import breakdown_grades, load_classifier
+from dialbench.metrics.diqad.data import breakdown_grades
+from dialbench.metrics.diqad.model import load_classifier
 from dialbench.schema import Annotation, Dialogue, Judgment
 from dialbench.store import RunStore
 from tests.conftest import RunCli
+from tests.metrics.helpers import graded_files
 
 
 def graded_file(source: Path, out: Path) -> dict[str, int]:
@@ -66,9 +68,21 @@ def test_train_test_save_and_score(cli: RunCli, tmp_path: Path, dbdc_slice: Path
     assert {int(j.result["quality"]) for j in judgments} <= {0, 1, 2}  # type: ignore[call-overload,index]
 
 
+def test_train_prints_the_data_and_three_tables(cli: RunCli, tmp_path: Path) -> None:
+    dialogues, _ = graded_files(tmp_path)
+    shown = cli(
+        "metric", "diqad", "train", dialogues, "--classifier", "bayes", "--classifier", "lr",
+        "--holdout", "0.3",
+    ).stdout  # fmt: skip
+    assert shown.startswith("60 dialogues (0: 20, 1: 20, 2: 20); 11 held out; 3 domain(s)\n")
+    for title in ("held-out dialogues", "trained without a domain", "user reaction appended"):
+        assert title in shown
+    assert "saved" not in shown
+
+
 def test_bad_requests_are_one_line_errors(cli: RunCli, tmp_path: Path) -> None:
     many = cli("metric", "diqad", "train", tmp_path, "--save", tmp_path / "m", ok=False)
-    assert "give exactly one --classifier" in many.stderr
+    assert "give exactly one classifier" in many.stderr
     assert "Traceback" not in many.stderr
     with pytest.raises(DialbenchError, match="not a saved DiQAD classifier"):
         load_classifier(tmp_path)

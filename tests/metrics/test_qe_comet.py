@@ -20,8 +20,8 @@ from dialbench.errors import DialbenchError
 from dialbench.metrics.augment import augment
 from dialbench.metrics.config import AugmentConfig
 from dialbench.metrics.examples import Example
-from dialbench.metrics.qe_comet import CometQualityEstimator
-from dialbench.metrics.qe_registry import ESTIMATORS
+from dialbench.metrics.qe import ESTIMATORS
+from dialbench.metrics.qe.comet import CometQualityEstimator
 from dialbench.metrics.translate import TranslationRequest
 
 
@@ -77,7 +77,7 @@ def test_augmentation_keeps_the_translations_comet_ranks_highest() -> None:
     config = AugmentConfig(translator="local:qwen2.5-0.5b", languages=["de"], qe="comet",
                            qe_model="model.ckpt", keep_percent=50)  # fmt: skip
     resources: Any = type("R", (), {"model": config.qe_model})()
-    estimator = ESTIMATORS["comet"](resources)
+    estimator = ESTIMATORS.load("comet").from_resources(resources)
     assert isinstance(estimator, CometQualityEstimator)
     assert estimator.checkpoint == "model.ckpt"
     estimator._model = FakeCheckpoint()

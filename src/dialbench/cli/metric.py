@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -11,8 +11,13 @@ from rich.console import Console
 from dialbench.cli.app import app
 from dialbench.cli.tables import figure, table
 from dialbench.errors import DialbenchError
+from dialbench.metrics.diqad import DIQAD_CLASSIFIERS
+from dialbench.metrics.diqad.config import DEFAULT_CLASSIFIERS, DiqadTrainConfig
 from dialbench.schema import ROLES
 from dialbench.store import RunStore
+
+if TYPE_CHECKING:
+    from dialbench.metrics.diqad.train import DiqadTrainResult
 
 console = Console()
 DEFAULT_ROLES = ["assistant"]  # typer reads option defaults, never mutates them
@@ -123,7 +128,7 @@ diqad_app = typer.Typer(
     no_args_is_help=True,
 )
 metric_app.add_typer(diqad_app)
-DEFAULT_CLASSIFIERS = ["bayes", "lr", "gb"]
+DIQAD_DEFAULTS = list(DEFAULT_CLASSIFIERS)
 
 
 @diqad_app.command("train")
@@ -143,8 +148,8 @@ def diqad_train(
         str, typer.Option(help="What a domain is: 'source' or a metadata key.")
     ] = "source",
     classifier: Annotated[
-        list[str], typer.Option(help="bayes, lr, gb or encoder (repeatable).")
-    ] = DEFAULT_CLASSIFIERS,
+        list[str], typer.Option(help=f"One of {', '.join(DIQAD_CLASSIFIERS)} (repeatable).")
+    ] = DIQAD_DEFAULTS,
     holdout: Annotated[float, typer.Option(min=0.01, max=0.99)] = 0.2,
     seed: int = 0,
     save: Annotated[
@@ -154,35 +159,31 @@ def diqad_train(
 ) -> None:
     """Train and test classifiers on held-out dialogues, per left-out domain, and with a
     positive or negative user reaction appended."""
-    from typing import cast
+    from dialbench.metrics.diqad.train import train_diqad  # scikit-learn
 
-    from dialbench.metrics import diqad
+    config = DiqadTrainConfig(
+        label=label,
+        protocol=protocol,
+        domain=domain,
+        classifiers=classifier,
+        holdout=holdout,
+        seed=seed,
+        save=save,
+        metric_name=name,
+    )
+    print_diqad_training(train_diqad(config, data))
 
-    unknown = sorted(set(classifier) - set(diqad.ALL_CLASSIFIERS))
-    if unknown:
-        choices = ", ".join(diqad.ALL_CLASSIFIERS)
-        raise DialbenchError(f"--classifier {unknown[0]!r}: choose one of {choices}")
-    if save is not None and len(classifier) != 1:
-        raise DialbenchError("--save keeps one model: give exactly one --classifier")
-    found = diqad.labelled_dialogues(data, label, protocol)
-    if not found:
-        raise DialbenchError(f"{data}: no dialogue with a 0/1/2 {label!r} label")
-    dialogues = [d for d, _ in found]
-    labels = [y for _, y in found]
-    domains = [diqad.domain(d, domain) for d in dialogues]
-    heldout = diqad.split(dialogues, holdout, seed)
-    counts = ", ".join(f"{y}: {labels.count(y)}" for y in (0, 1, 2))
+
+def print_diqad_training(result: DiqadTrainResult) -> None:
+    """The data, then three tables (held-out figures, each domain left out, the sentiment
+    shift) and where the classifier was saved: for the command and the pipeline's stage."""
+    counts = ", ".join(f"{y}: {n}" for y, n in result.labels.items())
     console.print(
-        f"{len(found)} dialogues ({counts}); {sum(heldout)} held out; "
-        f"{len(set(domains))} domain(s)",
+        f"{result.dialogues} dialogues ({counts}); {result.heldout} held out; "
+        f"{result.domains} domain(s)",
         highlight=False,
     )
-    reports, model = [], None
-    for chosen in classifier:
-        report, model = diqad.evaluate(
-            cast(diqad.Classifier, chosen), dialogues, labels, domains, heldout, seed
-        )
-        reports.append(report)
+    reports = result.reports
     shown = ("accuracy", "uar", "kappa", "spearman", "pearson", "f1")
     console.print(
         table(
@@ -225,22 +226,8 @@ def diqad_train(
             text=("classifier",),
         )
     )
-    if save is not None and model is not None:
-        info = diqad.save_classifier(
-            save,
-            model,
-            diqad.DiqadInfo(
-                name=name,
-                dimension=label,
-                classifier=reports[0].classifier,
-                n_train=len(dialogues) - sum(heldout),
-                heldout=reports[0].heldout,
-                heldout_dialogues=sorted(
-                    d.id for d, h in zip(dialogues, heldout, strict=True) if h
-                ),
-            ),
-        )
-        console.print(f"saved {info.judge_model} to {save}", highlight=False)
+    if result.saved is not None:
+        console.print(f"saved {result.saved.judge_model} to {result.saved_to}", highlight=False)
 
 
 @diqad_app.command("score")
@@ -252,16 +239,16 @@ def diqad_score(
     ] = False,
 ) -> None:
     """Write one 0/1/2 Judgment per dialogue (protocol metric:NAME)."""
-    from dialbench.metrics import diqad
+    from dialbench.metrics.diqad.model import load_classifier, score_dialogues
     from dialbench.schema import Dialogue
 
-    info, classifier = diqad.load_classifier(model)
+    info, classifier = load_classifier(model)
     held = set(info.heldout_dialogues)
     with RunStore.open(run, create=False) as store:
         dialogues = [d for d in store.records(Dialogue) if not heldout_only or d.id in held]
         config = {"model": str(model), "version": info.version}
         with store.run(f"metric diqad score {info.name}", config) as record:
-            judgments = diqad.score_dialogues(info, classifier, dialogues, record)
+            judgments = score_dialogues(info, classifier, dialogues, record)
             store.add(judgments, record, on_conflict="replace")
     console.print(
         f"{info.judge_model}: {len(judgments)} dialogue(s) judged on {info.dimension}",

@@ -29,6 +29,7 @@ STAGE_PRINTERS: Registry[Callable[[Any], None]] = Registry(
         "judge": "dialbench.cli.judge:print_judge_summary",
         "arena": "dialbench.cli.judge:print_judge_summary",
         "metaeval": "dialbench.cli.metaeval:print_metaeval_output",
+        "diqad": "dialbench.cli.metric:print_diqad_training",
     },
     group="stage_printers",
 )

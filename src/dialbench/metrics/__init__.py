@@ -1,6 +1,8 @@
 """Trained turn-level dialogue metrics: a frozen multilingual sentence encoder + a small head.
 
 `words` (language-aware tokens, perturbations, NSP negatives), `encoders` (packaged sentence
-encoders), `examples` (training pairs from a run store), `features`, `config` (the training YAML),
-`model` (the versioned model directory), `train` and `score` (Judgments like an LLM judge's).
+encoders, by name), `examples` (training pairs from a run store), `features`, `config` (the
+training YAML), `translate` and `qe` (machine-translated training data and its quality estimators,
+by name), `model` (the versioned model directory), `train` and `score` (Judgments like an LLM
+judge's). `diqad`: DiQAD's 0/1/2 dialogue-quality classifiers, by name.
 """

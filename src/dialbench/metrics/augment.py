@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from dialbench.metrics.config import AugmentConfig
 from dialbench.metrics.examples import Example
-from dialbench.metrics.qe import QualityEstimator, keep_top
+from dialbench.metrics.qe.estimator import QualityEstimator, keep_top
 from dialbench.metrics.translate import TranslationRequest, Translator
 from dialbench.schema import base_language
 

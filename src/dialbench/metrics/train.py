@@ -46,8 +46,8 @@ from dialbench.metrics.model import (
     MLPHead,
     save_model,
 )
-from dialbench.metrics.qe import QEResources
-from dialbench.metrics.qe_registry import ESTIMATORS
+from dialbench.metrics.qe import ESTIMATORS
+from dialbench.metrics.qe.estimator import QEResources
 from dialbench.metrics.translate import ModelTranslator, Translator
 from dialbench.schema import base_language
 from dialbench.store import RunStore
@@ -181,7 +181,7 @@ def _augmented(
     with Runner(output / "translations", quiet=True) as runner:
         model = augment_config.translator
         llm = translator or ModelTranslator(runner, model, augment_config.language_codes)
-        estimator = ESTIMATORS[augment_config.qe](
+        estimator = ESTIMATORS.load(augment_config.qe).from_resources(
             QEResources(encoder, llm, model, runner, augment_config.qe_model)
         )
         return augment(train, augment_config, llm, estimator, config.history)

@@ -23,6 +23,7 @@ STAGES: Registry[type[Stage]] = Registry(
         "arena": "dialbench.pipeline.stages.arena:ArenaStage",
         "curate": "dialbench.pipeline.stages.curate:CurateStage",
         "metric": "dialbench.pipeline.stages.metric:MetricStage",
+        "diqad": "dialbench.pipeline.stages.diqad:DiqadStage",
         "metaeval": "dialbench.pipeline.stages.metaeval:MetaevalStage",
         "report": "dialbench.pipeline.stages.report:ReportStage",
     },

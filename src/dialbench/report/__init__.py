@@ -1,7 +1,7 @@
 """The chatbot-evaluation report: tables, plots and one static HTML page from a run store.
 
-    from dialbench.report import ReportConfig, report
-    report(ReportConfig(), "runs/sim")      # runs/sim/report/index.html, report.md, tables, plots
+from dialbench.report import ReportConfig, report
+report(ReportConfig(), "runs/sim")      # runs/sim/report/index.html, report.md, tables, plots
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""COMET-QE / CometKiwi as a quality estimator, for users who have `unbabel-comet` and a
+"""`comet`: COMET-QE / CometKiwi as a quality estimator, for users who have `unbabel-comet` and a
 checkpoint: `pip install 'dialbench[comet]'`. No checkpoint ships in any package, so none is
 bundled; the model loads on first use, from a local checkpoint file or by its hub name.
 """
@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from dialbench.errors import DialbenchError
+from dialbench.metrics.qe.estimator import QEResources
 from dialbench.metrics.translate import TranslationRequest
 
 BATCH_SIZE = 16
@@ -35,6 +36,11 @@ class CometQualityEstimator:
     def __init__(self, checkpoint: str, batch_size: int = BATCH_SIZE) -> None:
         self.checkpoint, self.batch_size = checkpoint, batch_size
         self._model: Any = None
+
+    @classmethod
+    def from_resources(cls, resources: QEResources) -> CometQualityEstimator:
+        """The config's `qe_model`, else CometKiwi."""
+        return cls(resources.model or cls.DEFAULT)
 
     def model(self) -> Any:
         """The loaded checkpoint: a .ckpt file as it is, else a model name to download."""
