@@ -50,7 +50,6 @@ class Registry(Generic[T]):
         self.what = what
         self.group = ENTRY_POINT_PREFIX + group
         self._entries: dict[str, str | T] = dict(entries)
-        self._loaded: dict[str, T] = {}
         self._plugins_read = False
 
     def _read_plugins(self) -> None:
@@ -66,18 +65,14 @@ class Registry(Generic[T]):
         return list(self._entries)
 
     def __contains__(self, name: object) -> bool:
-        return name in self.names()
+        self._read_plugins()
+        return name in self._entries
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
 
     def __len__(self) -> int:
         return len(self.names())
-
-    def path(self, name: str) -> str | None:
-        """Where a name's entry lives (`module:attribute`), without importing it."""
-        entry = self._entry(name)
-        return entry if isinstance(entry, str) else None
 
     def _entry(self, name: str) -> str | T:
         if name not in self:
@@ -97,11 +92,9 @@ class Registry(Generic[T]):
         return name
 
     def load(self, name: str) -> T:
-        """The entry of `name`, imported on first use."""
-        if name not in self._loaded:
-            entry = self._entry(name)
-            self._loaded[name] = cast(T, load_path(entry)) if isinstance(entry, str) else entry
-        return self._loaded[name]
+        """The entry of `name`, its module imported on first use (Python keeps it)."""
+        entry = self._entry(name)
+        return cast(T, load_path(entry)) if isinstance(entry, str) else entry
 
     def items(self) -> Iterator[tuple[str, T]]:
         """Every entry, loaded: for listings that need them all (`--help`, the report)."""
@@ -112,8 +105,6 @@ class Registry(Generic[T]):
         """Add or replace an entry (a plugin's, or a test's)."""
         self._read_plugins()
         self._entries[name] = entry
-        self._loaded.pop(name, None)
 
     def unregister(self, name: str) -> None:
         self._entries.pop(name, None)
-        self._loaded.pop(name, None)

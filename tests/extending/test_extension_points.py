@@ -6,7 +6,6 @@ DiQAD classifiers: tests/metrics; file formats: tests/test_formats.py.)"""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -166,4 +165,3 @@ def test_a_plugin_package_adds_a_backend_through_its_entry_point(tmp_path: Path)
         assert found.load("upper") is UpperAPI
     finally:
         sys.path.remove(str(site))
-    assert json.loads(json.dumps(found.path("upper"))) == PLUGIN
