@@ -1,11 +1,12 @@
 # Two commands on a fresh machine: `make test` and `make demo`. Each sets up .venv itself.
+# `make docs` builds the docs site into site/ (`make test` builds it too, and runs its examples).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # A portable llama.cpp build: no -march=native, so the wheel pip caches runs on any x86-64.
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: test demo lint clean
+.PHONY: test demo docs lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,8 +34,11 @@ lint: $(VENV)/.dev-installed
 test: lint $(VENV)/.browser-installed
 	$(BIN)/pytest
 
+docs: $(VENV)/.dev-installed
+	$(BIN)/mkdocs build --strict
+
 demo: $(VENV)/.demo-installed
 	bash examples/demo.sh
 
 clean:
-	rm -rf $(VENV) runs/demo
+	rm -rf $(VENV) runs/demo site
