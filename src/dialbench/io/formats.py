@@ -129,13 +129,12 @@ class ImportOptions(Record):
     @field_validator("format")
     @classmethod
     def _known_format(cls, name: str | None) -> str | None:
-        if name is not None and name not in FORMATS:
-            raise ValueError(f"unknown format {name!r} (known: {', '.join(FORMATS.names())})")
-        return name
+        return name if name is None else FORMATS.known_name(name)
 
 
-def load_records(path: Path, options: ImportOptions) -> list[tuple[int | None, StoredRecord]]:
+def load_records(path: str | Path, options: ImportOptions) -> list[tuple[int | None, StoredRecord]]:
     """Read and validate a whole file, collecting every problem; raise if there was any."""
+    path = Path(path)
     request = ReadRequest(options.records, options.columns, options.roles)
     items = read_items(path, request, options.format)
     if options.records == "dialogues":
