@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from dialbench.errors import DialbenchError
@@ -42,28 +43,24 @@ class OpenAICompatAPI(ModelAPI):
     batches (OpenAI's Batch API, where the server has one)."""
 
     endpoint_in_spec: ClassVar[bool] = True
+    key_env: ClassVar[str | None] = None  # where the key is when the config names no variable
+    account_headers: ClassVar[Mapping[str, str]] = {}  # environment variable -> header, if set
 
     def __init__(self, config: ModelConfig) -> None:
-        parsed = config.parsed
         self.config = config
-        self.model = parsed.model
+        self.model = config.parsed.model
         base_url = config.endpoint_url or OPENAI_BASE_URL
-        key_env = config.api_key_env or ("OPENAI_API_KEY" if parsed.backend == "openai" else None)
+        key_env = config.api_key_env or self.key_env
         headers = {"User-Agent": f"dialbench/{__version__}"}
         if key_env:
             headers["Authorization"] = f"Bearer {read_api_key(key_env)}"
-        if parsed.backend == "openai":
-            headers |= {
-                h: v for env, h in OPENAI_ACCOUNT_HEADERS.items() if (v := os.environ.get(env))
-            }
+        headers |= {h: v for env, h in self.account_headers.items() if (v := os.environ.get(env))}
         self.http = JsonHttpClient(base_url, headers, config.timeout_s)
         self.style = RequestStyle.of(config, self.model)
         self.structured_mode: StructuredMode = self.style.structured_mode
         self.endpoint = without_credentials(base_url)
         self.spec = (
-            config.spec
-            if parsed.backend == "openai"
-            else f"openai-compat:{self.endpoint}#{self.model}"
+            f"openai-compat:{self.endpoint}#{self.model}" if self.endpoint_in_spec else config.spec
         )
 
     async def aclose(self) -> None:
@@ -92,3 +89,5 @@ class OpenAIAPI(OpenAICompatAPI):
     """OpenAI itself: `openai:model`, the key from OPENAI_API_KEY."""
 
     endpoint_in_spec: ClassVar[bool] = False
+    key_env: ClassVar[str | None] = "OPENAI_API_KEY"
+    account_headers: ClassVar[Mapping[str, str]] = OPENAI_ACCOUNT_HEADERS
