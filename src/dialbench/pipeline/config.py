@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections import Counter
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Union
 
 from pydantic import Field, JsonValue, create_model, field_validator
 
-from dialbench.pipeline.registry import any_stage
+from dialbench.pipeline.registry import stage_kinds
 from dialbench.pipeline.stage import Stage
 from dialbench.schema import Record
 from dialbench.yaml_config import load_yaml_config
@@ -25,7 +25,7 @@ class PipelineConfig(Record):
         "only their aliases (*name) in stages are read",
     )
     stages: list[Stage] = Field(
-        min_length=1, description="validated as the stage kinds registered (`any_stage`)"
+        min_length=1, description="validated as the stage kinds registered (`stage_kinds`)"
     )
 
     @field_validator("stages")
@@ -50,17 +50,17 @@ class PipelineConfig(Record):
 
 
 @cache
-def _with_kinds(stage: Any) -> type[PipelineConfig]:
+def _with_kinds(kinds: tuple[type[Stage], ...]) -> type[PipelineConfig]:
+    """`PipelineConfig` whose stages are these kinds, told apart by their `stage` key."""
+    stage: Any = Annotated[Union[kinds], Field(discriminator="stage")]  # noqa: UP007  (a tuple)
     return create_model(
-        "PipelineConfig",
-        __base__=PipelineConfig,
-        stages=(list[stage], Field(min_length=1)),
+        "PipelineConfig", __base__=PipelineConfig, stages=(list[stage], Field(min_length=1))
     )
 
 
 def pipeline_config_type() -> type[PipelineConfig]:
     """`PipelineConfig` whose stages validate as each stage kind registered now."""
-    return _with_kinds(any_stage())
+    return _with_kinds(stage_kinds())
 
 
 def load_pipeline(path: str | Path) -> PipelineConfig:

@@ -5,11 +5,6 @@ when it is read."""
 
 from __future__ import annotations
 
-from functools import cache
-from typing import Annotated, Any, Union
-
-from pydantic import Field
-
 from dialbench.pipeline.stage import Stage
 from dialbench.registry import Registry
 
@@ -31,11 +26,6 @@ STAGES: Registry[type[Stage]] = Registry(
 )
 
 
-def any_stage() -> Any:
-    """The type of one pipeline entry: each registered kind, told apart by its `stage` key."""
-    return _union(tuple(kind for _, kind in STAGES.items()))
-
-
-@cache
-def _union(kinds: tuple[type[Stage], ...]) -> Any:
-    return Annotated[Union[kinds], Field(discriminator="stage")]  # noqa: UP007  (a runtime tuple)
+def stage_kinds() -> tuple[type[Stage], ...]:
+    """Every stage kind registered now, in table order."""
+    return tuple(kind for _, kind in STAGES.items())
