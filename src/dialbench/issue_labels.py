@@ -11,6 +11,8 @@ from dialbench.schema import Record
 from dialbench.yaml_records import load_yaml_record
 
 LABELS_FILE = "issue_labels.yaml"
+# Issues as dimensions of ratings, flattened from a judgment's `{"issues": {...}}`: `issues.unsafe`.
+ISSUES_PREFIX = "issues."
 
 
 class IssueLabel(Record):

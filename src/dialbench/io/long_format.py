@@ -33,12 +33,12 @@ from dialbench.io.ratings import (
 )
 from dialbench.io.table import read_rows
 from dialbench.io.validation import validate_items
+from dialbench.issue_labels import ISSUES_PREFIX
 from dialbench.safe_text import spreadsheet_cell
 from dialbench.schema import LanguageCode, Record
 from dialbench.store import RunStore
 
 LONG_COLUMNS = ("item_id", "annotator_or_judge", "dimension", "value", "language", "kind")
-ISSUES_PREFIX = "issues."
 TRUE, FALSE = {"true", "yes", "y"}, {"false", "no", "n"}
 
 

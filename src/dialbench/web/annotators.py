@@ -26,8 +26,6 @@ from dialbench.schema import (
 from dialbench.store import RunStore
 from dialbench.web.auth import new_token
 
-ISSUES = "issues"
-
 
 class AssignmentSettings(Record):
     """How a benchmark's items are shared out among its annotators."""

@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import Field
 
 from dialbench.io.ratings import flatten, placed_judgments
+from dialbench.issue_labels import ISSUES_PREFIX
 from dialbench.schema import Annotation, Benchmark, Dialogue, Judgment, ParseStatus, Record
 from dialbench.store import RunStore
 from dialbench.summary import HUMAN
@@ -100,11 +101,11 @@ def _choices(
 ) -> FilterChoices:
     issues = sorted(
         {
-            dimension.removeprefix("issues.")
+            dimension.removeprefix(ISSUES_PREFIX)
             for j, _ in every
             if j.result
             for dimension, _ in flatten(j.result)
-            if dimension.startswith("issues.")
+            if dimension.startswith(ISSUES_PREFIX)
         }
     )
     return FilterChoices(

@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dialbench.issue_labels import load_issue_labels
+from dialbench.issue_labels import ISSUES_PREFIX, load_issue_labels
 from dialbench.judge.protocols.issues import IssuesProtocol
 from dialbench.plotting import file_stem, plot_label, save_png
 from dialbench.report.section import Section, distribution_plots, relative, table
@@ -27,8 +27,6 @@ from dialbench.report.tables import (
     with_all_languages,
 )
 from dialbench.store import RunStore
-
-ISSUES_PREFIX = "issues."
 
 
 def issue_columns(frame: pd.DataFrame) -> list[str]:
