@@ -37,6 +37,7 @@ from dialbench.llm.base import CallDeferred
 from dialbench.llm.batch import BatchCollector
 from dialbench.llm.collection import long_job
 from dialbench.llm.model import Model
+from dialbench.llm.preflight import check_models
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig
 from dialbench.llm.structured import StructuredResult, file_hashes
@@ -361,6 +362,7 @@ def judge(
             limit=config.limit,
             protocol=protocol,
         )
+        check_models(config)
         with (
             store.run("judge", config.model_dump(mode="json")) as record,
             Runner(run_dir, run_id=record.id, quiet=quiet, batch=collector) as runner,

@@ -177,3 +177,8 @@ class ModelAPI(ABC):
     def batch_target(self) -> BatchEndpoint | None:
         """Where this model's provider batches go, or None: it takes no batches."""
         return None
+
+    def check(self) -> None:  # noqa: B027  (most backends find every problem when made)
+        """Raise a `DialbenchError` if the model cannot answer at all (a host that refuses
+        connections), found without a model call: every job checks its models before it starts.
+        What making the backend already checks (a key, a package, a file) is not repeated."""

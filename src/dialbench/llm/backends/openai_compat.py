@@ -69,6 +69,9 @@ class OpenAICompatAPI(ModelAPI):
     def batch_target(self) -> BatchEndpoint:
         return self
 
+    def check(self) -> None:
+        self.http.check()
+
     def request_body(self, request: Request) -> tuple[str, dict[str, Any]]:
         """The path under the base URL and the JSON body: for a call, or a batch's line."""
         arguments = request_arguments(request, self.style)
