@@ -294,6 +294,7 @@ async def judge_dialogues(
     tallies: dict[str, JudgeTally] = {}
     jobs: list[_Job] = []
     for model in judges:
+        await model.api.settle_structured_mode()  # recorded in the configuration
         configuration = judge_configuration(protocol, model)
         tally = tallies[model.spec] = JudgeTally(
             judge_model=model.spec, configuration=configuration.fingerprint
