@@ -141,7 +141,7 @@ def test_dry_run_lists_each_problem_marked(tmp_path: Path) -> None:
         env=environment,
         timeout=120,
     )
-    assert done.returncode == 1, done.stderr
+    assert done.returncode == 0, done.stderr  # a plan made where the servers are not
     assert (
         "✗ openai:gpt-4.1-mini (stage judge): environment variable OPENAI_API_KEY (the API key) "
         "is not set" in done.stdout

@@ -80,8 +80,8 @@ def _print_plan(plan: PipelinePlan) -> None:
         console.print(f"✗ {problem.line()}", markup=False, highlight=False, soft_wrap=True)
     if plan.problems:
         console.print(
-            f"{len(plan.problems)} model(s) cannot answer: `dialbench run` would stop before "
-            "the first stage",
+            f"{len(plan.problems)} model(s) cannot answer from here: `dialbench run` would stop "
+            "before the first stage",
             markup=False,
             highlight=False,
         )
@@ -152,8 +152,6 @@ def run_command(
     if dry_run:
         plan = plan_pipeline(config, run_dir)
         _print_plan(plan)
-        if plan.problems:
-            raise typer.Exit(1)
         return
     runner = create_executor(executor, ExecutorOptions(address=address, shards=shards))
     try:

@@ -380,6 +380,7 @@ def judge(
 
     `batch`: uncached calls are submitted as provider batches (the summary names them).
     `shard`: only its part of the work (the dialogues are selected first, limit included)."""
+    check_models(config)
     collector = BatchCollector(run_dir) if batch else None
     protocol = config.build_protocol()
     with long_job(), RunStore.open(run_dir, create=False) as store:
@@ -390,7 +391,6 @@ def judge(
             limit=config.limit,
             protocol=protocol,
         )
-        check_models(config)
         with (
             store.run("judge", config.model_dump(mode="json")) as record,
             Runner(run_dir, run_id=record.id, quiet=quiet, batch=collector) as runner,

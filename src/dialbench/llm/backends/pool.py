@@ -102,7 +102,11 @@ class PoolAPI(ModelAPI):
                 failures.append(f"{replica.url}: {error}")
             else:
                 return
-        raise ModelError(f"no replica of {self.spec} is reachable ({'; '.join(failures)})")
+        raise ModelError(
+            f"no replica of {self.spec} is reachable ({len(failures)} tried; {failures[0]}, ...)"
+            if len(failures) > 1
+            else f"no replica of {self.spec} is reachable ({failures[0]})"
+        )
 
     def _choose(self, tried: set[int]) -> int:
         """The ready replica with the fewest outstanding requests; if all are backed off, the
