@@ -121,6 +121,11 @@ class Provenance(Record):
     )
     source_file: str | None = None
     source_line: int | None = Field(default=None, ge=1)
+    structured_mode: str | None = Field(
+        default=None,
+        description="how a judge was asked for JSON, where its server took another mode than "
+        "the configuration's (json_object, prompt)",
+    )
 
 
 class SeedContext(Record):

@@ -147,7 +147,7 @@ def llama_server() -> Iterator[str]:
 
 
 def test_openai_compat_against_llama_cpp_server(llama_server: str) -> None:
-    # No structured_output: that llama_cpp.server refuses json_schema is found by a probe.
+    # No structured_output: that llama_cpp.server refuses json_schema is found on the way.
     config = ModelConfig(spec=f"openai-compat:{llama_server}#qwen2.5-0.5b", timeout_s=120)
     model = Runner(quiet=True).model(config)
     reply = model.chat_sync(ask("What is 2 + 2? Answer with a number."))

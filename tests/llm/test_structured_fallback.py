@@ -1,5 +1,5 @@
-"""Self-hosted servers that take fewer JSON modes: found once per endpoint by a probe, then
-asked in the first mode they take; the mode a judge used is in its judgments' configuration."""
+"""Self-hosted servers that take fewer JSON modes: a refused call is asked again at once in the
+next mode, and later calls start from the mode the server took."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def test_the_first_mode_the_server_takes_is_used(loopback: Loopback, model: str,
     )
 
 
-def test_a_configured_mode_is_never_probed(loopback: Loopback) -> None:
+def test_a_configured_mode_is_kept(loopback: Loopback) -> None:
     config = ModelConfig(spec=loopback.spec("takes-json-object"), structured_output="json_schema")
     judge = Runner(quiet=True).model(config.model_copy(update={"max_attempts": 1}))
     with pytest.raises(CallFailed, match="Input should be 'text' or 'json_object'"):

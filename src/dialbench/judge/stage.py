@@ -244,6 +244,13 @@ def _job(
     return _Job(model, task, unjudged)
 
 
+def _fallen_back(job: _Job) -> str | None:
+    """The JSON mode the judge's server took, where it refused the configured one."""
+    configured = job.unjudged.configuration
+    used = job.model.api.structured_mode
+    return used if configured is not None and used != configured.structured_mode else None
+
+
 async def _judge(protocol: JudgeProtocol, job: _Job, run: Run) -> Judgment | None:
     """The judgment, or None when a call went to a batch (every question is still asked, so
     the batch holds all of them)."""
@@ -286,7 +293,10 @@ async def _judge(protocol: JudgeProtocol, job: _Job, run: Run) -> Judgment | Non
             "error": "; ".join(errors) or None,
             "usage": usage,
             "provenance": Provenance(
-                run_id=run.id, config_hash=run.config_hash, models={"judge": job.model.spec}
+                run_id=run.id,
+                config_hash=run.config_hash,
+                models={"judge": job.model.spec},
+                structured_mode=_fallen_back(job),
             ),
             "created_at": utc_now(),
         }
@@ -321,7 +331,6 @@ async def judge_dialogues(
     tallies: dict[str, JudgeTally] = {}
     jobs: list[_Job] = []
     for model in judges:
-        await model.api.settle_structured_mode()  # recorded in the configuration
         configuration = judge_configuration(protocol, model)
         tally = tallies[model.spec] = JudgeTally(
             judge_model=model.spec, configuration=configuration.fingerprint

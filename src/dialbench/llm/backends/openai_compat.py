@@ -16,8 +16,6 @@ from dialbench.errors import DialbenchError
 from dialbench.llm.base import (
     BatchEndpoint,
     Completion,
-    GenerationParams,
-    Message,
     ModelAPI,
     ModelError,
     Request,
@@ -38,9 +36,9 @@ OPENAI_ACCOUNT_HEADERS = {
 
 # How to ask for JSON, in the order tried when the config does not say: the schema as the
 # server's constraint, a JSON object with the schema as a grammar (llama_cpp.server), and last
-# the schema in the prompt, with the output validated and re-asked as always.
+# no constraint (the output validated and re-asked as always). The mode a judge's answers were
+# asked in is in its judgments' provenance.
 STRUCTURED_MODES: tuple[StructuredMode, ...] = ("json_schema", "json_object", "prompt")
-PROBE_SCHEMA = {"type": "object"}
 
 
 def refuses_response_format(error: ModelError) -> bool:
@@ -69,7 +67,7 @@ class OpenAICompatAPI(ModelAPI):
     batches (OpenAI's Batch API, where the server has one)."""
 
     endpoint_in_spec: ClassVar[bool] = True
-    probes_structured_mode: ClassVar[bool] = True  # OpenAI itself is known to take json_schema
+    falls_back: ClassVar[bool] = True  # OpenAI itself takes json_schema; its 400s mean the schema
     key_env: ClassVar[str | None] = None  # where the key is when the config names no variable
     account_headers: ClassVar[Mapping[str, str]] = {}  # environment variable -> header, if set
 
@@ -85,7 +83,7 @@ class OpenAICompatAPI(ModelAPI):
         self.http = JsonHttpClient(base_url, headers, config.timeout_s)
         self.style = RequestStyle.of(config, self.model)
         self.structured_mode: StructuredMode = self.style.structured_mode
-        self.mode_settled = config.structured_output is not None or not self.probes_structured_mode
+        self.mode_fixed = config.structured_output is not None or not self.falls_back
         self.endpoint = without_credentials(base_url)
         self.spec = (
             f"openai-compat:{self.endpoint}#{self.model}" if self.endpoint_in_spec else config.spec
@@ -103,32 +101,6 @@ class OpenAICompatAPI(ModelAPI):
     def use_structured_mode(self, mode: StructuredMode) -> None:
         self.style = replace(self.style, structured_mode=mode)
         self.structured_mode = mode
-        self.mode_settled = True
-
-    async def settle_structured_mode(self) -> None:
-        """A server that refuses json_schema is found with one-token probes, once, and asked in
-        the first mode it takes; a probe that fails otherwise (down, 429) changes nothing."""
-        if self.mode_settled:
-            return
-        for mode in STRUCTURED_MODES:
-            if mode == "prompt" or await self._takes(mode):
-                break
-        self.use_structured_mode(mode)
-
-    async def _takes(self, mode: StructuredMode) -> bool:
-        probe = Request(
-            kind="chat",
-            messages=(Message(role="user", content="Answer with {}."),),
-            params=GenerationParams(max_tokens=1),
-            json_schema=PROBE_SCHEMA,
-        )
-        self.style = replace(self.style, structured_mode=mode)
-        path, body = self.request_body(probe)
-        try:
-            await self.http.post(path, body)
-        except ModelError as error:
-            return not refuses_response_format(error)
-        return True
 
     def request_body(self, request: Request) -> tuple[str, dict[str, Any]]:
         """The path under the base URL and the JSON body: for a call, or a batch's line."""
@@ -138,10 +110,32 @@ class OpenAICompatAPI(ModelAPI):
             return "/chat/completions", arguments | {"model": self.model, "messages": messages}
         return "/completions", arguments | {"model": self.model, "prompt": request.prompt}
 
+    def _fallback(
+        self, request: Request, sent: StructuredMode, error: ModelError
+    ) -> StructuredMode | None:
+        """The mode to ask again in after the server refused `sent`; None when the error is
+        no such refusal, or the mode is the config's own choice."""
+        if request.json_schema is None or self.mode_fixed or not refuses_response_format(error):
+            return None
+        if self.structured_mode != sent:  # a call in flight beside this one found it first
+            return self.structured_mode
+        following = STRUCTURED_MODES[STRUCTURED_MODES.index(sent) + 1 :]
+        return following[0] if following else None
+
     async def generate(self, request: Request) -> Completion:
+        """One call; a server that refuses the JSON mode is asked again at once in the next one
+        (json_object, then the schema in the prompt), and so is every later call."""
+        sent = self.structured_mode
         path, body = self.request_body(request)
         started = time.perf_counter()
-        response = await self.http.post(path, body)
+        try:
+            response = await self.http.post(path, body)
+        except ModelError as error:
+            fallback = self._fallback(request, sent, error)
+            if fallback is None:
+                raise
+            self.use_structured_mode(fallback)
+            return await self.generate(request)
         chat = request.kind == "chat"
         return completion_from_response(response, time.perf_counter() - started, chat=chat)
 
@@ -150,6 +144,6 @@ class OpenAIAPI(OpenAICompatAPI):
     """OpenAI itself: `openai:model`, the key from OPENAI_API_KEY."""
 
     endpoint_in_spec: ClassVar[bool] = False
-    probes_structured_mode: ClassVar[bool] = False
+    falls_back: ClassVar[bool] = False
     key_env: ClassVar[str | None] = "OPENAI_API_KEY"
     account_headers: ClassVar[Mapping[str, str]] = OPENAI_ACCOUNT_HEADERS

@@ -84,14 +84,6 @@ class PoolAPI(ModelAPI):
         self.spec = self.endpoint = f"{POOL}:{model}"
         self.structured_mode: StructuredMode = self.replicas[0].api.structured_mode
 
-    async def settle_structured_mode(self) -> None:
-        """The replicas serve one model, with one server: the first one's mode is theirs."""
-        first = self.replicas[0].api
-        await first.settle_structured_mode()
-        for replica in self.replicas:
-            replica.api.use_structured_mode(first.structured_mode)
-        self.structured_mode = first.structured_mode
-
     def check(self) -> None:
         """A pool answers while one replica does."""
         failures = []
@@ -133,6 +125,7 @@ class PoolAPI(ModelAPI):
                 async with pace.slots:
                     await pace.pace(request)
                     completion = await replica.api.generate(request)
+                    self.structured_mode = replica.api.structured_mode  # the servers' own
             except ModelError as error:
                 if not error.retryable:
                     raise
