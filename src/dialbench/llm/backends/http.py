@@ -24,7 +24,7 @@ SHOWN_BYTES = 200
 
 
 class HttpBotAPI(ModelAPI):
-    """A chatbot's own HTTP API: one request per turn, the body from the settings' template."""
+    """A chatbot of your own behind its HTTP API: `http:NAME` with the model's http settings."""
 
     own_bot: ClassVar[bool] = True
     kinds: ClassVar[frozenset[RequestKind]] = frozenset({"chat"})

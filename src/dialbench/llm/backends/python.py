@@ -66,7 +66,7 @@ def load_bot_function(spec: str, path: str) -> Callable[[BotRequest], Any]:
 
 
 class PythonAPI(ModelAPI):
-    """A Python function as the chatbot."""
+    """A chatbot of your own as a Python function: `python:MODULE:FUNCTION`."""
 
     own_bot: ClassVar[bool] = True
     kinds: ClassVar[frozenset[RequestKind]] = frozenset({"chat"})
