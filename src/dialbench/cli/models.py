@@ -53,7 +53,8 @@ def models(
 
 def backends_table() -> Table:
     """Every spec prefix, where its backend comes from (built in, or which plugin package), and
-    the first line of its class's docstring (or else its module's); a plugin that cannot be imported says why."""
+    the first line of its class's (or else its module's) docstring; a plugin that cannot be
+    imported says why."""
     table = Table(title="Backends (the spec's prefix)")
     for column in ("prefix", "origin", "serves"):
         table.add_column(column, no_wrap=column != "serves")
