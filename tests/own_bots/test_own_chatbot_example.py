@@ -116,4 +116,5 @@ def test_the_faq_bot_as_a_function_and_as_a_service(folder: Path, service: str) 
     )
     assert "Traceback" not in judged.stderr
     reported = dialbench(folder, "report", "runs/faq")
-    assert "python:faq_bot:reply" in reported.stdout or (folder / "runs/faq/report").exists()
+    assert "wrote" in reported.stdout
+    assert (folder / "runs" / "faq" / "report").is_dir()
