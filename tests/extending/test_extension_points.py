@@ -24,7 +24,7 @@ from dialbench.pipeline.executors import EXECUTORS, ExecutorOptions
 from dialbench.pipeline.graph import Node
 from dialbench.pipeline.registry import STAGES
 from dialbench.pipeline.stage import DIALOGUES, FILES, Stage, StageOutput
-from dialbench.registry import Registry
+from dialbench.registry import BUILT_IN, REGISTERED, Registry
 from dialbench.report.config import ReportConfig
 from dialbench.report.protocols import PROTOCOL_SECTIONS
 from dialbench.report.section import Section, table
@@ -40,6 +40,7 @@ PLUGIN = "tests.extending.upper_backend:UpperAPI"
 
 def test_a_backend_is_one_class_and_one_line(tmp_path: Path, register: Register) -> None:
     register(BACKENDS, "upper", PLUGIN)
+    assert (BACKENDS.origin("upper"), BACKENDS.origin("local")) == (REGISTERED, BUILT_IN)
     with Runner(tmp_path, quiet=True) as runner:
         model = runner.model("upper:any", role="assistant")
         assert model.chat_sync([{"role": "user", "content": "grüß gott"}]).text == "GRÜSS GOTT"

@@ -126,3 +126,20 @@ def test_a_failing_bot_ends_its_dialogues_as_errors_that_the_next_run_redoes(
     module(name).BROKEN = False
     second = simulate(config(user, bot), tmp_path / "run", quiet=True)
     assert (second.already_stored, second.end_reasons) == (2, {"turn_cap": 2})
+
+
+CALLABLE_OBJECT_BOT = """
+    class Bot:
+        async def __call__(self, request):
+            return f"object answers in {request.language}"
+
+    reply = Bot()
+"""
+
+
+def test_an_object_with_an_async_call_is_awaited(write_bot: WriteBot, tmp_path: Path) -> None:
+    _, spec = write_bot(CALLABLE_OBJECT_BOT)
+    simulate(config(user_script(), spec), tmp_path / "run", quiet=True)
+    with RunStore.open(tmp_path / "run") as store:
+        replies = {d.turns[1].text for d in store.records(Dialogue)}
+    assert replies == {"object answers in en", "object answers in de"}

@@ -101,4 +101,8 @@ class PythonAPI(ModelAPI):
     async def _call(self, asked: BotRequest) -> Any:
         if self.threads is None:
             return await self.function(asked)
-        return await asyncio.get_running_loop().run_in_executor(self.threads, self.function, asked)
+        loop = asyncio.get_running_loop()
+        answer = await loop.run_in_executor(self.threads, self.function, asked)
+        if inspect.isawaitable(answer):  # an object whose __call__ is async, a partial of one
+            answer = await answer
+        return answer
