@@ -169,7 +169,7 @@ def test_a_plugin_package_adds_a_backend_through_its_entry_point(tmp_path: Path)
         check=False,
     )
     assert listed.returncode == 0, listed.stderr
-    [row] = [line for line in listed.stdout.splitlines() if "upper:" in line]
+    [row] = [line for line in listed.stdout.splitlines() if "│ upper " in line]
     assert "plugin dialbench-upper 0.1" in row
     assert "A model backend as a plugin writes one" in row
     sys.path.insert(0, str(site))

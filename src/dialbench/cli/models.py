@@ -65,7 +65,7 @@ def backends_table() -> Table:
             about = doc.strip().split("\n")[0]
         except Exception as error:  # a broken plugin is listed, not fatal
             about = f"cannot be imported: {type(error).__name__}: {error}"
-        table.add_row(f"{name}:", BACKENDS.origin(name), escape(about))
+        table.add_row(name, BACKENDS.origin(name), escape(about))
     return table
 
 
