@@ -140,7 +140,11 @@ class JsonHttpClient:
 
     async def post(self, path: str, body: Mapping[str, Any]) -> Any:
         """The decoded JSON reply, or a `ModelError` saying whether to try again."""
-        return self._decoded(await self._send("POST", path, data=orjson.dumps(body)))
+        return await self.send_json("POST", path, body)
+
+    async def send_json(self, method: str, path: str, body: Any) -> Any:
+        """`post` with another method (an HTTP chatbot's PUT or PATCH), any JSON as the body."""
+        return self._decoded(await self._send(method, path, data=orjson.dumps(body)))
 
     async def get(self, path: str) -> Any:
         return self._decoded(await self._send("GET", path))
