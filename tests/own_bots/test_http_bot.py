@@ -3,6 +3,7 @@ dialogue that a killed run's resumption does not replay into, and HTTP failures.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 
 from dialbench.errors import DialbenchError
 from dialbench.llm.http_bot import read_reply, render_body
+from dialbench.llm.preflight import ModelsUnavailable, check_models
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import ModelConfig
 from dialbench.schema import Dialogue
@@ -196,3 +198,15 @@ def test_the_body_template_and_the_reply_path() -> None:
     )
     assert read_reply({"reply": {"text": 3}}, "reply.text") is None
     assert read_reply({"reply": []}, "reply.*") is None
+
+
+def test_a_bot_whose_service_is_down_is_found_before_any_call(
+    server: BotServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAQ_BOT_KEY", KEY)
+    bot = http_bot(server, stateful=True)
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        bot["http"]["url"] = f"http://127.0.0.1:{probe.getsockname()[1]}/chat"
+    with pytest.raises(ModelsUnavailable, match="http:faq: cannot connect to"):
+        check_models(ModelConfig.model_validate(bot))

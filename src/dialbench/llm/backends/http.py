@@ -60,5 +60,8 @@ class HttpBotAPI(ModelAPI):
             raise ModelError(f"no reply at {self.settings.reply_path!r} in the response: {shown}")
         return bot_completion(self.spec, text, latency, raw=response)
 
+    def check(self) -> None:
+        self.http.check()
+
     async def aclose(self) -> None:
         await self.http.aclose()
