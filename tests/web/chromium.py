@@ -39,3 +39,10 @@ def open_link(browser: Browser, link: str, **options: Any) -> Page:
     page = context.new_page()
     page.goto(link)
     return page
+
+
+def press_and_save(page: Page, key: str) -> None:
+    """Press a key of the annotate page and wait for the save it makes."""
+    with page.expect_response(lambda r: "/api/labels/" in r.url) as saved:
+        page.keyboard.press(key)
+    assert saved.value.status == 200, saved.value.text()

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-from chromium import open_link
-from playwright.sync_api import Browser, Page, expect
+from chromium import open_link, press_and_save
+from playwright.sync_api import Browser, expect
 from serve_process import Serving, serve
 from web_run import WebRun, make_web_run
 
@@ -42,12 +42,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         write_report(store, run.path / "report")
     with serve(run.path) as serving:
         yield Served(run, serving)
-
-
-def press_and_save(page: Page, key: str) -> None:
-    with page.expect_response(lambda r: "/api/labels/" in r.url) as saved:
-        page.keyboard.press(key)
-    assert saved.value.status == 200, saved.value.text()
 
 
 def test_label_with_the_keyboard_reload_and_keep(

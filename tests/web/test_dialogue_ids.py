@@ -5,6 +5,7 @@ spaces): every page and write reaches them, encoded as one path segment. Only `.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import quote
 
@@ -44,13 +45,13 @@ def import_dialogues(cli: RunCli, run: Path, ids: tuple[str, ...], ok: bool = Tr
     return cli("import", source, "--run", run, ok=ok).stderr
 
 
-def annotator_of_odd_ids(run: Path) -> str:
-    """A benchmark of the odd ids and its annotator, dana; her token."""
-    items = [BenchmarkItem(dialogue_id=d, language="en", reason="test") for d in ODD_IDS]
+def benchmark_for(run: Path, name: str, annotator: str, dialogue_ids: Iterable[str]) -> str:
+    """A benchmark of English dialogues and its one annotator; the annotator's token."""
+    items = [BenchmarkItem(dialogue_id=d, language="en", reason="test") for d in dialogue_ids]
     with RunStore.open(run, create=False) as store:
         with store.run("test setup") as setup:
-            store.add([Benchmark(name="odd", items=items)], setup)
-        return add_annotator(store, "dana", "odd", ["en"]).token
+            store.add([Benchmark(name=name, items=items)], setup)
+        return add_annotator(store, annotator, name, ["en"]).token
 
 
 def segment(dialogue_id: str) -> str:
@@ -59,7 +60,7 @@ def segment(dialogue_id: str) -> str:
 
 def test_any_imported_id_works_in_every_route(cli: RunCli, web_run: WebRun, client: Client) -> None:
     import_dialogues(cli, web_run.path, ODD_IDS)
-    dana = client(annotator_of_odd_ids(web_run.path))
+    dana = client(benchmark_for(web_run.path, "odd", "dana", ODD_IDS))
     listing = dana.get("/annotate").text
     assert f'id="resume" href="/annotate/{segment(ODD_IDS[0])}"' in listing
     for n, dialogue_id in enumerate(ODD_IDS):
