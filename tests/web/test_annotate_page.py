@@ -183,7 +183,9 @@ def test_any_dialogue_id_from_continue_to_all_done(served: Served, browser: Brow
     expect(dana.locator("body")).to_contain_text("All done")
 
 
-@pytest.mark.parametrize("device", [TOUCH, {"viewport": DESKTOP}], ids=["phone", "desktop"])
+@pytest.mark.parametrize(
+    "device", [{"viewport": PHONE}, {"viewport": DESKTOP}], ids=["narrow", "desktop"]
+)
 def test_a_1mb_turn_renders_at_once_and_shows_all_on_request(
     served: Served, browser: Browser, device: dict[str, object]
 ) -> None:
