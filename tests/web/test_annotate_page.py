@@ -139,6 +139,7 @@ def test_a_phone_labels_by_touch_in_one_column(
     served: Served, browser: Browser, tmp_path: Path
 ) -> None:
     alice = open_link(browser, served.link("alice"), **TOUCH)
+    assert alice.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # the list
     alice.tap("#resume")
     first = served.run.ids("en")[0]
     expect(alice).to_have_url(f"{served.serving.base}/annotate/{first}")
