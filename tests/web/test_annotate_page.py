@@ -130,6 +130,7 @@ def test_a_refused_save_holds_the_page_until_discarded(served: Served, browser: 
     bob.click("#discard")
     expect(banner).to_be_hidden()
     expect(bob.locator('input[name="overall"]:checked')).to_have_count(0)  # as stored: nothing
+    expect(bob.locator("#status")).to_contain_text("change discarded")
     bob.keyboard.press("n")
     expect(bob).to_have_url(f"{served.serving.base}/annotate/{second}")
     assert stored_labels(served.run.path, "bob", first) is None

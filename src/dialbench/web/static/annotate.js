@@ -18,7 +18,6 @@
   let failure = null; // why the last save failed, until one succeeds
   let retryTimer = null;
   let retryDelay = 1000;
-  let discarding = false;
 
   class SaveError extends Error {
     constructor(message, transient) {
@@ -43,6 +42,18 @@
       user_humanlike: score("user_humanlike"),
       comment: form.elements.comment.value,
     };
+  }
+
+  let stored = labels(); // what the server holds, as far as this page knows
+
+  function restore(saved) {
+    for (const box of form.querySelectorAll('input[name="issue"]')) {
+      box.checked = saved.issues[box.value] === true;
+    }
+    for (const radio of form.querySelectorAll('input[type="radio"]')) {
+      radio.checked = saved[radio.name] === Number(radio.value);
+    }
+    form.elements.comment.value = saved.comment;
   }
 
   function show(text, failed) {
@@ -87,13 +98,13 @@
     document.getElementById("done").textContent = answer.done;
   }
 
-  function succeeded() {
+  function settled(text) {
     failure = null;
     retryDelay = 1000;
     mark(null);
     touched.clear();
     banner.hidden = true;
-    show("saved", false);
+    show(text, false);
   }
 
   function failed(error) {
@@ -116,13 +127,14 @@
       const body = JSON.stringify(labels());
       try {
         await send(body);
+        stored = JSON.parse(body);
       } catch (error) {
         failed(error instanceof SaveError ? error : new SaveError(String(error), true));
         return;
       }
       if (JSON.stringify(labels()) === body) break; // nothing changed while it was sent
     }
-    succeeded();
+    settled("saved");
   }
 
   function save() {
@@ -132,10 +144,14 @@
     return saving;
   }
 
-  function changed(control) {
+  function touch(control) {
     const field = control.closest(".field");
     touched.add(field);
     field.dataset.save = "saving";
+  }
+
+  function changed(control) {
+    touch(control);
     save();
   }
 
@@ -162,9 +178,7 @@
     if (event.target.name !== "comment") changed(event.target);
   });
   form.elements.comment.addEventListener("input", (event) => {
-    const field = event.target.closest(".field");
-    touched.add(field);
-    field.dataset.save = "saving";
+    touch(event.target);
     clearTimeout(typing);
     typing = setTimeout(() => {
       typing = null;
@@ -173,9 +187,12 @@
   });
   form.addEventListener("submit", (event) => event.preventDefault());
   document.getElementById("retry").addEventListener("click", save);
-  document.getElementById("discard").addEventListener("click", () => {
-    discarding = true;
-    window.location.reload(); // shows what is stored
+  document.getElementById("discard").addEventListener("click", async () => {
+    if (saving) await saving;
+    if (!failure) return; // saved meanwhile: nothing left to discard
+    clearTimeout(retryTimer);
+    restore(stored);
+    settled("change discarded: the page shows the saved labels");
   });
   document.addEventListener("click", (event) => {
     const link = event.target.closest("a[href]");
@@ -185,7 +202,7 @@
     }
   });
   window.addEventListener("beforeunload", (event) => {
-    if (unsettled() && !discarding) event.preventDefault();
+    if (unsettled()) event.preventDefault();
   });
 
   function go(id) {
