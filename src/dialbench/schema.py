@@ -13,7 +13,15 @@ from datetime import UTC, datetime
 from typing import Annotated, ClassVar, Literal
 
 import langcodes
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    field_validator,
+    model_validator,
+)
 
 from dialbench.hashing import content_hash
 
@@ -184,6 +192,14 @@ class Dialogue(StoredRecord):
     end_reason: EndReason | None = None
     provenance: Provenance | None = None
     metadata: Metadata = Field(default_factory=dict)
+
+    @field_validator("id")
+    @classmethod
+    def _addressable(cls, given: str) -> str:
+        """Any other id works in a URL (the web app encodes it); browsers resolve these two."""
+        if given in {".", ".."}:
+            raise ValueError(f"{given!r} is no dialogue id: no URL can name it (choose another)")
+        return given
 
     @model_validator(mode="after")
     def _derive_id(self) -> Dialogue:
