@@ -284,6 +284,12 @@ class Annotation(StoredRecord):
     labels: dict[str, JsonValue] = Field(min_length=1)
     comment: str | None = None
     created_at: datetime | None = None
+    complete: bool = Field(
+        default=True,
+        exclude_if=lambda complete: complete,
+        description="False while the annotator is still at it (the web app's labels before "
+        "'done'): agreement and metaeval leave such labels out unless asked",
+    )
 
     id_prefix: ClassVar[str] = "a"
 
@@ -332,6 +338,11 @@ class Annotator(StoredRecord):
     languages: list[LanguageCode] = Field(min_length=1)
     token_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     created_at: datetime | None = None
+    revoked_at: datetime | None = Field(
+        default=None,
+        exclude_if=lambda revoked: revoked is None,
+        description="when `annotate revoke` ended their link (`annotate reissue` gives a new one)",
+    )
 
     id_prefix: ClassVar[str] = "u"
 

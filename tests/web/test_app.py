@@ -147,10 +147,12 @@ def test_every_page_carries_a_strict_content_security_policy(client: Client) -> 
 def test_labels_are_saved_resumed_and_counted(client: Client, web_run: WebRun) -> None:
     alice = client(web_run.tokens["alice"])
     first, second = web_run.ids("en")[:2]
-    answer = save(alice, first, {"issues": {"unsafe": True}, "overall": 2, "user_humanlike": 4})
+    finished = {"issues": {"unsafe": True}, "overall": 2, "user_humanlike": 4, "done": True}
+    answer = save(alice, first, finished)
     assert answer.status_code == 200, answer.text
     assert answer.json()["done"] == 1
-    assert save(alice, second, {"issues": {}, "comment": "写得不错"}).json()["done"] == 1
+    started = save(alice, second, {"issues": {}, "comment": "写得不错"}).json()
+    assert (started["done"], started["started"]) == (1, 1)
     (one,) = [a for a in stored(web_run) if a.target.dialogue_id == first]
     assert one.annotator_id == "alice"
     assert one.labels["overall"] == 2
@@ -158,7 +160,7 @@ def test_labels_are_saved_resumed_and_counted(client: Client, web_run: WebRun) -
     assert one.labels["issues"]["lacks_empathy"] is False  # type: ignore[index]
     resumed = alice.get("/annotate").text
     assert f'href="/annotate/{second}"' in resumed.split('id="resume"')[1].split(">")[0]
-    again = save(alice, first, {"issues": {}, "overall": 5, "user_humanlike": 5})
+    again = save(alice, first, {"issues": {}, "overall": 5, "user_humanlike": 5, "done": True})
     assert again.status_code == 200
     assert [a.labels["overall"] for a in stored(web_run) if a.target.dialogue_id == first] == [5]
     assert 'value="5" checked' in alice.get(f"/annotate/{first}").text
@@ -252,12 +254,17 @@ def test_oversized_bodies_are_refused(client: Client, web_run: WebRun) -> None:
 def test_the_organiser_sees_progress_and_agreement(client: Client, web_run: WebRun) -> None:
     alice, bob = client(web_run.tokens["alice"]), client(web_run.tokens["bob"])
     for n, dialogue in enumerate(web_run.ids("en")):
-        flagged = {"issues": {"repetitive": n % 2 == 0}, "overall": 1 + n, "user_humanlike": 3}
+        flagged = {
+            "issues": {"repetitive": n % 2 == 0},
+            "overall": 1 + n,
+            "user_humanlike": 3,
+            "done": True,
+        }
         save(alice, dialogue, flagged)
         save(bob, dialogue, flagged)
     page = client(ORGANISER_TOKEN).get("/organiser").text
-    assert "<td>alice</td><td>bench</td><td>en, zh</td><td>3</td><td>5</td>" in page
-    assert "<td>bob</td><td>bench</td><td>en</td><td>3</td><td>3</td>" in page
+    assert "<td>alice</td><td>bench</td><td>en, zh</td><td>3</td><td>0</td><td>5</td>" in page
+    assert "<td>bob</td><td>bench</td><td>en</td><td>3</td><td>0</td><td>3</td>" in page
     row = page.split("<td>issues.repetitive</td><td>en</td>")[1].split("</tr>")[0]
     assert "<td>1.000</td>" in row  # identical labels: alpha 1
 
@@ -296,13 +303,15 @@ def test_overlap_shares_dialogues_out_and_gold_items_reach_everyone(
     gold = AssignmentSettings(overlap=1, gold_annotator="bob")
     bob_client = client(web_run.tokens["bob"])
     for dialogue in bobs_only:
-        save(bob_client, dialogue, {"issues": {"unsafe": True}, "overall": 2, "user_humanlike": 3})
+        labels = {"issues": {"unsafe": True}, "overall": 2, "user_humanlike": 3, "done": True}
+        save(bob_client, dialogue, labels)
     assert set(bobs_only) <= listed("alice", gold)
     app = create_app(web_run.path, sha256_text(ORGANISER_TOKEN), gold)
     with TestClient(app) as browser:
         browser.get("/enter", params={"token": web_run.tokens["alice"]})
         csrf = csrf_of(browser.get("/annotate").text)
-        save(browser, bobs_only[0], {"issues": {}, "overall": 4, "user_humanlike": 3}, csrf)
+        labels = {"issues": {}, "overall": 4, "user_humanlike": 3, "done": True}
+        save(browser, bobs_only[0], labels, csrf)
         browser.get("/enter", params={"token": ORGANISER_TOKEN})  # the organiser, same browser
         board = browser.get("/organiser").text
     row = board.split("<td>alice</td>")[1].split("</tr>")[0]

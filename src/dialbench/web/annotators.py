@@ -6,6 +6,7 @@ reads, ...)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from pydantic import Field
@@ -15,7 +16,6 @@ from dialbench.hashing import sha256_text
 from dialbench.io.formats import ImportOptions
 from dialbench.io.importer import import_file
 from dialbench.schema import (
-    Annotation,
     Annotator,
     Benchmark,
     BenchmarkItem,
@@ -69,38 +69,57 @@ def add_annotator(store: RunStore, name: str, benchmark: str, languages: list[st
     return NewAnnotator(annotator=annotator, token=token)
 
 
+def annotator_named(store: RunStore, name: str) -> Annotator:
+    found = next(store.records(Annotator, name=name), None)
+    if found is None:
+        known = ", ".join(sorted(a.name for a in store.records(Annotator))) or "none yet"
+        raise DialbenchError(f"no annotator named {name!r} in {store.path} (have: {known})")
+    return found
+
+
+def _new_secret(store: RunStore, name: str, command: str, revoke: bool) -> NewAnnotator:
+    """The annotator with a fresh token: the old link opens nothing from the next request on,
+    in a running server too (it reads the hashes from the store on every request)."""
+    annotator = annotator_named(store, name)
+    token = new_token()
+    changed = annotator.model_copy(
+        update={"token_sha256": sha256_text(token), "revoked_at": utc_now() if revoke else None}
+    )
+    with store.run(command, {"name": name}) as run:
+        store.add([changed], run, on_conflict="replace")
+    return NewAnnotator(annotator=changed, token=token)
+
+
+def revoke_annotator(store: RunStore, name: str) -> Annotator:
+    """End an annotator's link; their labels and their share of the dialogues stay."""
+    return _new_secret(store, name, "annotate revoke", revoke=True).annotator
+
+
+def reissue_link(store: RunStore, name: str) -> NewAnnotator:
+    """A new secret link for an annotator (revoked or not); the old one is dead at once."""
+    return _new_secret(store, name, "annotate reissue", revoke=False)
+
+
 def _languages(annotator: Annotator) -> set[str]:
     return {base_language(tag) for tag in annotator.languages}
 
 
-def gold_items(store: RunStore, settings: AssignmentSettings) -> set[str]:
-    """The dialogues the gold annotator labelled."""
-    if settings.gold_annotator is None:
-        return set()
-    return {
-        a.target.dialogue_id
-        for a in store.records(Annotation, annotator_id=settings.gold_annotator)
-    }
-
-
 def assigned_items(
-    store: RunStore, annotator: Annotator, settings: AssignmentSettings
+    benchmark: Benchmark,
+    colleagues: Sequence[Annotator],
+    annotator: Annotator,
+    kept: Collection[str],
+    settings: AssignmentSettings,
 ) -> list[BenchmarkItem]:
     """The annotator's dialogues in benchmark order: those in their languages, shared out
-    round-robin so each has `overlap` annotators, plus every gold item and every item they
-    already labelled (an assignment never takes back work done)."""
-    benchmark = benchmark_named(store, annotator.benchmark)
-    colleagues = sorted(
-        store.records(Annotator, benchmark=annotator.benchmark), key=lambda a: a.name
-    )
+    round-robin among the benchmark's annotators (`colleagues`) so each has `overlap`
+    annotators, plus every dialogue in `kept` (the gold items, and those they already labelled:
+    an assignment never takes back work done)."""
     speakers: dict[str, list[str]] = defaultdict(list)
-    for colleague in colleagues:
+    for colleague in sorted(colleagues, key=lambda a: a.name):
         for language in _languages(colleague):
             speakers[language].append(colleague.name)
     mine = _languages(annotator)
-    kept = gold_items(store, settings) | {
-        a.target.dialogue_id for a in store.records(Annotation, annotator_id=annotator.name)
-    }
     seen_in_language: dict[str, int] = defaultdict(int)
     assigned = []
     for item in benchmark.items:

@@ -23,6 +23,7 @@ from jinja2 import Environment, PackageLoader
 from dialbench.issue_labels import load_issue_labels
 from dialbench.store import RunStore
 from dialbench.web import annotator_routes, organiser_routes
+from dialbench.web.annotate import LiveAgreement
 from dialbench.web.annotators import AssignmentSettings
 from dialbench.web.auth import COOKIE, Session, identify
 from dialbench.web.context import Stores, WebContext, context_of, page, session_of
@@ -45,6 +46,7 @@ def create_app(
         server_secret=secrets.token_bytes(32),
         templates=Environment(loader=PackageLoader("dialbench.web", "templates"), autoescape=True),
         labels=load_issue_labels(),
+        agreement=LiveAgreement(run_dir),
     )
 
     @asynccontextmanager
@@ -54,12 +56,13 @@ def create_app(
             context.serving.append(
                 store.start_run("serve", context.settings.model_dump(mode="json"))
             )
+        context.agreement.warm_up()
         try:
             yield
         finally:
             with RunStore.open(run_dir, create=False) as store:
                 store.finish_run(context.serving.pop())
-            context.stores.close()
+            context.close()
 
     app = FastAPI(
         lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None, title="dialbench"

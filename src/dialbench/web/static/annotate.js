@@ -1,12 +1,13 @@
 // The annotation page: every change is saved at once (a comment shortly after typing stops),
 // and the keyboard does everything: letters tick issues, 1-5 the overall score, Shift+1-5 the
-// user's human-likeness, n/p the next and previous dialogue.
+// user's human-likeness, d marks the dialogue done, n/p the next and previous dialogue.
 "use strict";
 (function () {
   const form = document.getElementById("labels");
   const status = document.getElementById("status");
   const csrf = document.querySelector('meta[name="csrf-token"]').content;
   const dialogue = form.dataset.dialogue;
+  let done = "done" in form.dataset;
   let pending = Promise.resolve();
   let typing = null;
 
@@ -25,6 +26,7 @@
       overall: score("overall"),
       user_humanlike: score("user_humanlike"),
       comment: form.elements.comment.value,
+      done: done,
     };
   }
 
@@ -46,7 +48,8 @@
       return;
     }
     document.getElementById("done").textContent = answer.done;
-    show("saved", false);
+    document.getElementById("started").textContent = answer.started;
+    show(body.done ? "done" : "saved, not done yet", false);
   }
 
   function save() {
@@ -65,6 +68,17 @@
     typing = setTimeout(save, 400);
   });
   form.addEventListener("submit", (event) => event.preventDefault());
+
+  function finish() {
+    if (score("overall") === null || score("user_humanlike") === null) {
+      show("not done yet: give both scores first", true);
+      return;
+    }
+    done = true;
+    document.getElementById("finish").textContent = "Done ✓";
+    save();
+  }
+  document.getElementById("finish").addEventListener("click", finish);
 
   function go(id) {
     const link = document.getElementById(id);
@@ -90,6 +104,8 @@
       go("next");
     } else if (event.key === "p") {
       go("previous");
+    } else if (event.key === "d") {
+      finish();
     } else {
       const box = form.querySelector(`input[data-key="${CSS.escape(event.key)}"]`);
       if (!box) return;
