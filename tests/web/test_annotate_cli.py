@@ -10,7 +10,7 @@ import pytest
 from web_run import WebRun
 
 from dialbench.hashing import sha256_text
-from dialbench.schema import Annotation, Annotator, Target
+from dialbench.schema import Annotation, Annotator, Target, utc_now
 from dialbench.store import RunStore
 from dialbench.web.server import exposure_warning
 from tests.conftest import RunCli
@@ -79,6 +79,7 @@ def _label(web_run: WebRun) -> None:
                         "user_humanlike": 4,
                     },
                     comment="很好" if n else None,
+                    created_at=utc_now(),
                 )
                 for name in ("alice", "bob")
                 for n, dialogue in enumerate(web_run.ids("en")[:2])
@@ -158,3 +159,26 @@ def test_a_csv_of_turn_and_pair_items_imports_with_their_targets(
     cli("annotate", "import", rows, "--run", web_run.path)
     targets = {(a.target.kind, tuple(a.labels.items())) for a in labels(web_run)}
     assert targets == {("turn", (("breakdown", 1),)), ("pair", (("winner", "first"),))}
+
+
+def test_revoke_reissue_and_list_with_last_activity(cli: RunCli, web_run: WebRun) -> None:
+    _label(web_run)
+    cli("annotate", "revoke", "alice", "--run", web_run.path)
+    reissued = cli("annotate", "reissue", "bob", "--run", web_run.path).stdout
+    found = TOKEN.search(reissued)
+    assert found is not None
+    with RunStore.open(web_run.path, create=False) as store:
+        alice, bob = (next(store.records(Annotator, name=n)) for n in ("alice", "bob"))
+    assert alice.revoked_at is not None
+    assert alice.token_sha256 != sha256_text(web_run.tokens["alice"])
+    assert bob.revoked_at is None
+    assert bob.token_sha256 == sha256_text(found.group(1))
+    listed = cli("annotate", "list", "--run", web_run.path).stdout
+    rows = {line.split()[1]: line for line in listed.splitlines() if line.startswith("│ ")}
+    assert "revoked" in rows["alice"]
+    assert "active" in rows["bob"]
+    assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", rows["bob"])
+    assert re.search(r"active\s+│\s+-\s+│", rows["carol"])  # carol labelled nothing
+    done = cli("annotate", "revoke", "nobody", "--run", web_run.path, ok=False)
+    assert done.returncode == 1
+    assert "no annotator named 'nobody'" in done.stderr

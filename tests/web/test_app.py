@@ -14,7 +14,7 @@ from web_run import ORGANISER_TOKEN, Client, WebRun
 from dialbench.hashing import sha256_text
 from dialbench.schema import Annotation
 from dialbench.store import RunStore
-from dialbench.web.annotators import AssignmentSettings
+from dialbench.web.annotators import AssignmentSettings, reissue_link, revoke_annotator
 from dialbench.web.app import create_app
 from dialbench.web.auth import CSRF_HEADER
 from dialbench.web.guard import MAX_BODY_BYTES
@@ -66,7 +66,7 @@ def test_the_link_sets_a_strict_httponly_cookie_and_drops_the_token_from_the_url
     assert answer.headers["location"] == "/"
     cookie = answer.headers["set-cookie"].lower()
     assert "httponly" in cookie
-    assert "samesite=strict" in cookie
+    assert "samesite=lax" in cookie  # a link followed from mail shows who is signed in
 
 
 def test_the_token_is_never_logged(
@@ -351,3 +351,42 @@ def test_a_hostile_comment_reaches_the_organiser_as_text(client: Client, web_run
     assert "<img src=x" not in page
     reopened = client(web_run.tokens["alice"]).get(f"/annotate/{english}").text
     assert "&lt;script&gt;window.pwned" in reopened.split("<textarea")[1]
+
+
+def test_the_page_says_who_is_signed_in_and_a_link_asks_before_switching(
+    client: Client, web_run: WebRun
+) -> None:
+    browser = client(web_run.tokens["alice"])
+    assert "signed in as <strong>alice</strong>" in browser.get("/annotate").text
+    asked = browser.get("/enter", params={"token": web_run.tokens["bob"]})
+    assert asked.status_code == 200
+    assert "signed in as <strong>alice</strong>; the link you followed signs it in as" in asked.text
+    assert "signed in as <strong>alice</strong>" in browser.get("/annotate").text  # not yet
+    form = {"token": web_run.tokens["bob"], "csrf": csrf_of(asked.text)}
+    from_elsewhere = browser.post("/enter", data=form, headers={"origin": "https://evil.test"})
+    assert from_elsewhere.status_code == 403
+    cross_site = browser.post("/enter", data=form, headers={"sec-fetch-site": "cross-site"})
+    assert cross_site.status_code == 403
+    assert browser.post("/enter", data={**form, "csrf": "forged"}).status_code == 403
+    assert "signed in as <strong>alice</strong>" in browser.get("/annotate").text
+    switched = browser.post("/enter", data=form, headers={"origin": "http://testserver"})
+    assert switched.status_code == 303
+    assert "signed in as <strong>bob</strong>" in browser.get("/annotate").text
+    again = browser.get("/enter", params={"token": web_run.tokens["bob"]})
+    assert again.status_code == 303  # the same person: nothing to ask
+
+
+def test_a_revoked_or_reissued_link_is_dead_in_the_running_app(
+    client: Client, web_run: WebRun
+) -> None:
+    alice, bob = client(web_run.tokens["alice"]), client(web_run.tokens["bob"])
+    assert alice.get("/annotate").status_code == 200
+    with RunStore.open(web_run.path, create=False) as store:
+        revoke_annotator(store, "alice")
+        new_bob = reissue_link(store, "bob").token
+    assert alice.get("/annotate").status_code == 401
+    assert client(None).get("/enter", params={"token": web_run.tokens["alice"]}).status_code == 403
+    assert bob.get("/annotate").status_code == 401
+    assert client(new_bob).get("/annotate").status_code == 200
+    page = client(ORGANISER_TOKEN).get("/organiser").text
+    assert "<td>alice (revoked)</td>" in page

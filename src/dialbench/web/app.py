@@ -1,7 +1,8 @@
 """The web app over one run directory: `create_app(run_dir, organiser_hash)`.
 
 Every page needs a session: a secret link (`/enter?token=...`) puts the token in an HttpOnly,
-SameSite=Strict cookie and redirects to a URL without it. Pages are Jinja2 templates with
+SameSite=Lax cookie and redirects to a URL without it (asking first when the browser is signed in
+as someone else). Pages are Jinja2 templates with
 autoescape on, served with a Content-Security-Policy that allows only this app's own script, so
 dialogue text (model output: it can contain anything) is shown and never run.
 """
@@ -9,6 +10,7 @@ dialogue text (model output: it can contain anything) is shown and never run.
 from __future__ import annotations
 
 import secrets
+from urllib.parse import parse_qs
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -25,7 +27,7 @@ from dialbench.store import RunStore
 from dialbench.web import annotator_routes, organiser_routes
 from dialbench.web.annotate import LiveAgreement
 from dialbench.web.annotators import AssignmentSettings
-from dialbench.web.auth import COOKIE, Session, identify
+from dialbench.web.auth import COOKIE, Session, csrf_valid, identify
 from dialbench.web.context import Stores, WebContext, context_of, page, session_of
 from dialbench.web.guard import GuardMiddleware
 
@@ -73,6 +75,7 @@ def create_app(
     app.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _invalid)  # type: ignore[arg-type]
     app.add_api_route("/enter", _enter, methods=["GET"])
+    app.add_api_route("/enter", _switch, methods=["POST"])
     app.add_api_route("/", _home, methods=["GET"])
     app.include_router(organiser_routes.router)
     app.include_router(annotator_routes.router)
@@ -96,12 +99,60 @@ async def _invalid(request: Request, error: RequestValidationError) -> Response:
 
 
 def _enter(request: Request, token: Annotated[str, Query(max_length=200)]) -> Response:
-    """A secret link: the token moves into a cookie, and the URL without it is where one lands."""
+    """A secret link: the token moves into a cookie, and the URL without it is where one lands.
+    A browser signed in as someone else is asked first: a link from anyone must not silently
+    make the next labels theirs (login CSRF)."""
+    context = context_of(request)
+    wanted = identify(token, context.organiser_hash, context.annotators())
+    if wanted is None:
+        raise HTTPException(403, "this link is not valid (ask the organiser for yours)")
+    current = _current_session(request)
+    if current is None or current.token_hash == wanted.token_hash:
+        return _signed_in(token)
+    request.state.session = current
+    return page(
+        request,
+        "switch.html.j2",
+        current_name=_who(current),
+        new_name=_who(wanted),
+        token=token,
+    )
+
+
+async def _switch(request: Request) -> Response:
+    """The answer to "switch?": only from this app's own page (the Origin says so, and the
+    CSRF token of the session it replaces)."""
+    origin = request.headers.get("origin")
+    if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
+        raise HTTPException(403, "a sign-in from another site's page is refused")
+    if request.headers.get("sec-fetch-site", "same-origin") != "same-origin":
+        raise HTTPException(403, "a sign-in from another site's page is refused")
+    form = parse_qs((await request.body()).decode("utf-8", "replace"))
+    token, csrf = form.get("token", [""])[0], form.get("csrf", [None])[0]
     context = context_of(request)
     if identify(token, context.organiser_hash, context.annotators()) is None:
         raise HTTPException(403, "this link is not valid (ask the organiser for yours)")
+    current = _current_session(request)
+    if current is not None and not csrf_valid(context.server_secret, current, csrf):
+        raise HTTPException(403, "missing or wrong CSRF token: follow the link again")
+    return _signed_in(token)
+
+
+def _current_session(request: Request) -> Session | None:
+    context = context_of(request)
+    token = request.cookies.get(COOKIE)
+    return identify(token, context.organiser_hash, context.annotators()) if token else None
+
+
+def _who(session: Session) -> str:
+    return session.annotator.name if session.annotator else "the organiser"
+
+
+def _signed_in(token: str) -> Response:
+    """Lax, not Strict: a link followed from mail or chat then shows who is signed in already,
+    so that switching can be asked; writes still need the page's CSRF token."""
     response = RedirectResponse("/", status_code=303)
-    response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/")
+    response.set_cookie(COOKIE, token, httponly=True, samesite="lax", path="/")
     return response
 
 
