@@ -42,6 +42,10 @@ LanguageCode = Annotated[str, AfterValidator(standard_language_tag)]
 NonEmptyText = Annotated[str, Field(min_length=1)]
 
 
+# What an annotator may be called: it appears in links, tables, CSV files and log lines.
+ANNOTATOR_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$"
+
+
 def utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -333,7 +337,7 @@ class Annotator(StoredRecord):
     """A person who labels one benchmark in some languages, known to the web app by a secret
     token of which only the SHA-256 is stored."""
 
-    name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")
+    name: str = Field(min_length=1, max_length=100, pattern=ANNOTATOR_NAME)
     benchmark: str = Field(min_length=1, description="the benchmark's name")
     languages: list[LanguageCode] = Field(min_length=1)
     token_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")

@@ -7,10 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
-from web_run import WebRun
+from web_run import WebRun, make_web_run
 
 from dialbench.hashing import sha256_text
-from dialbench.schema import Annotation, Annotator, Target, utc_now
+from dialbench.schema import Annotation, Annotator, Dialogue, Target, Turn, utc_now
 from dialbench.store import RunStore
 from dialbench.web.server import exposure_warning
 from tests.conftest import RunCli
@@ -96,8 +96,7 @@ def test_labels_go_out_and_come_back_in_the_same_shape(
     before = {a.id: a.labels for a in labels(web_run)}
     exported = tmp_path / f"labels{suffix}"
     cli("annotate", "export", exported, "--run", web_run.path)
-    elsewhere = tmp_path / "elsewhere"
-    RunStore.open(elsewhere).close()
+    elsewhere = make_web_run(tmp_path / "elsewhere").path  # the same dialogues, no labels
     done = cli("annotate", "import", exported, "--run", elsewhere)
     assert "imported 4 annotations" in done.stdout
     with RunStore.open(elsewhere, create=False) as store:
@@ -182,3 +181,55 @@ def test_revoke_reissue_and_list_with_last_activity(cli: RunCli, web_run: WebRun
     done = cli("annotate", "revoke", "nobody", "--run", web_run.path, ok=False)
     assert done.returncode == 1
     assert "no annotator named 'nobody'" in done.stderr
+
+
+def test_an_exported_csv_with_formula_characters_comes_back_as_it_was(
+    cli: RunCli, web_run: WebRun, tmp_path: Path
+) -> None:
+    """Export marks cells a spreadsheet would run with `'`; import takes the mark off again:
+    no second dialogue id or annotator, negative numbers stay numbers, dotted names stay."""
+    odd = Dialogue(id="=HYPERLINK(1)", language="en", turns=[Turn(role="user", text="hi")])
+    labels = {"issues": {"unsafe": True}, "overall": 2, "quality.fluency": -1, "@note": "=x"}
+    for run in (web_run.path, tmp_path / "elsewhere"):
+        if run != web_run.path:
+            make_web_run(run)
+        with RunStore.open(run, create=False) as store, store.run("test") as made:
+            store.add([odd], made)
+    with RunStore.open(web_run.path, create=False) as store, store.run("test") as made:
+        store.add(
+            [Annotation(annotator_id="alice", target=Target(dialogue_id=odd.id), labels=labels)],
+            made,
+        )
+    exported = tmp_path / "labels.csv"
+    cli("annotate", "export", exported, "--run", web_run.path)
+    text = exported.read_text(encoding="utf-8")
+    assert "'=HYPERLINK(1),alice,quality.fluency,'-1.0,en,human" in text
+    assert "'=HYPERLINK(1),alice,'@note,'=x,en,human" in text
+    cli("annotate", "import", exported, "--run", tmp_path / "elsewhere")
+    with RunStore.open(tmp_path / "elsewhere", create=False) as store:
+        (back,) = store.records(Annotation)
+    assert back.target.dialogue_id == odd.id
+    assert back.labels == labels
+
+
+def test_import_refuses_unknown_dialogues_bad_names_and_scores(
+    cli: RunCli, web_run: WebRun, tmp_path: Path
+) -> None:
+    first = web_run.ids("en")[0]
+    rows = tmp_path / "bad.csv"
+    rows.write_text(
+        "item_id,annotator_or_judge,dimension,value\n"
+        f"{first},alice,overall,3\n"
+        "d-nowhere,alice,overall,3\n"
+        f"{first},bob smith,overall,3\n"
+        f"{first},carol,overall,high\n"
+        f"{first},dora,issues.unsafe,maybe\n",
+        encoding="utf-8",
+    )
+    done = cli("annotate", "import", rows, "--run", web_run.path, ok=False)
+    assert done.returncode == 1
+    assert f"{rows}:3: no dialogue 'd-nowhere' in this run" in done.stderr
+    assert f"{rows}:4: annotator 'bob smith' is not a name the app can have" in done.stderr
+    assert f"{rows}:5: overall must be a number, not 'high'" in done.stderr
+    assert f"{rows}:6: issues.unsafe must be yes or no (1 or 0), not 'maybe'" in done.stderr
+    assert labels(web_run) == []

@@ -312,7 +312,8 @@ def test_overlap_shares_dialogues_out_and_gold_items_reach_everyone(
         csrf = csrf_of(browser.get("/annotate").text)
         labels = {"issues": {}, "overall": 4, "user_humanlike": 3, "done": True}
         save(browser, bobs_only[0], labels, csrf)
-        browser.get("/enter", params={"token": ORGANISER_TOKEN})  # the organiser, same browser
+        asked = browser.get("/enter", params={"token": ORGANISER_TOKEN})  # the same browser:
+        browser.post("/enter", data={"token": ORGANISER_TOKEN, "csrf": csrf_of(asked.text)})
         board = browser.get("/organiser").text
     row = board.split("<td>alice</td>")[1].split("</tr>")[0]
     # one gold item: 8 of 9 issues agree (unsafe does not), overall 4 vs 2
@@ -390,3 +391,15 @@ def test_a_revoked_or_reissued_link_is_dead_in_the_running_app(
     assert client(new_bob).get("/annotate").status_code == 200
     page = client(ORGANISER_TOKEN).get("/organiser").text
     assert "<td>alice (revoked)</td>" in page
+
+
+def test_a_path_cannot_forge_a_log_line_or_colour_the_terminal(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="dialbench.web"):
+        client(None).get("/x%0AGET /organiser 200 1.0ms%1B[31m%E2%80%AE")
+    (line,) = [m for m in caplog.messages if m.startswith("GET /x")]
+    assert "\n" not in line
+    assert "\x1b" not in line
+    assert "\u202e" not in line
+    assert "/x\\nGET /organiser 200 1.0ms\\x1b[31m\\u202e" in line

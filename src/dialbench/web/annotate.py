@@ -17,11 +17,11 @@ from dialbench.issue_labels import load_issue_labels
 from dialbench.metaeval.agreement import AgreementRow
 from dialbench.schema import Annotation, Annotator, Record, Target, utc_now
 from dialbench.store import RunStore
+from dialbench.web.annotators import USER_HUMANLIKE
 from dialbench.web.team import Progress, Team
 
 Score = Annotated[int, Field(ge=1, le=5)]
 MAX_COMMENT = 5000
-USER_HUMANLIKE = "user_humanlike"
 STATISTICS = "dialbench.metaeval.evaluate"  # agreement_rows' import, which takes seconds
 
 

@@ -5,17 +5,21 @@ reads, ...)."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 
 from pydantic import Field
 
-from dialbench.errors import DialbenchError
+from dialbench.errors import DialbenchError, InputError, InputErrors
 from dialbench.hashing import sha256_text
 from dialbench.io.formats import ImportOptions
-from dialbench.io.importer import import_file
+from dialbench.io.importer import Loaded, import_file
+from dialbench.issue_labels import ISSUES_PREFIX
 from dialbench.schema import (
+    ANNOTATOR_NAME,
+    Annotation,
     Annotator,
     Benchmark,
     BenchmarkItem,
@@ -25,6 +29,9 @@ from dialbench.schema import (
 )
 from dialbench.store import RunStore
 from dialbench.web.auth import new_token
+
+USER_HUMANLIKE = "user_humanlike"
+SCORES = ("overall", USER_HUMANLIKE)  # the app's two 1-5 scales
 
 
 class AssignmentSettings(Record):
@@ -137,6 +144,42 @@ def assigned_items(
 
 
 def import_labels(store: RunStore, path: Path, fmt: str | None = None) -> int:
-    """Labels made elsewhere; a label for the same annotator and item replaces the stored one."""
+    """Labels made elsewhere; a label for the same annotator and item replaces the stored one.
+    Refused, naming the line: a dialogue the run does not hold, an annotator name the app
+    cannot have, a score that is not a number, an issue that is not yes or no."""
     options = ImportOptions(format=fmt, records="annotations")
-    return import_file(store, path, options, on_conflict="replace").read
+    known = set(store.dialogue_placements())
+
+    def check(path: Path, loaded: Loaded) -> None:
+        problems = [
+            InputError(path, problem, line=line)
+            for line, record in loaded
+            if isinstance(record, Annotation)
+            for problem in _label_problems(record, known)
+        ]
+        if problems:
+            raise InputErrors(problems)
+
+    return import_file(store, path, options, on_conflict="replace", check=check).read
+
+
+def _label_problems(annotation: Annotation, dialogues: set[str]) -> Iterator[str]:
+    target = annotation.target
+    for dialogue_id in (target.dialogue_id, target.other_dialogue_id):
+        if dialogue_id is not None and dialogue_id not in dialogues:
+            yield f"no dialogue {dialogue_id!r} in this run (import the dialogues first)"
+    if not re.fullmatch(ANNOTATOR_NAME, annotation.annotator_id):
+        yield (
+            f"annotator {annotation.annotator_id!r} is not a name the app can have "
+            "(letters, digits, . _ @ -)"
+        )
+    for key in SCORES:
+        value = annotation.labels.get(key)
+        if key in annotation.labels and (
+            isinstance(value, bool) or not isinstance(value, int | float)
+        ):
+            yield f"{key} must be a number, not {value!r}"
+    issues = annotation.labels.get(ISSUES_PREFIX.rstrip("."), {})
+    for issue, value in issues.items() if isinstance(issues, dict) else ():
+        if not isinstance(value, bool):
+            yield f"{ISSUES_PREFIX}{issue} must be yes or no (1 or 0), not {value!r}"

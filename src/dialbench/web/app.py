@@ -10,11 +10,11 @@ dialogue text (model output: it can contain anything) is shown and never run.
 from __future__ import annotations
 
 import secrets
-from urllib.parse import parse_qs
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import parse_qs
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError

@@ -9,6 +9,8 @@ import time
 from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from dialbench.safe_text import terminal_text
+
 MAX_BODY_BYTES = 64 * 1024
 log = logging.getLogger("dialbench.web")
 SECURITY_HEADERS = {
@@ -54,7 +56,8 @@ class GuardMiddleware:
         else:
             await self.app(scope, _replay(body, receive), secured)
         elapsed = (time.perf_counter() - started) * 1000
-        log.info("%s %s %d %.1fms", scope["method"], scope["path"], status, elapsed)
+        path = terminal_text(scope["path"])  # anyone can send one: no forged lines or colours
+        log.info("%s %s %d %.1fms", terminal_text(scope["method"]), path, status, elapsed)
 
 
 async def _body_within_limit(scope: Scope, receive: Receive) -> bytes | None:
