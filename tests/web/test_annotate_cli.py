@@ -4,6 +4,7 @@ secret links, labels out and back in (JSONL and long CSV), and user errors as on
 from __future__ import annotations
 
 import re
+import socket
 from pathlib import Path
 
 import pytest
@@ -233,3 +234,14 @@ def test_import_refuses_unknown_dialogues_bad_names_and_scores(
     assert f"{rows}:5: overall must be a number, not 'high'" in done.stderr
     assert f"{rows}:6: issues.unsafe must be yes or no (1 or 0), not 'maybe'" in done.stderr
     assert labels(web_run) == []
+
+
+def test_serve_on_a_busy_port_says_so_before_printing_links(cli: RunCli, web_run: WebRun) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = cli("serve", web_run.path, "--port", str(port), ok=False)
+    assert done.returncode == 1
+    assert f"port {port} on 127.0.0.1 is in use" in done.stderr
+    assert "organiser link" not in done.stdout

@@ -403,3 +403,45 @@ def test_a_path_cannot_forge_a_log_line_or_colour_the_terminal(
     assert "\x1b" not in line
     assert "\u202e" not in line
     assert "/x\\nGET /organiser 200 1.0ms\\x1b[31m\\u202e" in line
+
+
+def test_unknown_routes_answer_a_page_and_the_api_json(client: Client, web_run: WebRun) -> None:
+    alice = client(web_run.tokens["alice"])
+    for path in ("/nowhere", "/annotate/x/y"):
+        missing = alice.get(path)
+        assert missing.status_code == 404
+        assert missing.headers["content-type"].startswith("text/html")
+        assert "Cannot show this page" in missing.text
+        assert "content-security-policy" in missing.headers
+    wrong_method = alice.delete("/annotate")
+    assert wrong_method.status_code == 405
+    assert wrong_method.headers["allow"] == "GET"
+    assert "Cannot show this page" in wrong_method.text
+    assert alice.get("/api/nowhere").json() == {"detail": "Not Found"}
+
+
+def test_a_422_about_the_whole_body_does_not_start_with_a_colon(
+    client: Client, web_run: WebRun
+) -> None:
+    alice = client(web_run.tokens["alice"])
+    english = web_run.ids("en")[0]
+    csrf = csrf_of(alice.get(f"/annotate/{english}").text)
+    for body in (b"{not json", b"[1, 2]"):
+        answer = alice.put(
+            f"/api/labels/{english}",
+            content=body,
+            headers={CSRF_HEADER: csrf, "content-type": "application/json"},
+        )
+        assert answer.status_code == 422
+        detail = answer.json()["detail"]
+        assert detail
+        assert not detail.startswith(":")
+        assert not detail.startswith(" ")
+    done = save(alice, english, {"done": True, "overall": 3}, csrf)
+    assert done.status_code == 422
+    assert done.json()["detail"] == "Value error, done needs every score: user_humanlike not given"
+
+
+def test_my_dialogues_is_linked_once(client: Client, web_run: WebRun) -> None:
+    page = client(web_run.tokens["alice"]).get(f"/annotate/{web_run.ids('en')[0]}").text
+    assert page.count("My dialogues") == 1

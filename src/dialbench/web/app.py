@@ -10,7 +10,7 @@ dialogue text (model output: it can contain anything) is shown and never run.
 from __future__ import annotations
 
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated
@@ -21,6 +21,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, PackageLoader
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dialbench.issue_labels import load_issue_labels
 from dialbench.store import RunStore
@@ -72,7 +73,8 @@ def create_app(
     app.state.context = context
     app.add_middleware(GuardMiddleware)
     app.mount("/static", StaticFiles(packages=[("dialbench.web", "static")]), name="static")
-    app.add_exception_handler(HTTPException, _http_error)  # type: ignore[arg-type]
+    # Starlette's own 404 and 405 (no such route, no such method) as well as the app's.
+    app.add_exception_handler(StarletteHTTPException, _http_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _invalid)  # type: ignore[arg-type]
     app.add_api_route("/enter", _enter, methods=["GET"])
     app.add_api_route("/enter", _switch, methods=["POST"])
@@ -82,20 +84,28 @@ def create_app(
     return app
 
 
-async def _http_error(request: Request, error: HTTPException) -> Response:
+async def _http_error(request: Request, error: StarletteHTTPException) -> Response:
+    """JSON for the API, a page for people (a mistyped address included)."""
     if request.url.path.startswith("/api/"):
-        return JSONResponse({"detail": error.detail}, status_code=error.status_code)
-    return page(request, "error.html.j2", error.status_code, message=error.detail)
+        answer: Response = JSONResponse({"detail": error.detail}, status_code=error.status_code)
+    else:
+        answer = page(request, "error.html.j2", error.status_code, message=error.detail)
+    answer.headers.update(error.headers or {})  # a 405's Allow
+    return answer
 
 
 async def _invalid(request: Request, error: RequestValidationError) -> Response:
     """A 4xx naming each bad field: 422 for the API, a 400 page for a bad filter in a URL."""
-    problems = "; ".join(
-        f"{'.'.join(str(p) for p in e['loc'] if p != 'body')}: {e['msg']}" for e in error.errors()
-    )
+    problems = "; ".join(_problem(e["loc"], e["msg"]) for e in error.errors())
     if request.url.path.startswith("/api/"):
         return JSONResponse({"detail": problems}, status_code=422)
     return page(request, "error.html.j2", 400, message=problems)
+
+
+def _problem(location: Sequence[object], message: str) -> str:
+    """`field.sub: message`, or the message alone when it is about the whole body."""
+    field = ".".join(str(part) for part in location if part != "body")
+    return f"{field}: {message}" if field else message
 
 
 def _enter(request: Request, token: Annotated[str, Query(max_length=200)]) -> Response:
