@@ -89,6 +89,14 @@ def _label(web_run: WebRun) -> None:
         )
 
 
+def refused_import(cli: RunCli, web_run: WebRun, path: Path, rows: str) -> str:
+    """What `annotate import` says of a long CSV of these rows, which it must refuse."""
+    path.write_text(f"item_id,annotator_or_judge,dimension,value\n{rows}", encoding="utf-8")
+    done = cli("annotate", "import", path, "--run", web_run.path, ok=False)
+    assert done.returncode == 1
+    return done.stderr
+
+
 @pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
 def test_labels_go_out_and_come_back_in_the_same_shape(
     cli: RunCli, web_run: WebRun, tmp_path: Path, suffix: str
@@ -144,17 +152,16 @@ def test_a_csv_of_turn_and_pair_items_imports_with_their_targets(
 ) -> None:
     first, second = web_run.ids("en")[:2]
     rows = tmp_path / "turns.csv"
-    rows.write_text(
-        "item_id,annotator_or_judge,dimension,value\n"
+    refused = refused_import(
+        cli,
+        web_run,
+        rows,
         f"{first}#1,alice,breakdown,yes\n"
         f"{first}|{second},alice,winner,first\n"
         f"{first},alice,issues,1\n"
         f"{first},alice,issues.unsafe,1\n",
-        encoding="utf-8",
     )
-    done = cli("annotate", "import", rows, "--run", web_run.path, ok=False)
-    assert done.returncode == 1
-    assert "'issues' is both a value and a group of values" in done.stderr
+    assert "'issues' is both a value and a group of values" in refused
     rows.write_text("\n".join(rows.read_text(encoding="utf-8").splitlines()[:3]) + "\n")
     cli("annotate", "import", rows, "--run", web_run.path)
     targets = {(a.target.kind, tuple(a.labels.items())) for a in labels(web_run)}
@@ -218,21 +225,20 @@ def test_import_refuses_unknown_dialogues_bad_names_and_scores(
 ) -> None:
     first = web_run.ids("en")[0]
     rows = tmp_path / "bad.csv"
-    rows.write_text(
-        "item_id,annotator_or_judge,dimension,value\n"
+    refused = refused_import(
+        cli,
+        web_run,
+        rows,
         f"{first},alice,overall,3\n"
         "d-nowhere,alice,overall,3\n"
         f"{first},bob smith,overall,3\n"
         f"{first},carol,overall,high\n"
         f"{first},dora,issues.unsafe,maybe\n",
-        encoding="utf-8",
     )
-    done = cli("annotate", "import", rows, "--run", web_run.path, ok=False)
-    assert done.returncode == 1
-    assert f"{rows}:3: no dialogue 'd-nowhere' in this run" in done.stderr
-    assert f"{rows}:4: annotator 'bob smith' is not a name the app can have" in done.stderr
-    assert f"{rows}:5: overall must be a number, not 'high'" in done.stderr
-    assert f"{rows}:6: issues.unsafe must be yes or no (1 or 0), not 'maybe'" in done.stderr
+    assert f"{rows}:3: no dialogue 'd-nowhere' in this run" in refused
+    assert f"{rows}:4: annotator 'bob smith' is not a name the app can have" in refused
+    assert f"{rows}:5: overall must be a number, not 'high'" in refused
+    assert f"{rows}:6: issues.unsafe must be yes or no (1 or 0), not 'maybe'" in refused
     assert labels(web_run) == []
 
 

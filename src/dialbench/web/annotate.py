@@ -149,33 +149,39 @@ def agreement_rows(store: RunStore) -> list[AgreementRow]:
 
 class LiveAgreement:
     """The organiser page's agreement table, which under load would otherwise be recomputed
-    from every label on every view: computed again only when the store changed (its own
-    connection's `data_version`), at most every `refresh_seconds`, by one request at a time,
-    while the others show the last one."""
+    from every label on every view. The first view computes it; after that no view waits for
+    it: once the store changed (this connection's `data_version`) and the table is older than
+    `refresh_seconds`, one background thread computes the next while views show the last."""
 
     def __init__(self, run_dir: Path, refresh_seconds: float = 10.0) -> None:
         self.run_dir = run_dir
         self.refresh_seconds = refresh_seconds
+        self.refreshing: threading.Thread | None = None
         self._store: RunStore | None = None
-        self._lock = threading.Lock()
+        self._computing = threading.Lock()
+        self._starting = threading.Lock()
         self._rows: list[AgreementRow] | None = None
         self._version = -1
         self._computed = 0.0
 
     def rows(self) -> list[AgreementRow]:
-        if not self._lock.acquire(blocking=self._rows is None):
-            return self._rows or []
-        try:
+        if self._rows is None:
+            self._refresh()
+        elif time.monotonic() - self._computed >= self.refresh_seconds:
+            with self._starting:
+                if self.refreshing is None or not self.refreshing.is_alive():
+                    self.refreshing = threading.Thread(target=self._refresh, daemon=True)
+                    self.refreshing.start()
+        return self._rows or []
+
+    def _refresh(self) -> None:
+        with self._computing:
             if self._store is None:
                 self._store = RunStore.open(self.run_dir, create=False, any_thread=True)
             version = self._store.data_version()
-            fresh = time.monotonic() - self._computed < self.refresh_seconds
-            if self._rows is None or (version != self._version and not fresh):
-                self._version, self._computed = version, time.monotonic()
-                self._rows = agreement_rows(self._store)
-            return self._rows
-        finally:
-            self._lock.release()
+            if self._rows is None or version != self._version:
+                self._rows, self._version = agreement_rows(self._store), version
+            self._computed = time.monotonic()
 
     def warm_up(self) -> None:
         """Import the statistics stack (pandas, scipy: seconds) in the background at start, so
@@ -183,7 +189,7 @@ class LiveAgreement:
         threading.Thread(target=importlib.import_module, args=(STATISTICS,), daemon=True).start()
 
     def close(self) -> None:
-        with self._lock:
+        with self._computing:
             if self._store is not None:
                 self._store.close()
                 self._store = None

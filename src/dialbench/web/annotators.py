@@ -9,6 +9,7 @@ import re
 from collections import defaultdict
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import Field
 
@@ -50,12 +51,24 @@ class NewAnnotator(Record):
     token: str
 
 
-def benchmark_named(store: RunStore, name: str) -> Benchmark:
-    found = next(store.records(Benchmark, name=name), None)
+Named = TypeVar("Named", Benchmark, Annotator)
+
+
+def _named(store: RunStore, record_type: type[Named], name: str) -> Named:
+    found = next(store.records(record_type, name=name), None)
     if found is None:
-        known = ", ".join(sorted(b.name for b in store.records(Benchmark))) or "none yet"
-        raise DialbenchError(f"no benchmark named {name!r} in {store.path} (have: {known})")
+        known = ", ".join(sorted(r.name for r in store.records(record_type))) or "none yet"
+        what = record_type.__name__.lower()
+        raise DialbenchError(f"no {what} named {name!r} in {store.path} (have: {known})")
     return found
+
+
+def benchmark_named(store: RunStore, name: str) -> Benchmark:
+    return _named(store, Benchmark, name)
+
+
+def annotator_named(store: RunStore, name: str) -> Annotator:
+    return _named(store, Annotator, name)
 
 
 def add_annotator(store: RunStore, name: str, benchmark: str, languages: list[str]) -> NewAnnotator:
@@ -74,14 +87,6 @@ def add_annotator(store: RunStore, name: str, benchmark: str, languages: list[st
     with store.run("annotate add", {"name": name, "benchmark": benchmark}) as run:
         store.add([annotator], run)
     return NewAnnotator(annotator=annotator, token=token)
-
-
-def annotator_named(store: RunStore, name: str) -> Annotator:
-    found = next(store.records(Annotator, name=name), None)
-    if found is None:
-        known = ", ".join(sorted(a.name for a in store.records(Annotator))) or "none yet"
-        raise DialbenchError(f"no annotator named {name!r} in {store.path} (have: {known})")
-    return found
 
 
 def _new_secret(store: RunStore, name: str, command: str, revoke: bool) -> NewAnnotator:
