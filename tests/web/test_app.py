@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from web_run import ORGANISER_TOKEN, Client, WebRun
 
 from dialbench.hashing import sha256_text
+from dialbench.io.long_format import long_rows
 from dialbench.schema import Annotation
 from dialbench.store import RunStore
 from dialbench.web.annotators import AssignmentSettings, reissue_link, revoke_annotator
@@ -158,6 +159,10 @@ def test_labels_are_saved_resumed_and_counted(client: Client, web_run: WebRun) -
     assert one.labels["overall"] == 2
     assert one.labels["issues"]["unsafe"] is True  # type: ignore[index]
     assert one.labels["issues"]["lacks_empathy"] is False  # type: ignore[index]
+    (partial,) = [a for a in stored(web_run) if a.target.dialogue_id == second]
+    assert (partial.complete, partial.labels) == (False, {"issues": {}})  # only what was given
+    with RunStore.open(web_run.path, create=False) as store:
+        assert {row[0] for row in long_rows(store, "annotations", None)} == {first}  # CSV export
     resumed = alice.get("/annotate").text
     assert f'href="/annotate/{second}"' in resumed.split('id="resume"')[1].split(">")[0]
     again = save(alice, first, {"issues": {}, "overall": 5, "user_humanlike": 5, "done": True})
