@@ -12,6 +12,7 @@ from rich.table import Table
 from dialbench.cli.app import app
 from dialbench.llm.base import GenerationParams, Message
 from dialbench.llm.packaged import PACKAGED_MODELS, cache_dir, status
+from dialbench.llm.preflight import check_models
 from dialbench.llm.runner import Runner
 from dialbench.llm.specs import ModelConfig
 
@@ -61,6 +62,7 @@ def chat(
 ) -> None:
     """Send one message and print the reply, token usage and latency."""
     config = ModelConfig(spec=model, api_key_env=api_key_env, timeout_s=timeout)
+    check_models(config)
     runner = Runner(quiet=True)
     messages = [Message(role="system", content=system)] if system else []
     messages.append(Message(role="user", content=text))

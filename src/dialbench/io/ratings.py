@@ -165,9 +165,17 @@ def from_store(
     store: RunStore, protocol: str | None = None, include_partial: bool = False
 ) -> tuple[list[Rating], list[Judgment]]:
     """Human ratings from complete annotations (all, with `include_partial`) and judge ratings
-    from judgments (of one protocol); a judge that judged under several configurations is one
-    rater per configuration."""
-    ratings = human_ratings(store, include_partial)
+    from judgments (of one protocol)."""
+    ratings, judgments = judge_ratings(store, protocol)
+    return human_ratings(store, include_partial) + ratings, judgments
+
+
+def judge_ratings(
+    store: RunStore, protocol: str | None = None
+) -> tuple[list[Rating], list[Judgment]]:
+    """Ratings from the judgments (of one protocol), and those judgments; a judge that judged
+    under several configurations is one rater per configuration."""
+    ratings: list[Rating] = []
     placed = placed_judgments(store, protocol)
     protocols = {j.protocol for j, _ in placed}
     if len(protocols) > 1:

@@ -177,3 +177,12 @@ class ModelAPI(ABC):
     def batch_target(self) -> BatchEndpoint | None:
         """Where this model's provider batches go, or None: it takes no batches."""
         return None
+
+    async def settle_structured_mode(self) -> None:  # noqa: B027  (most know theirs when made)
+        """Find how this endpoint takes JSON output, before the first structured call: a job
+        records the mode in its provenance, so it must not change mid-run."""
+
+    def check(self) -> None:  # noqa: B027  (most backends find every problem when made)
+        """Raise a `DialbenchError` if the model cannot answer at all (a host that refuses
+        connections), found without a model call: every job checks its models before it starts.
+        What making the backend already checks (a key, a package, a file) is not repeated."""

@@ -83,6 +83,7 @@ class Model:
         max_reasks: int = DEFAULT_MAX_REASKS,
         sample: int = 0,
     ) -> StructuredResult:
+        await self.api.settle_structured_mode()
         return await structured_output(
             self._call,
             as_messages(messages),

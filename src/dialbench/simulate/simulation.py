@@ -18,6 +18,7 @@ from rich.progress import Progress, TaskID
 
 from dialbench.hashing import content_hash
 from dialbench.llm.collection import calls_started, long_job
+from dialbench.llm.preflight import check_models
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import ModelConfig
 from dialbench.prompts import load_prompt
@@ -260,6 +261,8 @@ def simulate(
 
     `shard`: only the contexts it owns; a context's dialogues share its first user turn, so
     they are generated together."""
+    contexts = [c for c in build_contexts(config) if owned(shard, c.model_dump(mode="json"))]
+    check_models(config)
     with (
         long_job(),
         RunStore.open(run_dir) as store,
@@ -267,7 +270,6 @@ def simulate(
         Runner(run_dir, run_id=run.id, quiet=quiet) as runner,
         progress_bar(quiet=quiet) as progress,
     ):
-        contexts = [c for c in build_contexts(config) if owned(shard, c.model_dump(mode="json"))]
         simulation = Simulation(config, store, run, runner)
         runner.run_sync(simulation.run(contexts, progress))
         return simulation.summary

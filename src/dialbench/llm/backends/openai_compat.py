@@ -9,10 +9,20 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from dialbench.errors import DialbenchError
-from dialbench.llm.base import BatchEndpoint, Completion, ModelAPI, Request, StructuredMode
+from dialbench.llm.base import (
+    BatchEndpoint,
+    Completion,
+    GenerationParams,
+    Message,
+    ModelAPI,
+    ModelError,
+    Request,
+    StructuredMode,
+)
 from dialbench.llm.http_client import JsonHttpClient
 from dialbench.llm.openai_format import RequestStyle, completion_from_response, request_arguments
 from dialbench.llm.specs import ModelConfig, without_credentials
@@ -24,6 +34,22 @@ OPENAI_ACCOUNT_HEADERS = {
     "OPENAI_ORG_ID": "OpenAI-Organization",
     "OPENAI_PROJECT_ID": "OpenAI-Project",
 }
+
+
+# How to ask for JSON, in the order tried when the config does not say: the schema as the
+# server's constraint, a JSON object with the schema as a grammar (llama_cpp.server), and last
+# the schema in the prompt, with the output validated and re-asked as always.
+STRUCTURED_MODES: tuple[StructuredMode, ...] = ("json_schema", "json_object", "prompt")
+PROBE_SCHEMA = {"type": "object"}
+
+
+def refuses_response_format(error: ModelError) -> bool:
+    """The server's answer to a `response_format` it does not take; llama_cpp.server says
+    "Input should be 'text' or 'json_object'" with an HTTP 500."""
+    said = str(error).lower()
+    return said.startswith("http ") and any(
+        word in said for word in ("response_format", "json_schema", "json_object")
+    )
 
 
 class MissingAPIKeyError(DialbenchError):
@@ -43,6 +69,7 @@ class OpenAICompatAPI(ModelAPI):
     batches (OpenAI's Batch API, where the server has one)."""
 
     endpoint_in_spec: ClassVar[bool] = True
+    probes_structured_mode: ClassVar[bool] = True  # OpenAI itself is known to take json_schema
     key_env: ClassVar[str | None] = None  # where the key is when the config names no variable
     account_headers: ClassVar[Mapping[str, str]] = {}  # environment variable -> header, if set
 
@@ -58,6 +85,7 @@ class OpenAICompatAPI(ModelAPI):
         self.http = JsonHttpClient(base_url, headers, config.timeout_s)
         self.style = RequestStyle.of(config, self.model)
         self.structured_mode: StructuredMode = self.style.structured_mode
+        self.mode_settled = config.structured_output is not None or not self.probes_structured_mode
         self.endpoint = without_credentials(base_url)
         self.spec = (
             f"openai-compat:{self.endpoint}#{self.model}" if self.endpoint_in_spec else config.spec
@@ -68,6 +96,39 @@ class OpenAICompatAPI(ModelAPI):
 
     def batch_target(self) -> BatchEndpoint:
         return self
+
+    def check(self) -> None:
+        self.http.check()
+
+    def use_structured_mode(self, mode: StructuredMode) -> None:
+        self.style = replace(self.style, structured_mode=mode)
+        self.structured_mode = mode
+        self.mode_settled = True
+
+    async def settle_structured_mode(self) -> None:
+        """A server that refuses json_schema is found with one-token probes, once, and asked in
+        the first mode it takes; a probe that fails otherwise (down, 429) changes nothing."""
+        if self.mode_settled:
+            return
+        for mode in STRUCTURED_MODES:
+            if mode == "prompt" or await self._takes(mode):
+                break
+        self.use_structured_mode(mode)
+
+    async def _takes(self, mode: StructuredMode) -> bool:
+        probe = Request(
+            kind="chat",
+            messages=(Message(role="user", content="Answer with {}."),),
+            params=GenerationParams(max_tokens=1),
+            json_schema=PROBE_SCHEMA,
+        )
+        self.style = replace(self.style, structured_mode=mode)
+        path, body = self.request_body(probe)
+        try:
+            await self.http.post(path, body)
+        except ModelError as error:
+            return not refuses_response_format(error)
+        return True
 
     def request_body(self, request: Request) -> tuple[str, dict[str, Any]]:
         """The path under the base URL and the JSON body: for a call, or a batch's line."""
@@ -89,5 +150,6 @@ class OpenAIAPI(OpenAICompatAPI):
     """OpenAI itself: `openai:model`, the key from OPENAI_API_KEY."""
 
     endpoint_in_spec: ClassVar[bool] = False
+    probes_structured_mode: ClassVar[bool] = False
     key_env: ClassVar[str | None] = "OPENAI_API_KEY"
     account_headers: ClassVar[Mapping[str, str]] = OPENAI_ACCOUNT_HEADERS

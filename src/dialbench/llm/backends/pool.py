@@ -84,6 +84,30 @@ class PoolAPI(ModelAPI):
         self.spec = self.endpoint = f"{POOL}:{model}"
         self.structured_mode: StructuredMode = self.replicas[0].api.structured_mode
 
+    async def settle_structured_mode(self) -> None:
+        """The replicas serve one model, with one server: the first one's mode is theirs."""
+        first = self.replicas[0].api
+        await first.settle_structured_mode()
+        for replica in self.replicas:
+            replica.api.use_structured_mode(first.structured_mode)
+        self.structured_mode = first.structured_mode
+
+    def check(self) -> None:
+        """A pool answers while one replica does."""
+        failures = []
+        for replica in self.replicas:
+            try:
+                replica.api.check()
+            except ModelError as error:
+                failures.append(f"{replica.url}: {error}")
+            else:
+                return
+        raise ModelError(
+            f"no replica of {self.spec} is reachable ({len(failures)} tried; {failures[0]}, ...)"
+            if len(failures) > 1
+            else f"no replica of {self.spec} is reachable ({failures[0]})"
+        )
+
     def _choose(self, tried: set[int]) -> int:
         """The ready replica with the fewest outstanding requests; if all are backed off, the
         one back first (the caller then waits for it)."""
