@@ -82,7 +82,8 @@ def _score(value: JsonValue) -> int | None:
 
 def labels_in(annotation: Annotation | None) -> LabelsIn:
     """What the page shows for a stored annotation (nothing ticked when there is none); labels
-    imported from elsewhere show what fits the page's scales."""
+    imported from elsewhere show what fits the page's scales, and count as done as they were
+    stored, scores or not (hence no validation here)."""
     if annotation is None:
         return LabelsIn()
     issues = annotation.labels.get("issues")
