@@ -366,6 +366,9 @@ def test_the_page_says_who_is_signed_in_and_a_link_asks_before_switching(
     assert "signed in as <strong>alice</strong>" in browser.get("/annotate").text
     asked = browser.get("/enter", params={"token": web_run.tokens["bob"]})
     assert asked.status_code == 200
+    # so that the browser's POST carries a real Origin, not "null"
+    assert asked.headers.get_list("referrer-policy") == ["strict-origin"]
+    assert browser.get("/annotate").headers.get_list("referrer-policy") == ["no-referrer"]
     assert "signed in as <strong>alice</strong>; the link you followed signs it in as" in asked.text
     assert "signed in as <strong>alice</strong>" in browser.get("/annotate").text  # not yet
     form = {"token": web_run.tokens["bob"], "csrf": csrf_of(asked.text)}

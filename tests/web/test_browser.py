@@ -220,6 +220,19 @@ def test_a_dialogue_started_and_left_counts_nowhere(
     assert annotators("--include-partial") == 2
 
 
+def test_a_link_of_someone_else_asks_before_switching(served: Served, browser: Browser) -> None:
+    page = open_link(browser, f"{served.base}/enter?token={served.run.tokens['alice']}")
+    expect(page.locator("#signed-in")).to_have_text("signed in as alice")
+    page.goto(f"{served.base}/enter?token={served.run.tokens['bob']}")
+    expect(page.locator("#switch-question")).to_contain_text("signed in as alice")
+    page.click("#stay")
+    expect(page.locator("#signed-in")).to_have_text("signed in as alice")
+    page.goto(f"{served.base}/enter?token={served.run.tokens['bob']}")
+    page.click("#switch")
+    expect(page).to_have_url(f"{served.base}/annotate")
+    expect(page.locator("#signed-in")).to_have_text("signed in as bob")
+
+
 def test_turn_boxes_hold_no_blank_lines(served: Served, browser: Browser) -> None:
     organiser = open_link(browser, served.organiser_link)
     organiser.goto(f"{served.base}/dialogues/{served.run.ids('en')[0]}")

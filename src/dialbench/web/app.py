@@ -120,13 +120,17 @@ def _enter(request: Request, token: Annotated[str, Query(max_length=200)]) -> Re
     if current is None or current.token_hash == wanted.token_hash:
         return _signed_in(token)
     request.state.session = current
-    return page(
+    question = page(
         request,
         "switch.html.j2",
         current_name=_who(current),
         new_name=_who(wanted),
         token=token,
     )
+    # Under the app's no-referrer policy a browser sends "Origin: null" with the form's POST,
+    # which `_switch` cannot tell from another site's; this policy sends the origin only.
+    question.headers["referrer-policy"] = "strict-origin"
+    return question
 
 
 async def _switch(request: Request) -> Response:

@@ -43,9 +43,15 @@ class GuardMiddleware:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                headers = message.get("headers", [])
+                present = {name.lower() for name, _ in headers}
                 message["headers"] = [
-                    *message.get("headers", []),
-                    *((k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()),
+                    *headers,
+                    *(
+                        (k.encode(), v.encode())
+                        for k, v in SECURITY_HEADERS.items()
+                        if k.encode() not in present  # a page that needs another policy says so
+                    ),
                 ]
             await send(message)
 
