@@ -2,9 +2,9 @@
 
 Every page needs a session: a secret link (`/enter?token=...`) puts the token in an HttpOnly,
 SameSite=Lax cookie and redirects to a URL without it (asking first when the browser is signed in
-as someone else). Pages are Jinja2 templates with
-autoescape on, served with a Content-Security-Policy that allows only this app's own script, so
-dialogue text (model output: it can contain anything) is shown and never run.
+as someone else). Pages are Jinja2 templates with autoescape on, served with a
+Content-Security-Policy that allows only this app's own script, so dialogue text (model output:
+it can contain anything) is shown and never run.
 """
 
 from __future__ import annotations
@@ -29,7 +29,14 @@ from dialbench.web import annotator_routes, organiser_routes
 from dialbench.web.annotate import LiveAgreement
 from dialbench.web.annotators import AssignmentSettings
 from dialbench.web.auth import COOKIE, Session, csrf_valid, identify
-from dialbench.web.context import Stores, WebContext, context_of, page, session_of
+from dialbench.web.context import (
+    Stores,
+    WebContext,
+    context_of,
+    current_session,
+    page,
+    session_of,
+)
 from dialbench.web.guard import GuardMiddleware
 
 
@@ -116,7 +123,7 @@ def _enter(request: Request, token: Annotated[str, Query(max_length=200)]) -> Re
     wanted = identify(token, context.organiser_hash, context.annotators())
     if wanted is None:
         raise HTTPException(403, "this link is not valid (ask the organiser for yours)")
-    current = _current_session(request)
+    current = current_session(request)
     if current is None or current.token_hash == wanted.token_hash:
         return _signed_in(token)
     request.state.session = current
@@ -146,16 +153,10 @@ async def _switch(request: Request) -> Response:
     context = context_of(request)
     if identify(token, context.organiser_hash, context.annotators()) is None:
         raise HTTPException(403, "this link is not valid (ask the organiser for yours)")
-    current = _current_session(request)
+    current = current_session(request)
     if current is not None and not csrf_valid(context.server_secret, current, csrf):
         raise HTTPException(403, "missing or wrong CSRF token: follow the link again")
     return _signed_in(token)
-
-
-def _current_session(request: Request) -> Session | None:
-    context = context_of(request)
-    token = request.cookies.get(COOKIE)
-    return identify(token, context.organiser_hash, context.annotators()) if token else None
 
 
 def _who(session: Session) -> str:

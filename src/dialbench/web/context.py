@@ -92,10 +92,15 @@ def page(request: Request, name: str, status: int = 200, **values: Any) -> HTMLR
     return HTMLResponse(html, status_code=status)
 
 
-def session_of(request: Request) -> Session:
+def current_session(request: Request) -> Session | None:
+    """Whom the request's cookie signs in, if anyone (a revoked link: no one)."""
     context = context_of(request)
     token = request.cookies.get(COOKIE)
-    found = identify(token, context.organiser_hash, context.annotators()) if token else None
+    return identify(token, context.organiser_hash, context.annotators()) if token else None
+
+
+def session_of(request: Request) -> Session:
+    found = current_session(request)
     if found is None:
         raise HTTPException(401, "open your secret link first: no page without one")
     request.state.session = found
