@@ -1,13 +1,13 @@
-"""Annotation writes through the web app: N simulated annotators (default 20) saving labels
-against `dialbench serve` on 127.0.0.1 for S seconds (default 120), then a check that every
-acknowledged write is in the store. Prints writes per second and latency percentiles.
+"""Annotation writes through the web app: N simulated annotators (default 40) saving labels
+against `dialbench serve` on 127.0.0.1 for S seconds (default 120) while the organiser's page
+reloads as soon as it has come, then a check that every acknowledged write is in the store.
+Prints writes per second, write latency percentiles and the organiser page's load times.
 
 Usage: .venv/bin/python benchmarks/web_annotation.py [ANNOTATORS] [SECONDS]
 """
 
 from __future__ import annotations
 
-import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -18,20 +18,31 @@ from annotator_load import drive, lost_writes, make_load_run
 from serve_process import serve
 
 
+def _percentiles(seconds: list[float]) -> str:
+    ordered = sorted(1000 * s for s in seconds)
+    if not ordered:
+        return "none"
+
+    def at(share: float) -> float:
+        return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+    return f"median {at(0.5):.1f}, p95 {at(0.95):.1f}, p99 {at(0.99):.1f}, max {ordered[-1]:.1f}"
+
+
 def main() -> None:
-    annotators = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    annotators = int(sys.argv[1]) if len(sys.argv) > 1 else 40
     seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 120.0
     with tempfile.TemporaryDirectory() as scratch:
         load = make_load_run(Path(scratch) / "run", annotators, dialogues=60)
         with serve(load.path) as serving:
-            result = drive(serving.base, load, seconds)
+            result = drive(serving.base, load, seconds, serving.organiser_link)
         lost = lost_writes(load, result)
-    latencies = sorted(1000 * s for s in result.latencies)
     print(f"{annotators} annotators for {seconds:.0f} s: {result.writes} acknowledged writes")
     print(f"writes/s: {result.writes / seconds:.1f}")
+    print(f"write latency ms: {_percentiles(result.latencies)}")
     print(
-        f"latency ms: median {statistics.median(latencies):.1f}, "
-        f"p95 {latencies[int(0.95 * len(latencies))]:.1f}, p99 {result.p99_ms():.1f}"
+        f"organiser page, reloaded {len(result.organiser_latencies)} times meanwhile, ms: "
+        f"{_percentiles(result.organiser_latencies)}"
     )
     print(f"failed requests: {len(result.failures)}; lost acknowledged writes: {len(lost)}")
     if lost or result.failures:

@@ -1,8 +1,9 @@
 """Data values written into formats that would otherwise act on them: spreadsheets and markdown.
 
 Names of models, sources and dimensions come from users' files and model specs, so a CSV cell or
-a markdown table may hold `=HYPERLINK(...)` or `<script>`. (Terminal output escapes rich markup
-with `rich.markup.escape`; the HTML report is escaped by its Jinja templates.)
+a markdown table may hold `=HYPERLINK(...)` or `<script>`; a URL path in a log line may hold an
+ANSI escape. (Terminal output escapes rich markup with `rich.markup.escape`; the HTML report is
+escaped by its Jinja templates.)
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 # Not `_`: names are full of intraword underscores (gpt_4), which markdown leaves alone.
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*\[\]|])")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def spreadsheet_cell(value: object) -> object:
@@ -26,6 +28,20 @@ def spreadsheet_cell(value: object) -> object:
     if isinstance(value, str) and value.startswith(FORMULA_TRIGGERS):
         return "'" + value
     return value
+
+
+def from_spreadsheet_cell(text: str) -> str:
+    """A cell as it was before `spreadsheet_cell` marked it: files dialbench wrote come back in
+    without the `'` (a name or a negative number stays what it was)."""
+    if text.startswith("'") and text[1:].startswith(FORMULA_TRIGGERS):
+        return text[1:]
+    return text
+
+
+def terminal_text(text: str) -> str:
+    """Text a terminal or log file shows as it is: control characters (newlines, ANSI escapes,
+    bidirectional overrides) written as escapes, so no one can forge a line or recolour one."""
+    return _CONTROL.sub(lambda found: found.group().encode("unicode_escape").decode(), text)
 
 
 def spreadsheet_frame(frame: pd.DataFrame) -> pd.DataFrame:

@@ -50,6 +50,10 @@ LanguageCode = Annotated[str, AfterValidator(standard_language_tag)]
 NonEmptyText = Annotated[str, Field(min_length=1)]
 
 
+# What an annotator may be called: it appears in links, tables, CSV files and log lines.
+ANNOTATOR_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$"
+
+
 def utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -305,6 +309,12 @@ class Annotation(StoredRecord):
     labels: dict[str, JsonValue] = Field(min_length=1)
     comment: str | None = None
     created_at: datetime | None = None
+    complete: bool = Field(
+        default=True,
+        exclude_if=lambda complete: complete,
+        description="False while the annotator is still at it (the web app's labels before "
+        "'done'): agreement and metaeval leave such labels out unless asked",
+    )
 
     id_prefix: ClassVar[str] = "a"
 
@@ -348,11 +358,16 @@ class Annotator(StoredRecord):
     """A person who labels one benchmark in some languages, known to the web app by a secret
     token of which only the SHA-256 is stored."""
 
-    name: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")
+    name: str = Field(min_length=1, max_length=100, pattern=ANNOTATOR_NAME)
     benchmark: str = Field(min_length=1, description="the benchmark's name")
     languages: list[LanguageCode] = Field(min_length=1)
     token_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     created_at: datetime | None = None
+    revoked_at: datetime | None = Field(
+        default=None,
+        exclude_if=lambda revoked: revoked is None,
+        description="when `annotate revoke` ended their link (`annotate reissue` gives a new one)",
+    )
 
     id_prefix: ClassVar[str] = "u"
 

@@ -327,6 +327,11 @@ class RunStore:
 
     def records(self, record_type: type[R], **where: Any) -> Iterator[R]:
         """Stored records of a type in insertion order, filtered by equality on indexed columns."""
+        for record in self.records_json(record_type, **where):
+            yield record_type.model_validate_json(record)
+
+    def records_json(self, record_type: type[StoredRecord], **where: Any) -> Iterator[str]:
+        """`records` as their stored JSON, unparsed: for callers that keep parsed copies."""
         table = TABLES[record_type]
         unknown = set(where) - set(table.filters)
         if unknown:
@@ -336,7 +341,7 @@ class RunStore:
         clauses = " AND ".join(f"{column} = ?" for column in where)
         query = f"SELECT record FROM {table.name}" + (f" WHERE {clauses}" if where else "")
         for (record,) in self._db.execute(query + " ORDER BY rowid", tuple(where.values())):
-            yield record_type.model_validate_json(record)
+            yield record
 
     def get(self, record_type: type[R], record_id: str) -> R | None:
         return next(self.records(record_type, id=record_id), None)
@@ -423,6 +428,33 @@ class RunStore:
         in tables by language and chatbot, without reading whole dialogues."""
         rows = self._db.execute("SELECT id, language, assistant_model FROM dialogues")
         return {id_: (language, chatbot) for id_, language, chatbot in rows}
+
+    def dialogue_labels(
+        self, annotators: Sequence[str] | None = None
+    ) -> list[tuple[str, str, bool]]:
+        """(annotator, dialogue id, complete) of every annotation of a whole dialogue (of these
+        annotators), in insertion order, without reading the labels themselves."""
+        query = (
+            "SELECT annotator_id, dialogue_id, json_extract(record, '$.complete') IS NOT 0 "
+            "FROM annotations WHERE turn_index IS NULL AND other_dialogue_id IS NULL"
+        )
+        if annotators is not None:
+            query += f" AND annotator_id IN ({', '.join('?' * len(annotators))})"
+        rows = self._db.execute(query + " ORDER BY rowid", tuple(annotators or ()))
+        return [(annotator, dialogue, bool(complete)) for annotator, dialogue, complete in rows]
+
+    def last_annotated(self) -> dict[str, str]:
+        """Annotator -> when they last saved a label (ISO 8601, UTC), for those who have."""
+        rows = self._db.execute(
+            "SELECT annotator_id, MAX(json_extract(record, '$.created_at')) FROM annotations "
+            "GROUP BY annotator_id HAVING MAX(json_extract(record, '$.created_at')) IS NOT NULL"
+        )
+        return dict(rows.fetchall())
+
+    def data_version(self) -> int:
+        """A number that changes whenever another connection commits: this connection's data
+        is unchanged while it stays the same."""
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
 
     def turn_count(self) -> int:
         return int(

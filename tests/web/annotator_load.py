@@ -1,6 +1,7 @@
 """Simulated annotators saving labels as fast as the server answers, for the no-lost-write test
 and `benchmarks/web_annotation.py`: each one opens its secret link, then PUTs labels in a loop,
-each with a new sequence number in the comment, and remembers which writes were acknowledged."""
+each with a new sequence number in the comment, and remembers which writes were acknowledged.
+With the organiser's link, an organiser keeps reloading `/organiser` meanwhile."""
 
 from __future__ import annotations
 
@@ -55,6 +56,7 @@ class LoadResult:
     latencies: list[float] = field(default_factory=list)
     failures: list[tuple[float, str]] = field(default_factory=list)  # (monotonic time, what)
     acknowledged: dict[tuple[str, str], int] = field(default_factory=dict)
+    organiser_latencies: list[float] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -82,6 +84,7 @@ def _annotate(
                 "overall": 1 + sequence % 5,
                 "user_humanlike": 1 + (sequence + 2) % 5,
                 "comment": f"{name} #{sequence}",
+                "done": sequence % 4 != 0,
             }
             sent = time.perf_counter()
             try:
@@ -102,14 +105,34 @@ def _annotate(
             sequence += 1
 
 
-def drive(base: str, load: LoadRun, seconds: float) -> LoadResult:
-    """Every annotator writing at once for `seconds`; the result holds each acknowledged write."""
+def _watch(organiser_link: str, until: float, result: LoadResult) -> None:
+    """The organiser's page loaded again as soon as it has come (a tab refreshing itself)."""
+    with httpx.Client(timeout=120) as client:
+        client.get(organiser_link)
+        while time.monotonic() < until:
+            sent = time.perf_counter()
+            answer = client.get(organiser_link.split("/enter")[0] + "/organiser")
+            elapsed = time.perf_counter() - sent
+            with result.lock:
+                if answer.status_code == 200:
+                    result.organiser_latencies.append(elapsed)
+                else:
+                    result.failures.append((time.monotonic(), f"organiser {answer.status_code}"))
+
+
+def drive(
+    base: str, load: LoadRun, seconds: float, organiser_link: str | None = None
+) -> LoadResult:
+    """Every annotator writing at once for `seconds` (and the organiser's page reloading, given
+    the organiser's link); the result holds each acknowledged write."""
     result = LoadResult(seconds=seconds)
     until = time.monotonic() + seconds
     threads = [
         threading.Thread(target=_annotate, args=(base, name, token, load.dialogues, until, result))
         for name, token in load.tokens.items()
     ]
+    if organiser_link is not None:
+        threads.append(threading.Thread(target=_watch, args=(organiser_link, until, result)))
     for thread in threads:
         thread.start()
     for thread in threads:

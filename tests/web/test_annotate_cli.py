@@ -4,13 +4,14 @@ secret links, labels out and back in (JSONL and long CSV), and user errors as on
 from __future__ import annotations
 
 import re
+import socket
 from pathlib import Path
 
 import pytest
-from web_run import WebRun
+from web_run import WebRun, make_web_run
 
 from dialbench.hashing import sha256_text
-from dialbench.schema import Annotation, Annotator, Target
+from dialbench.schema import Annotation, Annotator, Dialogue, Target, Turn, utc_now
 from dialbench.store import RunStore
 from dialbench.web.server import exposure_warning
 from tests.conftest import RunCli
@@ -79,12 +80,21 @@ def _label(web_run: WebRun) -> None:
                         "user_humanlike": 4,
                     },
                     comment="很好" if n else None,
+                    created_at=utc_now(),
                 )
                 for name in ("alice", "bob")
                 for n, dialogue in enumerate(web_run.ids("en")[:2])
             ],
             run,
         )
+
+
+def refused_import(cli: RunCli, web_run: WebRun, path: Path, rows: str) -> str:
+    """What `annotate import` says of a long CSV of these rows, which it must refuse."""
+    path.write_text(f"item_id,annotator_or_judge,dimension,value\n{rows}", encoding="utf-8")
+    done = cli("annotate", "import", path, "--run", web_run.path, ok=False)
+    assert done.returncode == 1
+    return done.stderr
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".csv"])
@@ -95,8 +105,7 @@ def test_labels_go_out_and_come_back_in_the_same_shape(
     before = {a.id: a.labels for a in labels(web_run)}
     exported = tmp_path / f"labels{suffix}"
     cli("annotate", "export", exported, "--run", web_run.path)
-    elsewhere = tmp_path / "elsewhere"
-    RunStore.open(elsewhere).close()
+    elsewhere = make_web_run(tmp_path / "elsewhere").path  # the same dialogues, no labels
     done = cli("annotate", "import", exported, "--run", elsewhere)
     assert "imported 4 annotations" in done.stdout
     with RunStore.open(elsewhere, create=False) as store:
@@ -143,18 +152,102 @@ def test_a_csv_of_turn_and_pair_items_imports_with_their_targets(
 ) -> None:
     first, second = web_run.ids("en")[:2]
     rows = tmp_path / "turns.csv"
-    rows.write_text(
-        "item_id,annotator_or_judge,dimension,value\n"
+    refused = refused_import(
+        cli,
+        web_run,
+        rows,
         f"{first}#1,alice,breakdown,yes\n"
         f"{first}|{second},alice,winner,first\n"
         f"{first},alice,issues,1\n"
         f"{first},alice,issues.unsafe,1\n",
-        encoding="utf-8",
     )
-    done = cli("annotate", "import", rows, "--run", web_run.path, ok=False)
-    assert done.returncode == 1
-    assert "'issues' is both a value and a group of values" in done.stderr
+    assert "'issues' is both a value and a group of values" in refused
     rows.write_text("\n".join(rows.read_text(encoding="utf-8").splitlines()[:3]) + "\n")
     cli("annotate", "import", rows, "--run", web_run.path)
     targets = {(a.target.kind, tuple(a.labels.items())) for a in labels(web_run)}
     assert targets == {("turn", (("breakdown", 1),)), ("pair", (("winner", "first"),))}
+
+
+def test_revoke_reissue_and_list_with_last_activity(cli: RunCli, web_run: WebRun) -> None:
+    _label(web_run)
+    cli("annotate", "revoke", "alice", "--run", web_run.path)
+    reissued = cli("annotate", "reissue", "bob", "--run", web_run.path).stdout
+    found = TOKEN.search(reissued)
+    assert found is not None
+    with RunStore.open(web_run.path, create=False) as store:
+        alice, bob = (next(store.records(Annotator, name=n)) for n in ("alice", "bob"))
+    assert alice.revoked_at is not None
+    assert alice.token_sha256 != sha256_text(web_run.tokens["alice"])
+    assert bob.revoked_at is None
+    assert bob.token_sha256 == sha256_text(found.group(1))
+    listed = cli("annotate", "list", "--run", web_run.path).stdout
+    rows = {line.split()[1]: line for line in listed.splitlines() if line.startswith("│ ")}
+    assert "revoked" in rows["alice"]
+    assert "active" in rows["bob"]
+    assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", rows["bob"])
+    assert re.search(r"active\s+│\s+-\s+│", rows["carol"])  # carol labelled nothing
+    done = cli("annotate", "revoke", "nobody", "--run", web_run.path, ok=False)
+    assert done.returncode == 1
+    assert "no annotator named 'nobody'" in done.stderr
+
+
+def test_an_exported_csv_with_formula_characters_comes_back_as_it_was(
+    cli: RunCli, web_run: WebRun, tmp_path: Path
+) -> None:
+    """Export marks cells a spreadsheet would run with `'`; import takes the mark off again:
+    no second dialogue id or annotator, negative numbers stay numbers, dotted names stay."""
+    odd = Dialogue(id="=HYPERLINK(1)", language="en", turns=[Turn(role="user", text="hi")])
+    labels = {"issues": {"unsafe": True}, "overall": 2, "quality.fluency": -1, "@note": "=x"}
+    for run in (web_run.path, tmp_path / "elsewhere"):
+        if run != web_run.path:
+            make_web_run(run)
+        with RunStore.open(run, create=False) as store, store.run("test") as made:
+            store.add([odd], made)
+    with RunStore.open(web_run.path, create=False) as store, store.run("test") as made:
+        store.add(
+            [Annotation(annotator_id="alice", target=Target(dialogue_id=odd.id), labels=labels)],
+            made,
+        )
+    exported = tmp_path / "labels.csv"
+    cli("annotate", "export", exported, "--run", web_run.path)
+    text = exported.read_text(encoding="utf-8")
+    assert "'=HYPERLINK(1),alice,quality.fluency,'-1.0,en,human" in text
+    assert "'=HYPERLINK(1),alice,'@note,'=x,en,human" in text
+    cli("annotate", "import", exported, "--run", tmp_path / "elsewhere")
+    with RunStore.open(tmp_path / "elsewhere", create=False) as store:
+        (back,) = store.records(Annotation)
+    assert back.target.dialogue_id == odd.id
+    assert back.labels == labels
+
+
+def test_import_refuses_unknown_dialogues_bad_names_and_scores(
+    cli: RunCli, web_run: WebRun, tmp_path: Path
+) -> None:
+    first = web_run.ids("en")[0]
+    rows = tmp_path / "bad.csv"
+    refused = refused_import(
+        cli,
+        web_run,
+        rows,
+        f"{first},alice,overall,3\n"
+        "d-nowhere,alice,overall,3\n"
+        f"{first},bob smith,overall,3\n"
+        f"{first},carol,overall,high\n"
+        f"{first},dora,issues.unsafe,maybe\n",
+    )
+    assert f"{rows}:3: no dialogue 'd-nowhere' in this run" in refused
+    assert f"{rows}:4: annotator 'bob smith' is not a name the app can have" in refused
+    assert f"{rows}:5: overall must be a number, not 'high'" in refused
+    assert f"{rows}:6: issues.unsafe must be yes or no (1 or 0), not 'maybe'" in refused
+    assert labels(web_run) == []
+
+
+def test_serve_on_a_busy_port_says_so_before_printing_links(cli: RunCli, web_run: WebRun) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = cli("serve", web_run.path, "--port", str(port), ok=False)
+    assert done.returncode == 1
+    assert f"port {port} on 127.0.0.1 is in use" in done.stderr
+    assert "organiser link" not in done.stdout

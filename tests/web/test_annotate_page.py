@@ -177,7 +177,7 @@ def test_any_dialogue_id_from_continue_to_all_done(served: Served, browser: Brow
         expect(dana).to_have_url(f"{served.serving.base}/annotate/{segment(dialogue_id)}")
         expect(dana.locator(".turn .text")).to_have_text(f"hi from {dialogue_id}")
         dana.wait_for_load_state()
-        for key in ("w", "3", "Shift+4"):
+        for key in ("w", "3", "Shift+4", "d"):  # d: done
             press_and_save(dana, key)
         expect(dana.locator("#done")).to_have_text(str(n + 1))
         dana.keyboard.press("n")

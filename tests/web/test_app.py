@@ -12,9 +12,10 @@ from fastapi.testclient import TestClient
 from web_run import ORGANISER_TOKEN, Client, WebRun
 
 from dialbench.hashing import sha256_text
+from dialbench.io.long_format import long_rows
 from dialbench.schema import Annotation
 from dialbench.store import RunStore
-from dialbench.web.annotators import AssignmentSettings
+from dialbench.web.annotators import AssignmentSettings, reissue_link, revoke_annotator
 from dialbench.web.app import create_app
 from dialbench.web.auth import CSRF_HEADER
 from dialbench.web.guard import MAX_BODY_BYTES
@@ -66,7 +67,7 @@ def test_the_link_sets_a_strict_httponly_cookie_and_drops_the_token_from_the_url
     assert answer.headers["location"] == "/"
     cookie = answer.headers["set-cookie"].lower()
     assert "httponly" in cookie
-    assert "samesite=strict" in cookie
+    assert "samesite=lax" in cookie  # a link followed from mail shows who is signed in
 
 
 def test_the_token_is_never_logged(
@@ -147,18 +148,24 @@ def test_every_page_carries_a_strict_content_security_policy(client: Client) -> 
 def test_labels_are_saved_resumed_and_counted(client: Client, web_run: WebRun) -> None:
     alice = client(web_run.tokens["alice"])
     first, second = web_run.ids("en")[:2]
-    answer = save(alice, first, {"issues": {"unsafe": True}, "overall": 2, "user_humanlike": 4})
+    finished = {"issues": {"unsafe": True}, "overall": 2, "user_humanlike": 4, "done": True}
+    answer = save(alice, first, finished)
     assert answer.status_code == 200, answer.text
     assert answer.json()["done"] == 1
-    assert save(alice, second, {"issues": {}, "comment": "写得不错"}).json()["done"] == 1
+    started = save(alice, second, {"issues": {}, "comment": "写得不错"}).json()
+    assert (started["done"], started["started"]) == (1, 1)
     (one,) = [a for a in stored(web_run) if a.target.dialogue_id == first]
     assert one.annotator_id == "alice"
     assert one.labels["overall"] == 2
     assert one.labels["issues"]["unsafe"] is True  # type: ignore[index]
     assert one.labels["issues"]["lacks_empathy"] is False  # type: ignore[index]
+    (partial,) = [a for a in stored(web_run) if a.target.dialogue_id == second]
+    assert (partial.complete, partial.labels) == (False, {"issues": {}})  # only what was given
+    with RunStore.open(web_run.path, create=False) as store:
+        assert {row[0] for row in long_rows(store, "annotations", None)} == {first}  # CSV export
     resumed = alice.get("/annotate").text
     assert f'href="/annotate/{second}"' in resumed.split('id="resume"')[1].split(">")[0]
-    again = save(alice, first, {"issues": {}, "overall": 5, "user_humanlike": 5})
+    again = save(alice, first, {"issues": {}, "overall": 5, "user_humanlike": 5, "done": True})
     assert again.status_code == 200
     assert [a.labels["overall"] for a in stored(web_run) if a.target.dialogue_id == first] == [5]
     assert 'value="5" checked' in alice.get(f"/annotate/{first}").text
@@ -283,12 +290,17 @@ def test_oversized_bodies_are_refused(client: Client, web_run: WebRun) -> None:
 def test_the_organiser_sees_progress_and_agreement(client: Client, web_run: WebRun) -> None:
     alice, bob = client(web_run.tokens["alice"]), client(web_run.tokens["bob"])
     for n, dialogue in enumerate(web_run.ids("en")):
-        flagged = {"issues": {"repetitive": n % 2 == 0}, "overall": 1 + n, "user_humanlike": 3}
+        flagged = {
+            "issues": {"repetitive": n % 2 == 0},
+            "overall": 1 + n,
+            "user_humanlike": 3,
+            "done": True,
+        }
         save(alice, dialogue, flagged)
         save(bob, dialogue, flagged)
     page = client(ORGANISER_TOKEN).get("/organiser").text
-    assert "<td>alice</td><td>bench</td><td>en, zh</td><td>3</td><td>5</td>" in page
-    assert "<td>bob</td><td>bench</td><td>en</td><td>3</td><td>3</td>" in page
+    assert "<td>alice</td><td>bench</td><td>en, zh</td><td>3</td><td>0</td><td>5</td>" in page
+    assert "<td>bob</td><td>bench</td><td>en</td><td>3</td><td>0</td><td>3</td>" in page
     row = page.split("<td>issues.repetitive</td><td>en</td>")[1].split("</tr>")[0]
     assert "<td>1.000</td>" in row  # identical labels: alpha 1
 
@@ -352,14 +364,17 @@ def test_overlap_shares_dialogues_out_and_gold_items_reach_everyone(
     gold = AssignmentSettings(overlap=1, gold_annotator="bob")
     bob_client = client(web_run.tokens["bob"])
     for dialogue in bobs_only:
-        save(bob_client, dialogue, {"issues": {"unsafe": True}, "overall": 2, "user_humanlike": 3})
+        labels = {"issues": {"unsafe": True}, "overall": 2, "user_humanlike": 3, "done": True}
+        save(bob_client, dialogue, labels)
     assert set(bobs_only) <= listed("alice", gold)
     app = create_app(web_run.path, sha256_text(ORGANISER_TOKEN), gold)
     with TestClient(app) as browser:
         browser.get("/enter", params={"token": web_run.tokens["alice"]})
         csrf = csrf_of(browser.get("/annotate").text)
-        save(browser, bobs_only[0], {"issues": {}, "overall": 4, "user_humanlike": 3}, csrf)
-        browser.get("/enter", params={"token": ORGANISER_TOKEN})  # the organiser, same browser
+        labels = {"issues": {}, "overall": 4, "user_humanlike": 3, "done": True}
+        save(browser, bobs_only[0], labels, csrf)
+        asked = browser.get("/enter", params={"token": ORGANISER_TOKEN})  # the same browser:
+        browser.post("/enter", data={"token": ORGANISER_TOKEN, "csrf": csrf_of(asked.text)})
         board = browser.get("/organiser").text
     row = board.split("<td>alice</td>")[1].split("</tr>")[0]
     # one gold item: 8 of 9 issues agree (unsafe does not), overall 4 vs 2
@@ -398,3 +413,99 @@ def test_a_hostile_comment_reaches_the_organiser_as_text(client: Client, web_run
     assert "<img src=x" not in page
     reopened = client(web_run.tokens["alice"]).get(f"/annotate/{english}").text
     assert "&lt;script&gt;window.pwned" in reopened.split("<textarea")[1]
+
+
+def test_the_page_says_who_is_signed_in_and_a_link_asks_before_switching(
+    client: Client, web_run: WebRun
+) -> None:
+    browser = client(web_run.tokens["alice"])
+    assert "signed in as <strong>alice</strong>" in browser.get("/annotate").text
+    asked = browser.get("/enter", params={"token": web_run.tokens["bob"]})
+    assert asked.status_code == 200
+    # so that the browser's POST carries a real Origin, not "null"
+    assert asked.headers.get_list("referrer-policy") == ["strict-origin"]
+    assert browser.get("/annotate").headers.get_list("referrer-policy") == ["no-referrer"]
+    assert "signed in as <strong>alice</strong>; the link you followed signs it in as" in asked.text
+    assert "signed in as <strong>alice</strong>" in browser.get("/annotate").text  # not yet
+    form = {"token": web_run.tokens["bob"], "csrf": csrf_of(asked.text)}
+    from_elsewhere = browser.post("/enter", data=form, headers={"origin": "https://evil.test"})
+    assert from_elsewhere.status_code == 403
+    cross_site = browser.post("/enter", data=form, headers={"sec-fetch-site": "cross-site"})
+    assert cross_site.status_code == 403
+    assert browser.post("/enter", data={**form, "csrf": "forged"}).status_code == 403
+    assert "signed in as <strong>alice</strong>" in browser.get("/annotate").text
+    switched = browser.post("/enter", data=form, headers={"origin": "http://testserver"})
+    assert switched.status_code == 303
+    assert "signed in as <strong>bob</strong>" in browser.get("/annotate").text
+    again = browser.get("/enter", params={"token": web_run.tokens["bob"]})
+    assert again.status_code == 303  # the same person: nothing to ask
+
+
+def test_a_revoked_or_reissued_link_is_dead_in_the_running_app(
+    client: Client, web_run: WebRun
+) -> None:
+    alice, bob = client(web_run.tokens["alice"]), client(web_run.tokens["bob"])
+    assert alice.get("/annotate").status_code == 200
+    with RunStore.open(web_run.path, create=False) as store:
+        revoke_annotator(store, "alice")
+        new_bob = reissue_link(store, "bob").token
+    assert alice.get("/annotate").status_code == 401
+    assert client(None).get("/enter", params={"token": web_run.tokens["alice"]}).status_code == 403
+    assert bob.get("/annotate").status_code == 401
+    assert client(new_bob).get("/annotate").status_code == 200
+    page = client(ORGANISER_TOKEN).get("/organiser").text
+    assert "<td>alice (revoked)</td>" in page
+
+
+def test_a_path_cannot_forge_a_log_line_or_colour_the_terminal(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="dialbench.web"):
+        client(None).get("/x%0AGET /organiser 200 1.0ms%1B[31m%E2%80%AE")
+    (line,) = [m for m in caplog.messages if m.startswith("GET /x")]
+    assert "\n" not in line
+    assert "\x1b" not in line
+    assert "\u202e" not in line
+    assert "/x\\nGET /organiser 200 1.0ms\\x1b[31m\\u202e" in line
+
+
+def test_unknown_routes_answer_a_page_and_the_api_json(client: Client, web_run: WebRun) -> None:
+    alice = client(web_run.tokens["alice"])
+    for path in ("/nowhere", "/annotate/x/y"):
+        missing = alice.get(path)
+        assert missing.status_code == 404
+        assert missing.headers["content-type"].startswith("text/html")
+        assert "Cannot show this page" in missing.text
+        assert "content-security-policy" in missing.headers
+    wrong_method = alice.delete("/annotate")
+    assert wrong_method.status_code == 405
+    assert wrong_method.headers["allow"] == "GET"
+    assert "Cannot show this page" in wrong_method.text
+    assert alice.get("/api/nowhere").json() == {"detail": "Not Found"}
+
+
+def test_a_422_about_the_whole_body_does_not_start_with_a_colon(
+    client: Client, web_run: WebRun
+) -> None:
+    alice = client(web_run.tokens["alice"])
+    english = web_run.ids("en")[0]
+    csrf = csrf_of(alice.get(f"/annotate/{english}").text)
+    for body in (b"{not json", b"[1, 2]"):
+        answer = alice.put(
+            f"/api/labels/{english}",
+            content=body,
+            headers={CSRF_HEADER: csrf, "content-type": "application/json"},
+        )
+        assert answer.status_code == 422
+        detail = answer.json()["detail"]
+        assert detail
+        assert not detail.startswith(":")
+        assert not detail.startswith(" ")
+    done = save(alice, english, {"done": True, "overall": 3}, csrf)
+    assert done.status_code == 422
+    assert done.json()["detail"] == "Value error, done needs every score: user_humanlike not given"
+
+
+def test_my_dialogues_is_linked_once(client: Client, web_run: WebRun) -> None:
+    page = client(web_run.tokens["alice"]).get(f"/annotate/{web_run.ids('en')[0]}").text
+    assert page.count("My dialogues") == 1

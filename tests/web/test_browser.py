@@ -3,6 +3,7 @@ headless Chromium by Playwright (Debian's /usr/bin/chromium, which `make test` i
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -54,14 +55,15 @@ def test_label_with_the_keyboard_reload_and_keep(
     first, second = served.run.ids("en")[:2]
     expect(alice).to_have_url(f"{served.base}/annotate/{first}")
     alice.wait_for_load_state()  # the page's script listens for keys once it has loaded
-    for key in ("w", "3", "Shift+4"):  # unsafe, overall 3, human-likeness 4
+    for key in ("w", "3", "Shift+4", "d"):  # unsafe, overall 3, human-likeness 4, done
         press_and_save(alice, key)
     alice.keyboard.press("n")
     expect(alice).to_have_url(f"{served.base}/annotate/{second}")
     alice.wait_for_load_state()
-    for key in ("e", "t", "5", "Shift+2"):  # lacks empathy, repetitive, overall 5, 2
+    for key in ("e", "t", "5", "Shift+2", "d"):  # lacks empathy, repetitive, overall 5, 2
         press_and_save(alice, key)
     expect(alice.locator("#done")).to_have_text("2")
+    expect(alice.locator("#signed-in")).to_have_text("signed in as alice")
 
     alice.reload()
     expect(alice.locator('input[value="lacks_empathy"]')).to_be_checked()
@@ -143,6 +145,80 @@ def test_from_a_report_heatmap_cell_to_the_dialogues_behind_it(
     expect(organiser.locator(".turn.assistant .text")).to_have_text("压力大的时候可以出去散散步。")
     expect(organiser.locator("details").first).to_contain_text("1 rejected by the validator")
     expect(organiser.locator(".judgment")).to_have_count(2)
+
+
+def test_a_dialogue_started_and_left_counts_nowhere(
+    served: Served, browser: Browser, cli: RunCli
+) -> None:
+    """Bob ticks one issue of a dialogue Alice finished and leaves: his label is stored, shown
+    as started, and left out of the organiser's agreement and of `metaeval`, unless asked."""
+    first = served.run.ids("en")[0]
+    alice = open_link(browser, f"{served.base}/enter?token={served.run.tokens['alice']}")
+    alice.goto(f"{served.base}/annotate/{first}")
+    alice.wait_for_load_state()
+    for key in ("4", "Shift+5", "d"):  # scores other than the first test's: each one saves
+        press_and_save(alice, key)
+    bob = open_link(browser, f"{served.base}/enter?token={served.run.tokens['bob']}")
+    bob.goto(f"{served.base}/annotate/{first}")
+    bob.wait_for_load_state()
+    press_and_save(bob, "t")  # repetitive, and away
+    expect(bob.locator("#started")).to_have_text("1")
+    expect(bob.locator("#done")).to_have_text("0")
+    bob.goto(f"{served.base}/annotate")
+    expect(bob.locator("#progress")).to_contain_text("0 of 3 dialogues done, 1 started")
+
+    organiser = open_link(browser, served.organiser_link)
+    expect(organiser.locator("#progress")).to_contain_text("bob")
+    bob_row = organiser.locator("#progress tr", has_text="bob")
+    expect(bob_row.locator("td").nth(3)).to_have_text("0")  # done
+    expect(bob_row.locator("td").nth(4)).to_have_text("1")  # started
+    repetitive = organiser.locator("#agreement tr", has_text="issues.repetitive")
+    expect(repetitive.first.locator("td").nth(6)).to_have_text("1")  # annotators: alice alone
+
+    def annotators(*options: str) -> int:
+        """How many annotators `metaeval` finds for "repetitive", over all languages."""
+        folder = served.run.path / f"metaeval{len(options)}"
+        cli("metaeval", served.run.path, "--bootstrap", "100", "-o", folder, *options)
+        report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+        (row,) = [
+            row
+            for row in report["agreement"]
+            if row["dimension"] == "issues.repetitive" and row["language"] == "all"
+        ]
+        return int(row["n_annotators"])
+
+    assert annotators() == 1
+    assert annotators("--include-partial") == 2
+
+
+def test_a_link_of_someone_else_asks_before_switching(served: Served, browser: Browser) -> None:
+    page = open_link(browser, f"{served.base}/enter?token={served.run.tokens['alice']}")
+    expect(page.locator("#signed-in")).to_have_text("signed in as alice")
+    page.goto(f"{served.base}/enter?token={served.run.tokens['bob']}")
+    expect(page.locator("#switch-question")).to_contain_text("signed in as alice")
+    page.click("#stay")
+    expect(page.locator("#signed-in")).to_have_text("signed in as alice")
+    page.goto(f"{served.base}/enter?token={served.run.tokens['bob']}")
+    page.click("#switch")
+    expect(page).to_have_url(f"{served.base}/annotate")
+    expect(page.locator("#signed-in")).to_have_text("signed in as bob")
+
+
+def test_turn_boxes_hold_no_blank_lines(served: Served, browser: Browser) -> None:
+    organiser = open_link(browser, served.organiser_link)
+    organiser.goto(f"{served.base}/dialogues/{served.run.ids('en')[0]}")
+    assistant = organiser.locator(".turn.assistant").first
+    slack = assistant.evaluate(
+        """turn => {
+            const style = getComputedStyle(turn);
+            const inner = turn.clientHeight - parseFloat(style.paddingTop)
+                - parseFloat(style.paddingBottom);
+            const held = [...turn.children].reduce(
+                (sum, child) => sum + child.getBoundingClientRect().height, 0);
+            return inner - held;
+        }"""
+    )
+    assert slack < 2, f"{slack:.0f} px of blank lines in a turn box"
 
 
 def test_no_token_reaches_the_log(served: Served) -> None:

@@ -19,7 +19,7 @@ from dialbench.web.auth import CSRF_HEADER
 from tests.conftest import RunCli
 
 ODD_IDS = ("a/b/../zh", "50% off?#top&x=1", "trailing/", "/leading", " spaced out ", "日本/語")
-COMPLETE = {"issues": {"unsafe": True}, "overall": 3, "user_humanlike": 4}
+COMPLETE = {"issues": {"unsafe": True}, "overall": 3, "user_humanlike": 4, "done": True}
 
 
 def import_dialogues(cli: RunCli, run: Path, ids: tuple[str, ...], ok: bool = True) -> str:

@@ -40,20 +40,62 @@ def add(
         f"languages {', '.join(made.annotator.languages)}",
         markup=False,
     )
-    print(f"secret link: http://127.0.0.1:8765/enter?token={made.token}")
+    _print_link(made.token)
+
+
+def _print_link(token: str) -> None:
+    print(f"secret link: http://127.0.0.1:8765/enter?token={token}")
     console.print(
         "(give it to them privately; with another --host or --port, change the address)",
         markup=False,
     )
 
 
+NameArgument = Annotated[str, typer.Argument(help="The annotator's name.")]
+
+
+@annotate_app.command("revoke")
+def revoke(name: NameArgument, run: RunOption = DEFAULT_RUN) -> None:
+    """End an annotator's link at once, in a running server too; their labels stay."""
+    from dialbench.web.annotators import revoke_annotator
+
+    with RunStore.open(run, create=False) as store:
+        revoke_annotator(store, name)
+    console.print(
+        f"revoked {name}'s link: it opens nothing from now on (a new one: "
+        f"dialbench annotate reissue {name})",
+        markup=False,
+    )
+
+
+@annotate_app.command("reissue")
+def reissue(name: NameArgument, run: RunOption = DEFAULT_RUN) -> None:
+    """A new secret link for an annotator (revoked or not); the old one is dead at once."""
+    from dialbench.web.annotators import reissue_link
+
+    with RunStore.open(run, create=False) as store:
+        made = reissue_link(store, name)
+    console.print(f"annotator {name}: new link (the old one opens nothing now)", markup=False)
+    _print_link(made.token)
+
+
 @annotate_app.command("list")
 def list_annotators(run: RunOption = DEFAULT_RUN) -> None:
-    """The run's annotators, their benchmark and languages."""
+    """The run's annotators: benchmark, languages, whether their link works, last label saved."""
     with RunStore.open(run, create=False) as store:
-        rows = [(a.name, a.benchmark, ", ".join(a.languages)) for a in store.records(Annotator)]
-    columns = ("annotator", "benchmark", "languages")
-    console.print(table("Annotators", columns, rows, text=columns))
+        last = store.last_annotated()
+        rows = [
+            (
+                a.name,
+                a.benchmark,
+                ", ".join(a.languages),
+                "revoked" if a.revoked_at else "active",
+                last.get(a.name, "-")[:19].replace("T", " "),
+            )
+            for a in store.records(Annotator)
+        ]
+    columns = ("annotator", "benchmark", "languages", "link", "last label (UTC)")
+    console.print(table("Annotators", columns, rows, text=columns[:4]))
 
 
 @annotate_app.command("export")

@@ -156,6 +156,12 @@ def metaeval(
         list[Path], typer.Option(help="Judge or metric ratings in the long format.")
     ] = [],  # noqa: B006
     protocol: Annotated[str | None, typer.Option(help="Judgments of this protocol only.")] = None,
+    include_partial: Annotated[
+        bool,
+        typer.Option(
+            help="Also the run's labels an annotator has not marked done (left out by default)."
+        ),
+    ] = False,
     scale: Annotated[
         list[str],
         typer.Option(help="DIMENSION=binary|nominal|ordinal|interval, or =ordinal:LOW,...,HIGH."),
@@ -203,6 +209,7 @@ def metaeval(
         against=against,
         predictions=predictions,
         protocol=protocol,
+        include_partial=include_partial,
         pairs=_dimension_pairs(pair),
         options=MetaEvalOptions(
             scales=dict(parse_scale(s) for s in scale),

@@ -36,7 +36,7 @@ def serve(
     from dialbench.web.annotators import AssignmentSettings
 
     try:
-        from dialbench.web.server import ServeConfig, prepare, uvicorn_server
+        from dialbench.web.server import ServeConfig, port_in_use, prepare, uvicorn_server
     except ModuleNotFoundError as missing:
         raise DialbenchError(
             f"dialbench serve needs {missing.name}: pip install 'dialbench[web]'"
@@ -45,6 +45,11 @@ def serve(
     config = ServeConfig(
         host=host, port=port, assignment=AssignmentSettings(overlap=overlap, gold_annotator=gold)
     )
+    if port_in_use(host, port):
+        raise DialbenchError(
+            f"port {port} on {host} is in use (another dialbench serve?): stop it, or choose "
+            "another with --port"
+        )
     web_app, serving = prepare(run, config)
     if serving.warning:
         console.print(f"warning: {serving.warning}", style="bold red", markup=False)

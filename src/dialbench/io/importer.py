@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from dialbench.hashing import file_sha256
@@ -32,18 +33,25 @@ def _traced(record: StoredRecord, run: Run, path: Path, line: int | None) -> Sto
     return record.model_copy(update={"provenance": origin})
 
 
+Loaded = list[tuple[int | None, StoredRecord]]
+
+
 def import_file(
     store: RunStore,
     path: str | Path,
     options: ImportOptions | None = None,
     on_conflict: OnConflict = "error",
+    check: Callable[[Path, Loaded], None] | None = None,
 ) -> ImportReport:
-    """Import one file; a bad file raises before anything is written, naming file and line."""
+    """Import one file; a bad file raises before anything is written, naming file and line.
+    `check` looks at the records (with their lines) first, and raises what it refuses."""
     path = Path(path)
     options = options or ImportOptions()
     fmt = format_for(path, options.records, options.format).name
     options = options.model_copy(update={"format": fmt})
     loaded = load_records(path, options)
+    if check is not None:
+        check(path, loaded)
     config = {
         "file": str(path),
         "sha256": file_sha256(path) if path.is_file() else None,

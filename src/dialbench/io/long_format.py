@@ -35,7 +35,7 @@ from dialbench.io.ratings import (
 from dialbench.io.table import read_rows
 from dialbench.io.validation import validate_items
 from dialbench.issue_labels import ISSUES_PREFIX
-from dialbench.safe_text import spreadsheet_cell
+from dialbench.safe_text import from_spreadsheet_cell, spreadsheet_cell
 from dialbench.schema import LanguageCode, Record
 from dialbench.store import RunStore
 
@@ -66,11 +66,16 @@ def cell_value(text: str) -> float | str | None:
 
 
 def _table_rows(path: Path, delimiter: str) -> Iterator[Item]:
-    """Rows with their empty cells left out (an empty value is kept: it means no value)."""
+    """Rows with their empty cells left out (an empty value is kept: it means no value), and
+    cells `write_long_csv` made spreadsheet-safe read back as they were."""
     _, rows = read_rows(path, delimiter)
     for line, row in rows:
         if isinstance(row, dict):
-            row = {k: v for k, v in row.items() if v != "" or k == "value"}
+            row = {
+                k: from_spreadsheet_cell(v) if isinstance(v, str) else v
+                for k, v in row.items()
+                if v != "" or k == "value"
+            }
         yield line, row
 
 
@@ -98,30 +103,33 @@ def _repeated_ratings(path: Path, rows: list[tuple[int | None, LongRow]]) -> Ite
             first[key] = line
 
 
-def _ratings(path: Path, items: Iterator[Item], kind: RaterKind) -> list[Rating]:
-    """Long-format rows as ratings, every problem reported with its line; `kind` is the rater
-    kind of rows that name none."""
+def _ratings(path: Path, items: Iterator[Item], kind: RaterKind) -> list[tuple[int | None, Rating]]:
+    """Long-format rows as ratings with their lines, every problem reported with its line;
+    `kind` is the rater kind of rows that name none."""
     rows = validate_items(path, items, LongRow)
     repeated = list(_repeated_ratings(path, rows))
     if repeated:
         raise InputErrors(repeated)
     return [
-        Rating(
-            item_id=row.item_id,
-            rater=row.annotator_or_judge,
-            kind=row.kind or kind,
-            dimension=row.dimension,
-            value=scalar(row.value),
-            language=row.language or UNKNOWN_LANGUAGE,
+        (
+            line,
+            Rating(
+                item_id=row.item_id,
+                rater=row.annotator_or_judge,
+                kind=row.kind or kind,
+                dimension=row.dimension,
+                value=scalar(row.value),
+                language=row.language or UNKNOWN_LANGUAGE,
+            ),
         )
-        for _, row in rows
+        for line, row in rows
     ]
 
 
 def read_ratings(path: Path, kind: RaterKind) -> list[Rating]:
     """Ratings from a file in any format that holds them, told apart by its name: `.json` is
     the ABC-Eval behaviour format, `.csv`, `.tsv` and `.jsonl` the long format."""
-    return _ratings(path, read_items(path, ReadRequest("ratings")), kind)
+    return [rating for _, rating in _ratings(path, read_items(path, ReadRequest("ratings")), kind)]
 
 
 def long_rows(store: RunStore, records: str, protocol: str | None) -> list[list[str]]:
@@ -165,36 +173,40 @@ def _label(dimension: str, value: float | str | None) -> JsonValue:
 
 
 def _nested(path: Path, item: str, flat: dict[str, JsonValue]) -> dict[str, JsonValue]:
-    """Dotted dimensions back into nested labels: `issues.unsafe` -> {"issues": {"unsafe": ..}}."""
+    """The issues back into their group, as the web app and the issues judge store them
+    (`issues.unsafe` -> {"issues": {"unsafe": ..}}); other dimensions keep their names, dots
+    and all."""
     nested: dict[str, JsonValue] = {}
+    issues: dict[str, JsonValue] = {}
     for dimension, value in flat.items():
-        *parents, leaf = dimension.split(".")
-        level = nested
-        for parent in parents:
-            child = level.setdefault(parent, {})
-            if not isinstance(child, dict):
-                raise InputError(
-                    path, f"item {item}: {parent!r} is both a value and a group of values"
-                )
-            level = child
-        level[leaf] = value
+        if dimension.startswith(ISSUES_PREFIX):
+            issues[dimension.removeprefix(ISSUES_PREFIX)] = value
+        else:
+            nested[dimension] = value
+    if issues:
+        group = ISSUES_PREFIX.rstrip(".")
+        if group in nested:
+            raise InputError(path, f"item {item}: {group!r} is both a value and a group of values")
+        nested[group] = issues
     return nested
 
 
 def _annotations(path: Path, items: Iterator[Item]) -> Iterator[Item]:
     """The human rows (as `annotate export` writes them), one Annotation per annotator and
-    item."""
+    item, at the line of its first row."""
     grouped: dict[tuple[str, str], dict[str, JsonValue]] = defaultdict(dict)
-    for rating in _ratings(path, items, "human"):
+    first_line: dict[tuple[str, str], int | None] = {}
+    for line, rating in _ratings(path, items, "human"):
         if rating.kind == "human" and rating.value is not None:
-            grouped[(rating.rater, rating.item_id)][rating.dimension] = _label(
-                rating.dimension, rating.value
-            )
+            key = (rating.rater, rating.item_id)
+            first_line.setdefault(key, line)
+            grouped[key][rating.dimension] = _label(rating.dimension, rating.value)
     if not grouped:
         raise InputError(path, "no human ratings to import")
     for (rater, item), labels in grouped.items():
         target = item_target(item).model_dump()
-        yield None, {"annotator_id": rater, "target": target, "labels": _nested(path, item, labels)}
+        labels = _nested(path, item, labels)
+        yield first_line[(rater, item)], {"annotator_id": rater, "target": target, "labels": labels}
 
 
 def _reader(rows: Callable[[Path], Iterator[Item]]) -> Reader:

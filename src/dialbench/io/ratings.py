@@ -125,9 +125,17 @@ def placed_judgments(store: RunStore, protocol: str | None = None) -> list[tuple
     return [(j, _place(j.target, names(j), placements)) for j in judgments]
 
 
-def placed_annotations(store: RunStore) -> list[tuple[Annotation, Placed]]:
+def placed_annotations(
+    store: RunStore, include_partial: bool = False
+) -> list[tuple[Annotation, Placed]]:
+    """The store's annotations with their place; those not `complete` (an annotator still at
+    it) only with `include_partial`."""
     placements = store.dialogue_placements()
-    return [(a, _place(a.target, a.annotator_id, placements)) for a in store.records(Annotation)]
+    return [
+        (a, _place(a.target, a.annotator_id, placements))
+        for a in store.records(Annotation)
+        if a.complete or include_partial
+    ]
 
 
 class Rating(Record):
@@ -141,21 +149,25 @@ class Rating(Record):
     language: str = UNKNOWN_LANGUAGE
 
 
-def human_ratings(store: RunStore) -> list[Rating]:
-    """The store's annotations, one rating per annotator, item and dimension."""
+def human_ratings(store: RunStore, include_partial: bool = False) -> list[Rating]:
+    """The store's complete annotations (all, with `include_partial`), one rating per
+    annotator, item and dimension."""
     return [
         Rating(
             item_id=p.item, rater=p.rater, kind="human", dimension=d, value=v, language=p.language
         )
-        for annotation, p in placed_annotations(store)
+        for annotation, p in placed_annotations(store, include_partial)
         for d, v in flatten(annotation.labels)
     ]
 
 
-def from_store(store: RunStore, protocol: str | None = None) -> tuple[list[Rating], list[Judgment]]:
-    """Human ratings from annotations and judge ratings from judgments (of one protocol)."""
+def from_store(
+    store: RunStore, protocol: str | None = None, include_partial: bool = False
+) -> tuple[list[Rating], list[Judgment]]:
+    """Human ratings from complete annotations (all, with `include_partial`) and judge ratings
+    from judgments (of one protocol)."""
     ratings, judgments = judge_ratings(store, protocol)
-    return human_ratings(store) + ratings, judgments
+    return human_ratings(store, include_partial) + ratings, judgments
 
 
 def judge_ratings(

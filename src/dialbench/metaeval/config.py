@@ -79,6 +79,10 @@ class MetaevalConfig(Record):
         default_factory=list, description="judge or metric ratings in the long format"
     )
     protocol: str | None = Field(default=None, description="the run's judgments of this protocol")
+    include_partial: bool = Field(
+        default=False,
+        description="also the run's annotations not marked complete (an annotator still at it)",
+    )
     pairs: dict[str, str] = Field(
         default_factory=dict, description="judge dimension -> the human dimension it answers"
     )

@@ -4,7 +4,8 @@ language; which statistics apply follows from each dimension's scale."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import pandas as pd
 from pydantic import Field
@@ -52,15 +53,35 @@ def meta_evaluate(
     if not (frame["kind"] == "human").any():
         raise DialbenchError("no human ratings: give annotations (in the run or with --against)")
     report = MetaEvalReport()
-    with warnings.catch_warnings():
-        # Undefined statistics (constant input, one class) are reported as None with a note;
-        # the libraries' own warnings about them would only repeat that.
-        warnings.simplefilter("ignore", RuntimeWarning)
-        warnings.simplefilter("ignore", UserWarning)
+    with _quiet():
         _fill(report, frame, options)
     report.unscored = unscored_rates(frame)
     report.consistency = position_consistency(judgments)
     return report
+
+
+def agreement_table(
+    ratings: Sequence[Rating], options: MetaEvalOptions | None = None
+) -> list[AgreementRow]:
+    """Only the agreement between annotators, as `meta_evaluate` has it: for a live view."""
+    options = options or MetaEvalOptions()
+    frame = ratings_frame(ratings, options.default_language)
+    limit = options.max_pairwise_annotators
+    with _quiet():
+        return [
+            agreement(panel, pairwise_kappa(panel, limit), limit)
+            for panel in build_panels(frame, options.scales, [], options.detect)
+        ]
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """Undefined statistics (constant input, one class) are reported as None with a note; the
+    libraries' own warnings about them would only repeat that."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        yield
 
 
 def _fill(report: MetaEvalReport, frame: pd.DataFrame, options: MetaEvalOptions) -> None:

@@ -66,7 +66,7 @@ def metaeval(config: MetaevalConfig, run_dir: str | Path | None = None) -> Metae
     warnings = []
     if run_dir is not None:
         with RunStore.open(run_dir, create=False) as store:
-            ratings, judgments = from_store(store, config.protocol)
+            ratings, judgments = from_store(store, config.protocol, config.include_partial)
     for path in config.against:
         humans = read_ratings(path, "human")
         warnings += [

@@ -1,30 +1,37 @@
 """Labels as the annotation page sends them, checked before they become `Annotation` records in
 the shape the MEDAL issues judge answers in, so `metaeval` compares the two directly; and the
-organiser's figures: progress, agreement between annotators, agreement with the gold labels."""
+organiser's figures: agreement between annotators, agreement with the gold labels."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import importlib
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
 from typing import Annotated
 
 from fastapi.exceptions import RequestValidationError
-from pydantic import ConfigDict, Field, JsonValue, ValidationError, field_validator
+from pydantic import ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
 
 from dialbench.io.jsonl import json_value_problems, strict_json_loads
 from dialbench.issue_labels import load_issue_labels
 from dialbench.metaeval.agreement import AgreementRow
 from dialbench.schema import Annotation, Annotator, Record, Target, utc_now
 from dialbench.store import RunStore
-from dialbench.web.annotators import AssignmentSettings, assigned_items, gold_items
+from dialbench.web.annotators import USER_HUMANLIKE
+from dialbench.web.team import Progress, Team
 
 Score = Annotated[int, Field(ge=1, le=5)]
 MAX_COMMENT = 5000
-USER_HUMANLIKE = "user_humanlike"
+STATISTICS = "dialbench.metaeval.evaluate"  # agreement_rows' import, which takes seconds
 
 
 class LabelsIn(Record):
-    """One annotator's labels of one dialogue, as saved on every change: an issue not ticked is
-    absent, so the checkboxes alone are a complete answer; scores may come later. Strict: a
+    """One annotator's labels of one dialogue, as the page saves them on every change: the
+    issues ticked and the scores given so far, and `done` once the annotator says the dialogue
+    is finished. Only then do the issues left unticked count as answers ("not an issue"), and
+    only then do the labels count in agreement, gold accuracy, export and `metaeval`. Strict: a
     JSON `true` is no score and `"3"` no 3."""
 
     model_config = ConfigDict(strict=True)
@@ -33,6 +40,7 @@ class LabelsIn(Record):
     overall: Score | None = None
     user_humanlike: Score | None = None
     comment: str = Field(default="", max_length=MAX_COMMENT)
+    done: bool = False
 
     @field_validator("issues")
     @classmethod
@@ -43,12 +51,19 @@ class LabelsIn(Record):
             raise ValueError(f"unknown issue {unknown[0]!r} (known: {', '.join(known)})")
         return issues
 
+    @model_validator(mode="after")
+    def _scored_when_done(self) -> LabelsIn:
+        missing = [key for key in ("overall", USER_HUMANLIKE) if getattr(self, key) is None]
+        if self.done and missing:
+            raise ValueError(f"done needs every score: {' and '.join(missing)} not given")
+        return self
+
     def annotation(self, annotator: Annotator, dialogue_id: str) -> Annotation:
-        labels: dict[str, JsonValue] = {
-            "issues": {
-                label.key: self.issues.get(label.key, False) for label in load_issue_labels().issues
-            }
+        keys = [label.key for label in load_issue_labels().issues]
+        issues = {
+            key: self.issues.get(key, False) for key in keys if self.done or key in self.issues
         }
+        labels: dict[str, JsonValue] = {"issues": dict(issues)}
         for key, score in (("overall", self.overall), (USER_HUMANLIKE, self.user_humanlike)):
             if score is not None:
                 labels[key] = score
@@ -58,6 +73,7 @@ class LabelsIn(Record):
             labels=labels,
             comment=self.comment or None,
             created_at=utc_now(),
+            complete=self.done,
         )
 
 
@@ -92,94 +108,115 @@ def _score(value: JsonValue) -> int | None:
 
 def labels_in(annotation: Annotation | None) -> LabelsIn:
     """What the page shows for a stored annotation (nothing ticked when there is none); labels
-    imported from elsewhere show what fits the page's scales."""
+    imported from elsewhere show what fits the page's scales, and count as done as they were
+    stored, scores or not (hence no validation here)."""
     if annotation is None:
         return LabelsIn()
     issues = annotation.labels.get("issues")
     known = {label.key for label in load_issue_labels().issues}
-    return LabelsIn(
+    return LabelsIn.model_construct(
         issues={k: True for k, v in issues.items() if v is True and k in known}
         if isinstance(issues, dict)
         else {},
         overall=_score(annotation.labels.get("overall")),
         user_humanlike=_score(annotation.labels.get(USER_HUMANLIKE)),
         comment=(annotation.comment or "")[:MAX_COMMENT],
+        done=annotation.complete,
     )
 
 
-def is_complete(annotation: Annotation) -> bool:
-    """Done once both scores are given: the checkboxes may rightly all stay empty."""
-    return "overall" in annotation.labels and USER_HUMANLIKE in annotation.labels
-
-
-class Progress(Record):
-    annotator: str
-    benchmark: str
-    languages: list[str]
-    done: int
-    assigned: int
-    gold_items: int = 0
-    gold_issue_accuracy: float | None = None
-    gold_overall_mean_abs_difference: float | None = None
-
-
-def _own_annotations(store: RunStore, annotator: Annotator) -> dict[str, Annotation]:
-    return {
-        a.target.dialogue_id: a
-        for a in store.records(Annotation, annotator_id=annotator.name)
-        if a.target.kind == "dialogue"
-    }
-
-
-def progress(
-    store: RunStore,
-    annotator: Annotator,
-    settings: AssignmentSettings,
-    assigned: Collection[str] | None = None,
-) -> Progress:
-    """How far an annotator is through their dialogues (`assigned`, when already known), and
-    how close to the gold labels on the gold items done."""
-    if assigned is None:
-        assigned = [item.dialogue_id for item in assigned_items(store, annotator, settings)]
-    own = _own_annotations(store, annotator)
-    found = Progress(
-        annotator=annotator.name,
-        benchmark=annotator.benchmark,
-        languages=annotator.languages,
-        done=sum(1 for d in assigned if d in own and is_complete(own[d])),
-        assigned=len(assigned),
-    )
-    if settings.gold_annotator is None or annotator.name == settings.gold_annotator:
-        return found
-    gold = {
-        a.target.dialogue_id: a
-        for a in store.records(Annotation, annotator_id=settings.gold_annotator)
-    }
-    shared = sorted(gold_items(store, settings) & set(own))
-    matches, checked, differences = 0, 0, []
-    for dialogue_id in shared:
-        mine, answer = labels_in(own[dialogue_id]), labels_in(gold[dialogue_id])
-        for label in load_issue_labels().issues:
-            checked += 1
-            matches += mine.issues.get(label.key, False) == answer.issues.get(label.key, False)
-        if mine.overall is not None and answer.overall is not None:
-            differences.append(abs(mine.overall - answer.overall))
-    return found.model_copy(
-        update={
-            "gold_items": len(shared),
+def with_gold_scores(store: RunStore, team: Team, progress: list[Progress]) -> list[Progress]:
+    """Each annotator's progress with how close their finished labels of the gold items are to
+    the gold annotator's: the share of issues that agree, the mean |difference| of overall."""
+    gold_annotator = team.settings.gold_annotator
+    if gold_annotator is None:
+        return progress
+    finished: dict[str, dict[str, LabelsIn]] = defaultdict(dict)
+    for dialogue_id in sorted(team.gold_items()):
+        for annotation in store.records(Annotation, dialogue_id=dialogue_id):
+            if annotation.complete and annotation.target.kind == "dialogue":
+                finished[annotation.annotator_id][dialogue_id] = labels_in(annotation)
+    gold = finished[gold_annotator]
+    scored = []
+    for found in progress:
+        mine = finished.get(found.annotator, {})
+        if found.annotator == gold_annotator:
+            scored.append(found)
+            continue
+        matches, checked, differences = 0, 0, []
+        for dialogue_id, labels in mine.items():
+            answer = gold[dialogue_id]
+            for label in load_issue_labels().issues:
+                checked += 1
+                matches += labels.issues.get(label.key, False) == answer.issues.get(
+                    label.key, False
+                )
+            if labels.overall is not None and answer.overall is not None:
+                differences.append(abs(labels.overall - answer.overall))
+        update = {
+            "gold_items": len(mine),
             "gold_issue_accuracy": matches / checked if checked else None,
             "gold_overall_mean_abs_difference": (
                 sum(differences) / len(differences) if differences else None
             ),
         }
-    )
+        scored.append(found.model_copy(update=update))
+    return scored
 
 
 def agreement_rows(store: RunStore) -> list[AgreementRow]:
     """Krippendorff's alpha and kappa between annotators, per dimension and language, from the
-    meta-evaluation's own code; none until two annotators share an item."""
+    meta-evaluation's own code, over finished labels; none until two annotators share an item."""
     from dialbench.io.ratings import human_ratings
-    from dialbench.metaeval.evaluate import meta_evaluate
+    from dialbench.metaeval.evaluate import agreement_table
 
     ratings = human_ratings(store)
-    return meta_evaluate(ratings).agreement if ratings else []
+    return agreement_table(ratings) if ratings else []
+
+
+class LiveAgreement:
+    """The organiser page's agreement table, which under load would otherwise be recomputed
+    from every label on every view. The first view computes it; after that no view waits for
+    it: once the store changed (this connection's `data_version`) and the table is older than
+    `refresh_seconds`, one background thread computes the next while views show the last."""
+
+    def __init__(self, run_dir: Path, refresh_seconds: float = 10.0) -> None:
+        self.run_dir = run_dir
+        self.refresh_seconds = refresh_seconds
+        self.refreshing: threading.Thread | None = None
+        self._store: RunStore | None = None
+        self._computing = threading.Lock()
+        self._starting = threading.Lock()
+        self._rows: list[AgreementRow] | None = None
+        self._version = -1
+        self._computed = 0.0
+
+    def rows(self) -> list[AgreementRow]:
+        if self._rows is None:
+            self._refresh()
+        elif time.monotonic() - self._computed >= self.refresh_seconds:
+            with self._starting:
+                if self.refreshing is None or not self.refreshing.is_alive():
+                    self.refreshing = threading.Thread(target=self._refresh, daemon=True)
+                    self.refreshing.start()
+        return self._rows or []
+
+    def _refresh(self) -> None:
+        with self._computing:
+            if self._store is None:
+                self._store = RunStore.open(self.run_dir, create=False, any_thread=True)
+            version = self._store.data_version()
+            if self._rows is None or version != self._version:
+                self._rows, self._version = agreement_rows(self._store), version
+            self._computed = time.monotonic()
+
+    def warm_up(self) -> None:
+        """Import the statistics stack (pandas, scipy: seconds) in the background at start, so
+        the organiser's first view does not wait for it."""
+        threading.Thread(target=importlib.import_module, args=(STATISTICS,), daemon=True).start()
+
+    def close(self) -> None:
+        with self._computing:
+            if self._store is not None:
+                self._store.close()
+                self._store = None

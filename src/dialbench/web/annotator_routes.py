@@ -9,10 +9,10 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
 from dialbench.schema import Annotation, Annotator, Dialogue
-from dialbench.web.annotate import LabelsIn, is_complete, labels_in, labels_sent, progress
-from dialbench.web.annotators import assigned_items
+from dialbench.web.annotate import LabelsIn, labels_in, labels_sent
 from dialbench.web.auth import csrf_token
-from dialbench.web.context import WebContext, annotator_of, context_of, page, writer
+from dialbench.web.context import annotator_of, context_of, page, writer
+from dialbench.web.team import Team
 
 SHORTCUT_KEYS = "qwertyuiop"
 router = APIRouter()
@@ -22,11 +22,10 @@ router = APIRouter()
 def annotate_home(
     request: Request, annotator: Annotated[Annotator, Depends(annotator_of)]
 ) -> HTMLResponse:
-    context = context_of(request)
-    store = context.store()
-    items = assigned_items(store, annotator, context.settings)
-    own = {a.target.dialogue_id: a for a in store.records(Annotation, annotator_id=annotator.name)}
-    done = {d for d, a in own.items() if is_complete(a)}
+    team = context_of(request).team([annotator.name])
+    items = team.assigned(annotator)
+    own = team.labelled.get(annotator.name, {})
+    done = {d for d, complete in own.items() if complete}
     resume = next((i.dialogue_id for i in items if i.dialogue_id not in done), None)
     return page(
         request,
@@ -36,13 +35,13 @@ def annotate_home(
         started=set(own),
         done=done,
         resume=resume,
-        progress=progress(store, annotator, context.settings, [i.dialogue_id for i in items]),
+        progress=team.progress(annotator, [i.dialogue_id for i in items]),
     )
 
 
-def assigned_order(context: WebContext, annotator: Annotator, dialogue_id: str) -> list[str]:
+def assigned_order(team: Team, annotator: Annotator, dialogue_id: str) -> list[str]:
     """The annotator's dialogues in order; 404 when `dialogue_id` is not among them."""
-    order = [i.dialogue_id for i in assigned_items(context.store(), annotator, context.settings)]
+    order = [i.dialogue_id for i in team.assigned(annotator)]
     if dialogue_id not in order:
         raise HTTPException(404, f"dialogue {dialogue_id} is not among yours")
     return order
@@ -53,7 +52,8 @@ def annotate_page(
     request: Request, dialogue_id: str, annotator: Annotated[Annotator, Depends(annotator_of)]
 ) -> HTMLResponse:
     context = context_of(request)
-    order = assigned_order(context, annotator, dialogue_id)
+    team = context.team([annotator.name])
+    order = assigned_order(team, annotator, dialogue_id)
     store = context.store()
     found = store.get(Dialogue, dialogue_id)
     if found is None:
@@ -77,7 +77,7 @@ def annotate_page(
         overall=labels.overall,
         position=order.index(dialogue_id),
         order=order,
-        progress=progress(store, annotator, context.settings, order),
+        progress=team.progress(annotator, order),
     )
 
 
@@ -99,10 +99,18 @@ def save_labels(
     labels_given: Annotated[LabelsIn, Depends(labels_of)],
     annotator: Annotated[Annotator, Depends(writer)],
 ) -> dict[str, Any]:
+    """Store the labels (`done` marks the dialogue finished); answers the annotator's progress."""
     context = context_of(request)
-    order = assigned_order(context, annotator, dialogue_id)
-    store = context.store()
+    team = context.team([annotator.name])
+    order = assigned_order(team, annotator, dialogue_id)
     annotation = labels_given.annotation(annotator, dialogue_id)
-    store.add([annotation], context.serving[0], on_conflict="replace")
-    mine = progress(store, annotator, context.settings, order)
-    return {"saved": annotation.id, "done": mine.done, "assigned": mine.assigned}
+    with context.stores.writing:
+        context.store().add([annotation], context.serving[0], on_conflict="replace")
+    team.labelled[annotator.name][dialogue_id] = annotation.complete
+    mine = team.progress(annotator, order)
+    return {
+        "saved": annotation.id,
+        "done": mine.done,
+        "started": mine.started,
+        "assigned": mine.assigned,
+    }

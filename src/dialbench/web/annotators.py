@@ -5,16 +5,21 @@ reads, ...)."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import Field
 
-from dialbench.errors import DialbenchError
+from dialbench.errors import DialbenchError, InputError, InputErrors
 from dialbench.hashing import sha256_text
 from dialbench.io.formats import ImportOptions
-from dialbench.io.importer import import_file
+from dialbench.io.importer import Loaded, import_file
+from dialbench.issue_labels import ISSUES_PREFIX
 from dialbench.schema import (
+    ANNOTATOR_NAME,
     Annotation,
     Annotator,
     Benchmark,
@@ -25,6 +30,9 @@ from dialbench.schema import (
 )
 from dialbench.store import RunStore
 from dialbench.web.auth import new_token
+
+USER_HUMANLIKE = "user_humanlike"
+SCORES = ("overall", USER_HUMANLIKE)  # the app's two 1-5 scales
 
 
 class AssignmentSettings(Record):
@@ -43,12 +51,24 @@ class NewAnnotator(Record):
     token: str
 
 
-def benchmark_named(store: RunStore, name: str) -> Benchmark:
-    found = next(store.records(Benchmark, name=name), None)
+Named = TypeVar("Named", Benchmark, Annotator)
+
+
+def _named(store: RunStore, record_type: type[Named], name: str) -> Named:
+    found = next(store.records(record_type, name=name), None)
     if found is None:
-        known = ", ".join(sorted(b.name for b in store.records(Benchmark))) or "none yet"
-        raise DialbenchError(f"no benchmark named {name!r} in {store.path} (have: {known})")
+        known = ", ".join(sorted(r.name for r in store.records(record_type))) or "none yet"
+        what = record_type.__name__.lower()
+        raise DialbenchError(f"no {what} named {name!r} in {store.path} (have: {known})")
     return found
+
+
+def benchmark_named(store: RunStore, name: str) -> Benchmark:
+    return _named(store, Benchmark, name)
+
+
+def annotator_named(store: RunStore, name: str) -> Annotator:
+    return _named(store, Annotator, name)
 
 
 def add_annotator(store: RunStore, name: str, benchmark: str, languages: list[str]) -> NewAnnotator:
@@ -69,38 +89,49 @@ def add_annotator(store: RunStore, name: str, benchmark: str, languages: list[st
     return NewAnnotator(annotator=annotator, token=token)
 
 
+def _new_secret(store: RunStore, name: str, command: str, revoke: bool) -> NewAnnotator:
+    """The annotator with a fresh token: the old link opens nothing from the next request on,
+    in a running server too (it reads the hashes from the store on every request)."""
+    annotator = annotator_named(store, name)
+    token = new_token()
+    changed = annotator.model_copy(
+        update={"token_sha256": sha256_text(token), "revoked_at": utc_now() if revoke else None}
+    )
+    with store.run(command, {"name": name}) as run:
+        store.add([changed], run, on_conflict="replace")
+    return NewAnnotator(annotator=changed, token=token)
+
+
+def revoke_annotator(store: RunStore, name: str) -> Annotator:
+    """End an annotator's link; their labels and their share of the dialogues stay."""
+    return _new_secret(store, name, "annotate revoke", revoke=True).annotator
+
+
+def reissue_link(store: RunStore, name: str) -> NewAnnotator:
+    """A new secret link for an annotator (revoked or not); the old one is dead at once."""
+    return _new_secret(store, name, "annotate reissue", revoke=False)
+
+
 def _languages(annotator: Annotator) -> set[str]:
     return {base_language(tag) for tag in annotator.languages}
 
 
-def gold_items(store: RunStore, settings: AssignmentSettings) -> set[str]:
-    """The dialogues the gold annotator labelled."""
-    if settings.gold_annotator is None:
-        return set()
-    return {
-        a.target.dialogue_id
-        for a in store.records(Annotation, annotator_id=settings.gold_annotator)
-    }
-
-
 def assigned_items(
-    store: RunStore, annotator: Annotator, settings: AssignmentSettings
+    benchmark: Benchmark,
+    colleagues: Sequence[Annotator],
+    annotator: Annotator,
+    kept: Collection[str],
+    settings: AssignmentSettings,
 ) -> list[BenchmarkItem]:
     """The annotator's dialogues in benchmark order: those in their languages, shared out
-    round-robin so each has `overlap` annotators, plus every gold item and every item they
-    already labelled (an assignment never takes back work done)."""
-    benchmark = benchmark_named(store, annotator.benchmark)
-    colleagues = sorted(
-        store.records(Annotator, benchmark=annotator.benchmark), key=lambda a: a.name
-    )
+    round-robin among the benchmark's annotators (`colleagues`) so each has `overlap`
+    annotators, plus every dialogue in `kept` (the gold items, and those they already labelled:
+    an assignment never takes back work done)."""
     speakers: dict[str, list[str]] = defaultdict(list)
-    for colleague in colleagues:
+    for colleague in sorted(colleagues, key=lambda a: a.name):
         for language in _languages(colleague):
             speakers[language].append(colleague.name)
     mine = _languages(annotator)
-    kept = gold_items(store, settings) | {
-        a.target.dialogue_id for a in store.records(Annotation, annotator_id=annotator.name)
-    }
     seen_in_language: dict[str, int] = defaultdict(int)
     assigned = []
     for item in benchmark.items:
@@ -118,6 +149,42 @@ def assigned_items(
 
 
 def import_labels(store: RunStore, path: Path, fmt: str | None = None) -> int:
-    """Labels made elsewhere; a label for the same annotator and item replaces the stored one."""
+    """Labels made elsewhere; a label for the same annotator and item replaces the stored one.
+    Refused, naming the line: a dialogue the run does not hold, an annotator name the app
+    cannot have, a score that is not a number, an issue that is not yes or no."""
     options = ImportOptions(format=fmt, records="annotations")
-    return import_file(store, path, options, on_conflict="replace").read
+    known = set(store.dialogue_placements())
+
+    def check(path: Path, loaded: Loaded) -> None:
+        problems = [
+            InputError(path, problem, line=line)
+            for line, record in loaded
+            if isinstance(record, Annotation)
+            for problem in _label_problems(record, known)
+        ]
+        if problems:
+            raise InputErrors(problems)
+
+    return import_file(store, path, options, on_conflict="replace", check=check).read
+
+
+def _label_problems(annotation: Annotation, dialogues: set[str]) -> Iterator[str]:
+    target = annotation.target
+    for dialogue_id in (target.dialogue_id, target.other_dialogue_id):
+        if dialogue_id is not None and dialogue_id not in dialogues:
+            yield f"no dialogue {dialogue_id!r} in this run (import the dialogues first)"
+    if not re.fullmatch(ANNOTATOR_NAME, annotation.annotator_id):
+        yield (
+            f"annotator {annotation.annotator_id!r} is not a name the app can have "
+            "(letters, digits, . _ @ -)"
+        )
+    for key in SCORES:
+        value = annotation.labels.get(key)
+        if key in annotation.labels and (
+            isinstance(value, bool) or not isinstance(value, int | float)
+        ):
+            yield f"{key} must be a number, not {value!r}"
+    issues = annotation.labels.get(ISSUES_PREFIX.rstrip("."), {})
+    for issue, value in issues.items() if isinstance(issues, dict) else ():
+        if not isinstance(value, bool):
+            yield f"{ISSUES_PREFIX}{issue} must be yes or no (1 or 0), not {value!r}"

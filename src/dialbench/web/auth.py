@@ -40,7 +40,7 @@ def identify(token: str, organiser_hash: str, annotators: list[Annotator]) -> Se
     if hmac.compare_digest(presented, organiser_hash):
         found = Session(presented)
     for annotator in annotators:
-        if hmac.compare_digest(presented, annotator.token_sha256):
+        if hmac.compare_digest(presented, annotator.token_sha256) and annotator.revoked_at is None:
             found = Session(presented, annotator)
     return found
 

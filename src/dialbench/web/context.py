@@ -16,16 +16,21 @@ from jinja2 import Environment
 from dialbench.issue_labels import IssueLabels
 from dialbench.schema import Annotator, Run
 from dialbench.store import RunStore
+from dialbench.web.annotate import LiveAgreement
 from dialbench.web.annotators import AssignmentSettings
 from dialbench.web.auth import COOKIE, CSRF_HEADER, Session, csrf_token, csrf_valid, identify
+from dialbench.web.team import Team, stored_annotators
 
 
 class Stores:
     """One store connection per server thread (SQLite connections are not shared): WAL lets
-    readers run beside the writer, and each write commits before its response is sent."""
+    readers run beside the writer, and each write commits before its response is sent. Writes
+    take `writing` first: threads queue for it at once, where SQLite's busy handler would have
+    them sleep and retry, for up to 100 ms a try, while another thread writes."""
 
     def __init__(self, run_dir: Path) -> None:
         self.run_dir = run_dir
+        self.writing = threading.Lock()
         self._local = threading.local()
         self._opened: list[RunStore] = []
         self._lock = threading.Lock()
@@ -55,13 +60,22 @@ class WebContext:
     server_secret: bytes
     templates: Environment
     labels: IssueLabels
+    agreement: LiveAgreement
     serving: list[Run] = field(default_factory=list)  # the `serve` run, once started
 
     def store(self) -> RunStore:
         return self.stores.get()
 
     def annotators(self) -> list[Annotator]:
-        return list(self.store().records(Annotator))
+        return stored_annotators(self.store())
+
+    def team(self, only: list[str] | None = None) -> Team:
+        """The annotators as this request finds them, with the labels of `only` these."""
+        return Team.read(self.store(), self.settings, only)
+
+    def close(self) -> None:
+        self.agreement.close()
+        self.stores.close()
 
 
 def context_of(request: Request) -> WebContext:
@@ -78,10 +92,15 @@ def page(request: Request, name: str, status: int = 200, **values: Any) -> HTMLR
     return HTMLResponse(html, status_code=status)
 
 
-def session_of(request: Request) -> Session:
+def current_session(request: Request) -> Session | None:
+    """Whom the request's cookie signs in, if anyone (a revoked link: no one)."""
     context = context_of(request)
     token = request.cookies.get(COOKIE)
-    found = identify(token, context.organiser_hash, context.annotators()) if token else None
+    return identify(token, context.organiser_hash, context.annotators()) if token else None
+
+
+def session_of(request: Request) -> Session:
+    found = current_session(request)
     if found is None:
         raise HTTPException(401, "open your secret link first: no page without one")
     request.state.session = found

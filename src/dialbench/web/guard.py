@@ -9,6 +9,8 @@ import time
 from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from dialbench.safe_text import terminal_text
+
 MAX_BODY_BYTES = 64 * 1024
 log = logging.getLogger("dialbench.web")
 SECURITY_HEADERS = {
@@ -41,9 +43,15 @@ class GuardMiddleware:
             nonlocal status, answered
             if message["type"] == "http.response.start":
                 status, answered = message["status"], True
+                headers = message.get("headers", [])
+                present = {name.lower() for name, _ in headers}
                 message["headers"] = [
-                    *message.get("headers", []),
-                    *((k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()),
+                    *headers,
+                    *(
+                        (k.encode(), v.encode())
+                        for k, v in SECURITY_HEADERS.items()
+                        if k.encode() not in present  # a page that needs another policy says so
+                    ),
                 ]
             await send(message)
 
@@ -60,7 +68,8 @@ class GuardMiddleware:
                     await JSONResponse(failed, status_code=500)(scope, receive, secured)
                 raise
         elapsed = (time.perf_counter() - started) * 1000
-        log.info("%s %s %d %.1fms", scope["method"], scope["path"], status, elapsed)
+        path = terminal_text(scope["path"])  # anyone can send one: no forged lines or colours
+        log.info("%s %s %d %.1fms", terminal_text(scope["method"]), path, status, elapsed)
 
 
 async def _body_within_limit(scope: Scope, receive: Receive) -> bytes | None:

@@ -7,8 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse
 
-from dialbench.schema import Annotator
-from dialbench.web.annotate import agreement_rows, progress
+from dialbench.web.annotate import with_gold_scores
 from dialbench.web.browse import DialogueFilters, dialogue_list, dialogue_view
 from dialbench.web.context import context_of, organiser, page
 
@@ -18,12 +17,13 @@ router = APIRouter(dependencies=[Depends(organiser)])
 @router.get("/organiser")
 def organiser_page(request: Request) -> HTMLResponse:
     context = context_of(request)
-    store = context.store()
+    team = context.team()
+    progress = [team.progress(annotator) for annotator in team.annotators]
     return page(
         request,
         "organiser.html.j2",
-        progress=[progress(store, a, context.settings) for a in store.records(Annotator)],
-        agreement=agreement_rows(store),
+        progress=with_gold_scores(context.store(), team, progress),
+        agreement=context.agreement.rows(),
         settings=context.settings,
         report=(context.run_dir / "report" / "index.html").exists(),
         run=str(context.run_dir),

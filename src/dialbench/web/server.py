@@ -41,6 +41,19 @@ def free_port() -> int:
         return port
 
 
+def port_in_use(host: str, port: int) -> bool:
+    """Whether something listens on host:port already, tried as uvicorn binds (SO_REUSEADDR: a
+    port a stopped server left in TIME_WAIT counts as free)."""
+    family, kind, protocol, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    with socket.socket(family, kind, protocol) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError:
+            return True
+    return False
+
+
 def exposure_warning(host: str) -> str | None:
     """A warning when the app listens beyond this machine."""
     try:

@@ -1,9 +1,9 @@
 // The annotation page: every change is saved at once (a comment shortly after typing stops),
 // and the keyboard does everything: letters tick issues, 1-5 the overall score, Shift+1-5 the
-// user's human-likeness, n/p the next and previous dialogue. A save that fails cannot go
-// unnoticed: the control says "not saved", a banner stays in view, the save is retried, and the
-// page does not move on until the labels are saved or discarded. A page older than a server
-// restart fetches a fresh CSRF token and saves again.
+// user's human-likeness, d marks the dialogue done, n/p the next and previous dialogue. A save
+// that fails cannot go unnoticed: the control says "not saved", a banner stays in view, the
+// save is retried, and the page does not move on until the labels are saved or discarded. A
+// page older than a server restart fetches a fresh CSRF token and saves again.
 "use strict";
 (function () {
   const form = document.getElementById("labels");
@@ -13,6 +13,7 @@
   const dialogue = form.dataset.dialogue;
   const touched = new Set(); // fields changed since the last save that succeeded
   let csrf = document.querySelector('meta[name="csrf-token"]').content;
+  let done = "done" in form.dataset;
   let typing = null; // the timer of a comment being typed
   let saving = null; // the save under way, as a promise
   let failure = null; // why the last save failed, until one succeeds
@@ -41,6 +42,7 @@
       overall: score("overall"),
       user_humanlike: score("user_humanlike"),
       comment: form.elements.comment.value,
+      done: done,
     };
   }
 
@@ -54,6 +56,8 @@
       radio.checked = saved[radio.name] === Number(radio.value);
     }
     form.elements.comment.value = saved.comment;
+    done = saved.done;
+    document.getElementById("finish").firstChild.textContent = done ? "Done ✓ " : "Done ";
   }
 
   function show(text, failed) {
@@ -96,6 +100,7 @@
     const answer = await response.json().catch(() => ({ detail: response.statusText }));
     if (!response.ok) throw new SaveError(answer.detail, response.status >= 500);
     document.getElementById("done").textContent = answer.done;
+    document.getElementById("started").textContent = answer.started;
   }
 
   function settled(text) {
@@ -134,7 +139,7 @@
       }
       if (JSON.stringify(labels()) === body) break; // nothing changed while it was sent
     }
-    settled("saved");
+    settled(stored.done ? "done" : "saved, not done yet");
   }
 
   function save() {
@@ -205,6 +210,17 @@
     if (unsettled()) event.preventDefault();
   });
 
+  function finish() {
+    if (score("overall") === null || score("user_humanlike") === null) {
+      show("not done yet: give both scores first", true);
+      return;
+    }
+    done = true;
+    document.getElementById("finish").firstChild.textContent = "Done ✓ ";
+    save();
+  }
+  document.getElementById("finish").addEventListener("click", finish);
+
   function go(id) {
     const link = document.getElementById(id);
     if (link) leave(link.href);
@@ -229,6 +245,8 @@
       go("next");
     } else if (event.key === "p") {
       go("previous");
+    } else if (event.key === "d") {
+      finish();
     } else {
       const box = form.querySelector(`input[data-key="${CSS.escape(event.key)}"]`);
       if (!box) return;

@@ -1,0 +1,109 @@
+"""What a request knows about the annotators, read once per request and cheaply: their records
+and the benchmarks, parsed only when their stored JSON changed, and which dialogues each one
+has started and finished, read as columns without the labels. Assignments and progress come
+from it, for one annotator's write as for the organiser's page of forty."""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from dialbench.errors import DialbenchError
+from dialbench.schema import Annotator, Benchmark, BenchmarkItem, Record, StoredRecord
+from dialbench.store import RunStore
+from dialbench.web.annotators import AssignmentSettings, assigned_items
+
+R = TypeVar("R", bound=StoredRecord)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse(record_type: type[StoredRecord], stored: str) -> StoredRecord:
+    return record_type.model_validate_json(stored)
+
+
+def _parsed(record_type: type[R], stored: str) -> R:
+    """A stored record parsed once: the app reads these on every request and never changes them."""
+    found = _parse(record_type, stored)
+    assert isinstance(found, record_type)
+    return found
+
+
+def stored_annotators(store: RunStore) -> list[Annotator]:
+    return [_parsed(Annotator, text) for text in store.records_json(Annotator)]
+
+
+def _benchmarks(store: RunStore) -> dict[str, Benchmark]:
+    parsed = [_parsed(Benchmark, text) for text in store.records_json(Benchmark)]
+    return {b.name: b for b in parsed}
+
+
+class Progress(Record):
+    annotator: str
+    benchmark: str
+    languages: list[str]
+    done: int
+    started: int = 0
+    assigned: int
+    revoked: bool = False
+    gold_items: int = 0
+    gold_issue_accuracy: float | None = None
+    gold_overall_mean_abs_difference: float | None = None
+
+
+@dataclass(frozen=True)
+class Team:
+    settings: AssignmentSettings
+    annotators: list[Annotator]
+    benchmarks: dict[str, Benchmark]
+    labelled: dict[str, dict[str, bool]]  # annotator -> dialogue -> complete
+
+    @classmethod
+    def read(
+        cls, store: RunStore, settings: AssignmentSettings, only: Sequence[str] | None = None
+    ) -> Team:
+        """The team, with the labels of `only` these annotators (and the gold annotator's)."""
+        wanted = None
+        if only is not None:
+            wanted = [*only, *([settings.gold_annotator] if settings.gold_annotator else [])]
+        labelled: dict[str, dict[str, bool]] = defaultdict(dict)
+        for annotator, dialogue, complete in store.dialogue_labels(wanted):
+            labelled[annotator][dialogue] = complete
+        return cls(settings, stored_annotators(store), _benchmarks(store), labelled)
+
+    def benchmark(self, name: str) -> Benchmark:
+        found = self.benchmarks.get(name)
+        if found is None:
+            known = ", ".join(sorted(self.benchmarks)) or "none yet"
+            raise DialbenchError(f"no benchmark named {name!r} (have: {known})")
+        return found
+
+    def gold_items(self) -> set[str]:
+        """The dialogues the gold annotator finished labelling."""
+        gold = self.settings.gold_annotator
+        return {d for d, complete in self.labelled.get(gold or "", {}).items() if complete}
+
+    def assigned(self, annotator: Annotator) -> list[BenchmarkItem]:
+        colleagues = [a for a in self.annotators if a.benchmark == annotator.benchmark]
+        kept = self.gold_items() | set(self.labelled.get(annotator.name, {}))
+        benchmark = self.benchmark(annotator.benchmark)
+        return assigned_items(benchmark, colleagues, annotator, kept, self.settings)
+
+    def progress(self, annotator: Annotator, assigned: Sequence[str] | None = None) -> Progress:
+        """How many of their dialogues (`assigned`, when already known) they finished, and how
+        many more they started."""
+        if assigned is None:
+            assigned = [item.dialogue_id for item in self.assigned(annotator)]
+        own = self.labelled.get(annotator.name, {})
+        done = sum(1 for d in assigned if own.get(d) is True)
+        return Progress(
+            annotator=annotator.name,
+            benchmark=annotator.benchmark,
+            languages=annotator.languages,
+            done=done,
+            started=sum(1 for d in assigned if d in own) - done,
+            assigned=len(assigned),
+            revoked=annotator.revoked_at is not None,
+        )
