@@ -74,7 +74,7 @@ def test_the_correlation_ceiling_is_each_annotator_against_the_mean_of_the_other
     for method in ("pearson", "spearman"):
         row = only(report.correlation, rater=HUMAN_CEILING, method=method, language="all")
         assert row.r == pytest.approx(expected)
-        assert row.note == "mean over 3 annotator(s), each against the mean of the others"
+        assert (row.note or "").startswith("mean over 3 annotator(s), each against the mean of")
 
 
 def crowd(annotators: int, items: int, per_item: int, seed: int = 0) -> list[Rating]:

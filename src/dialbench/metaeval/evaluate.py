@@ -13,6 +13,7 @@ from dialbench.errors import DialbenchError
 from dialbench.io.ratings import Rating
 from dialbench.metaeval.agreement import AgreementRow, KappaRow, agreement, pairwise_kappa
 from dialbench.metaeval.classification import ClassificationRow, classification
+from dialbench.metaeval.clusters import DESIGN, MIN_CLUSTERS
 from dialbench.metaeval.config import MetaEvalOptions
 from dialbench.metaeval.correlation import CorrelationRow, correlations
 from dialbench.metaeval.detection import DetectionRow, detection
@@ -24,7 +25,7 @@ from dialbench.metaeval.diagnostics import (
     position_consistency,
     unscored_rates,
 )
-from dialbench.metaeval.panels import build_panels, ratings_frame
+from dialbench.metaeval.panels import ALL_POOLED, build_panels, ratings_frame
 from dialbench.metaeval.significance import McNemarRow, mcnemar_rows
 from dialbench.schema import Judgment, Record
 
@@ -58,9 +59,28 @@ def meta_evaluate(
         warnings.simplefilter("ignore", RuntimeWarning)
         warnings.simplefilter("ignore", UserWarning)
         _fill(report, frame, options)
+    report.notes += _inference_notes(report)
     report.unscored = unscored_rates(frame)
     report.consistency = position_consistency(judgments)
     return report
+
+
+def _inference_notes(report: MetaEvalReport) -> list[str]:
+    """How the intervals were drawn, what "all" is, and where too few dialogues hold them up."""
+    counts = [(r.language, r.n_dialogues) for r in report.correlation] + [
+        (r.language, r.n_dialogues) for r in report.detection
+    ]
+    if not counts:
+        return []
+    few = sorted({(language, n) for language, n in counts if 0 < n < MIN_CLUSTERS})
+    notes = [DESIGN, ALL_POOLED]
+    if few:
+        where = ", ".join(f"{language} ({n})" for language, n in few)
+        notes.append(
+            f"fewer than {MIN_CLUSTERS} dialogues behind the figures of {where}: "
+            "their intervals and p-values are not reliable"
+        )
+    return notes
 
 
 def _fill(report: MetaEvalReport, frame: pd.DataFrame, options: MetaEvalOptions) -> None:
@@ -72,7 +92,7 @@ def _fill(report: MetaEvalReport, frame: pd.DataFrame, options: MetaEvalOptions)
         report.distribution.extend(distributions(panel))
         scale = panel.spec.scale
         if scale == "binary":
-            report.detection.extend(detection(panel))
+            report.detection.extend(detection(panel, options.bootstrap_resamples, options.seed))
             report.mcnemar.extend(mcnemar_rows(panel, limit))
         if scale in ("nominal", "ordinal") and not panel.judges_numeric:
             report.classification.extend(classification(panel, limit))

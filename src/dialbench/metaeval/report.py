@@ -11,7 +11,7 @@ from matplotlib.axes import Axes
 
 from dialbench.metaeval.evaluate import MetaEvalReport
 from dialbench.metaeval.pvalues import p_value_text
-from dialbench.metaeval.references import HUMAN_CEILING
+from dialbench.metaeval.references import HUMAN_CEILING, is_ceiling
 from dialbench.plotting import file_stem, plot_label, save_png
 from dialbench.safe_text import markdown_frame, markdown_text, spreadsheet_frame
 
@@ -40,7 +40,7 @@ def _bar_groups(ax: Axes, frame: pd.DataFrame, x: str, value: str, raters: list[
     """Grouped bars of `value` per `x`, one bar per judge labelled with its item count; an
     undefined figure is written as n/a, never drawn as zero; the human ceiling as black marks."""
     positions = {key: i for i, key in enumerate(dict.fromkeys(frame[x]))}
-    judges = [r for r in raters if r != HUMAN_CEILING]
+    judges = [r for r in raters if not is_ceiling(r)]
     width = 0.8 / max(len(judges), 1)
     for k, judge in enumerate(judges):
         part = frame[frame["rater"] == judge]
@@ -57,7 +57,7 @@ def _bar_groups(ax: Axes, frame: pd.DataFrame, x: str, value: str, raters: list[
                 va="bottom",
                 fontsize=7,
             )
-    ceiling = frame[frame["rater"] == HUMAN_CEILING]
+    ceiling = frame[frame["rater"].map(is_ceiling)]
     if not ceiling.empty:
         ax.scatter(
             [positions[v] for v in ceiling[x]],
@@ -80,7 +80,7 @@ def plot_detection(detection: pd.DataFrame, folder: Path) -> list[Path]:
     paths = []
     for language, part in detection.groupby("language", sort=True):
         raters = list(dict.fromkeys(part["rater"]))
-        if all(r == HUMAN_CEILING for r in raters):
+        if all(map(is_ceiling, raters)):
             continue
         figure, axes = plt.subplots(
             2, 1, figsize=(max(6, 1.2 * part["dimension"].nunique()), 7), sharex=True
@@ -105,7 +105,7 @@ def plot_correlation(correlation: pd.DataFrame, folder: Path) -> list[Path]:
     spearman = correlation[correlation["method"] == "spearman"]
     for dimension, part in spearman.groupby("dimension", sort=True):
         raters = list(dict.fromkeys(part["rater"]))
-        if all(r == HUMAN_CEILING for r in raters):
+        if all(map(is_ceiling, raters)):
             continue
         figure, ax = plt.subplots(figsize=(max(6, 1.2 * part["language"].nunique()), 4))
         _bar_groups(ax, part, "language", "r", raters)
@@ -121,7 +121,7 @@ def _markdown(frame: pd.DataFrame) -> str:
     cells = markdown_frame(frame).astype(object).where(frame.notna().to_numpy(), None)
     as_text = []  # columns tabulate must not parse back into numbers and round
     if "p_value" in cells:
-        cells["p_value"] = [None if p is None else p_value_text(p) for p in cells["p_value"]]
+        cells["p_value"] = [None if pd.isna(p) else p_value_text(p) for p in cells["p_value"]]
         as_text.append(list(cells.columns).index("p_value"))
     return str(
         cells.to_markdown(
