@@ -8,6 +8,7 @@ import json
 import math
 import random
 from pathlib import Path
+from unittest.mock import patch
 
 import numpy as np
 import pytest
@@ -21,6 +22,7 @@ from dialbench.metaeval.config import DetectSpec, MetaEvalOptions
 from dialbench.metaeval.detection import confusion_scores, resampled_f1
 from dialbench.metaeval.evaluate import MetaEvalReport, meta_evaluate
 from dialbench.metaeval.panels import build_panels, ratings_frame
+from dialbench.metaeval import weighted
 from dialbench.metaeval.references import HUMAN_CEILING, ceiling_panels
 from dialbench.metaeval.weighted import METHODS
 from tests.conftest import RunCli
@@ -192,14 +194,20 @@ def test_resampled_correlations_are_scipys_on_the_repeated_items(
     x, y = np.array(xs[:n], float), np.array(ys[:n], float)
     weights = np.array([[1] * n] + [row[:n] for row in rows], float)
     scipy = {"pearson": pearsonr, "spearman": spearmanr, "kendall": kendalltau}
-    for method, function in METHODS.items():
-        got = function(x, y, weights)
-        for b, row in enumerate(weights.astype(int)):
-            a, c = np.repeat(x, row), np.repeat(y, row)
-            if (row > 0).sum() < 3 or np.ptp(a) == 0 or np.ptp(c) == 0:
-                assert math.isnan(got[b])
-            else:
-                assert got[b] == pytest.approx(scipy[method](a, c)[0]), method
+    paths = ((weighted.FEW_VALUES, weighted.PAIR_MATRIX_MAX), (0, 1000), (0, 0))  # Kendall's three
+    for few_values, pair_matrix_max in paths:
+        with (
+            patch.object(weighted, "FEW_VALUES", few_values),
+            patch.object(weighted, "PAIR_MATRIX_MAX", pair_matrix_max),
+        ):
+            found = {method: function(x, y, weights) for method, function in METHODS.items()}
+        for method, got in found.items():
+            for b, row in enumerate(weights.astype(int)):
+                a, c = np.repeat(x, row), np.repeat(y, row)
+                if (row > 0).sum() < 3 or np.ptp(a) == 0 or np.ptp(c) == 0:
+                    assert math.isnan(got[b])
+                else:
+                    assert got[b] == pytest.approx(scipy[method](a, c)[0]), method
 
 
 def test_resampled_f1_is_the_mean_over_pairs_on_the_repeated_items() -> None:

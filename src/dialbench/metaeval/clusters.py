@@ -6,8 +6,11 @@ than the data holds. Here a resample draws whole dialogues with replacement (an 
 its dialogue: `d#3` -> `d`; a pair of dialogues counts as its first) and recomputes the figure on
 their items. The 95% interval is the percentile interval of the resampled figures, and the
 p-value against zero is the same distribution read the other way: twice the share of resamples on
-the far side of zero (at least 1/(resamples + 1)), so p < 0.05 exactly when the interval leaves
-out zero. Below MIN_CLUSTERS clusters the resamples are too few to trust, and rows say so.
+the far side of zero (counting the data itself as one, so it is at least 2/(resamples + 1)), and
+p < 0.05 where the interval leaves out zero. Below MIN_CLUSTERS clusters the resamples are too few
+to trust, and rows say so; so they do where the figure falls outside its own interval (a figure
+such as F1 averaged over annotator pairs that share two or three items is biased under
+resampling).
 """
 
 from __future__ import annotations
@@ -83,6 +86,8 @@ def infer(figures: np.ndarray, n_clusters: int, *, test_zero: bool = True) -> In
         notes.append(f"{undefined} of {len(figures) - 1} resamples undefined, left out")
     tail = (1 - LEVEL) / 2
     low, high = np.quantile(replicates, [tail, 1 - tail])
+    if not low <= value <= high:
+        notes.append("the figure lies outside its interval: the resampled figures are biased")
     p_value = None
     if test_zero:
         far_side = min((replicates <= 0).sum(), (replicates >= 0).sum())

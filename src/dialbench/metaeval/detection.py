@@ -18,7 +18,7 @@ from dialbench.metaeval.clusters import Resamples, infer
 from dialbench.metaeval.panels import Panel, defined
 from dialbench.metaeval.references import ScoredRow, ceiling_panels, paired_items
 
-RESAMPLE_CELLS = 20_000_000  # resamples x pairs held at once
+RESAMPLE_CELLS = 5_000_000  # resamples x pairs held at once (40 MB a count)
 
 
 class DetectionRow(ScoredRow):

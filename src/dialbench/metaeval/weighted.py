@@ -12,7 +12,8 @@ import numpy as np
 from scipy.stats import kendalltau
 
 MIN_ITEMS = 3
-PAIR_MATRIX_MAX = 1000  # items; past this Kendall loops over resamples (memory n^2)
+FEW_VALUES = 32  # Kendall by groups of equal values when one side has at most this many
+PAIR_MATRIX_MAX = 1000  # items; past this (and values on both sides) Kendall loops over resamples
 TINY = 1e-12
 
 
@@ -39,13 +40,21 @@ def pearson(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return np.where(defined, np.clip(r, -1.0, 1.0), np.nan)
 
 
-def midranks(x: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Each item's rank among the resample's values, ties sharing the mean of their ranks."""
+def _groups(x: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The items in value order, each item's group of equal values, and each group's weight."""
     order = np.argsort(x, kind="stable")
     ordered = x[order]
     new = np.r_[True, ordered[1:] != ordered[:-1]]
-    group = np.cumsum(new) - 1
-    counts = np.add.reduceat(weights[:, order], np.flatnonzero(new), axis=1)
+    return (
+        order,
+        np.cumsum(new) - 1,
+        np.add.reduceat(weights[:, order], np.flatnonzero(new), axis=1),
+    )
+
+
+def midranks(x: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Each item's rank among the resample's values, ties sharing the mean of their ranks."""
+    order, group, counts = _groups(x, weights)
     below = np.cumsum(counts, axis=1) - counts
     ranks = np.empty_like(weights)
     ranks[:, order] = (below + (counts + 1) / 2)[:, group]
@@ -56,23 +65,53 @@ def spearman(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return pearson(midranks(x, weights), midranks(y, weights), weights)
 
 
-def _pairs(weights: np.ndarray, matrix: np.ndarray) -> np.ndarray:
-    """Sum over ordered item pairs of w_i * w_j * matrix[i, j], per resample."""
-    return np.asarray(np.einsum("bi,bi->b", weights @ matrix, weights))
+def _tied_pairs(x: np.ndarray, weights: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """Pairs of the resample equal in x (an item's copies among them)."""
+    _, _, counts = _groups(x, weights)
+    return np.asarray(((counts**2).sum(axis=1) - total) / 2)
+
+
+def _score_by_groups(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Concordant minus discordant pairs, for x with few distinct values (an ordinal label):
+    each group of x against the items above it, through prefix sums in y's order."""
+    order = np.argsort(y, kind="stable")
+    ordered = y[order]
+    score = np.zeros(len(weights))
+    above = np.zeros(len(x), bool)
+    for value in np.unique(x)[::-1]:
+        members = x == value
+        if above.any():
+            below_or_at = np.cumsum(weights[:, order] * above[order], axis=1)
+            prefix = np.hstack([np.zeros((len(weights), 1)), below_or_at])
+            less = prefix[:, np.searchsorted(ordered, y[members], "left")]
+            greater = prefix[:, -1:] - prefix[:, np.searchsorted(ordered, y[members], "right")]
+            score += ((greater - less) * weights[:, members]).sum(axis=1)
+        above |= members
+    return score
+
+
+def _score(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray | None:
+    """Concordant minus discordant pairs per resample; None where neither way is cheap."""
+    if len(np.unique(x)) <= FEW_VALUES:
+        return _score_by_groups(x, y, weights)
+    if len(np.unique(y)) <= FEW_VALUES:
+        return _score_by_groups(y, x, weights)
+    if len(x) > PAIR_MATRIX_MAX:
+        return None
+    signs = np.sign(x[:, None] - x[None, :]) * np.sign(y[:, None] - y[None, :])
+    return np.asarray(np.einsum("bi,bi->b", weights @ signs, weights) / 2)
 
 
 def kendall(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """tau-b: (concordant - discordant) / sqrt(pairs untied in x * pairs untied in y)."""
-    if len(x) > PAIR_MATRIX_MAX:
+    score = _score(x, y, weights)
+    if score is None:
         return _kendall_each(x, y, weights)
-    sx = np.sign(x[:, None] - x[None, :])
-    sy = np.sign(y[:, None] - y[None, :])
     total = weights.sum(axis=1)
     pairs = total * (total - 1) / 2
-    tied_x = (_pairs(weights, (sx == 0).astype(float)) - total) / 2
-    tied_y = (_pairs(weights, (sy == 0).astype(float)) - total) / 2
-    score = _pairs(weights, sx * sy) / 2
-    denominator = (pairs - tied_x) * (pairs - tied_y)
+    denominator = (pairs - _tied_pairs(x, weights, total)) * (
+        pairs - _tied_pairs(y, weights, total)
+    )
     defined = _enough(weights) & (denominator > 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         tau = score / np.sqrt(denominator)
