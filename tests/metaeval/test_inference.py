@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 from scipy.stats import kendalltau, pearsonr, spearmanr
 
 from dialbench.io.ratings import Rating
+from dialbench.metaeval import weighted
 from dialbench.metaeval.clusters import MIN_CLUSTERS, Resamples
 from dialbench.metaeval.config import DetectSpec, MetaEvalOptions
 from dialbench.metaeval.detection import confusion_scores, resampled_f1
 from dialbench.metaeval.evaluate import MetaEvalReport, meta_evaluate
 from dialbench.metaeval.panels import build_panels, ratings_frame
-from dialbench.metaeval import weighted
 from dialbench.metaeval.references import HUMAN_CEILING, ceiling_panels
 from dialbench.metaeval.weighted import METHODS
 from tests.conftest import RunCli
