@@ -1,4 +1,4 @@
-"""A crowd of annotators (DBDC3: 30 labels per turn from a pool of a hundred) gets a human ceiling
+"""A crowd of annotators (DBDC3: 30 labels per turn from a pool of over a thousand) gets a ceiling
 like a pair does, and a labelled dimension can be read as a detection task, with judges that
 answer in numbers put on one side of a threshold (sensibleness <= 2: a breakdown)."""
 
