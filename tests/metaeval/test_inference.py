@@ -312,3 +312,16 @@ def test_the_terminal_fits_80_columns_and_counts_what_it_wrote(cli: RunCli, tmp_
     assert not list((tmp_path / "humans").glob("*.png"))  # no judge: nothing to plot
     wrote = next(line for line in alone.stdout.splitlines() if line.startswith("wrote"))
     assert wrote.startswith("wrote 6 files (report.md, report.json, 4 CSV tables)")
+
+
+def test_agreement_alone_is_the_full_reports_agreement() -> None:
+    """What the web app shows live: alpha and kappa, without the resampled judge figures."""
+    rows = dbdc_like(dialogues=4, turns=3, language="en")
+    full = evaluate(rows)
+    alone = meta_evaluate(
+        rows,
+        options=MetaEvalOptions(scales=ORDER, detect=DETECT),  # type: ignore[arg-type]
+        agreement_only=True,
+    )
+    assert alone.agreement == full.agreement
+    assert (alone.correlation, alone.detection) == ([], [])

@@ -47,7 +47,11 @@ def meta_evaluate(
     ratings: Sequence[Rating],
     judgments: Sequence[Judgment] = (),
     options: MetaEvalOptions | None = None,
+    *,
+    agreement_only: bool = False,
 ) -> MetaEvalReport:
+    """Every figure; with `agreement_only`, the humans' agreement alone (alpha and kappa, as the
+    web app shows it live), without the resampled figures, which take seconds."""
     options = options or MetaEvalOptions()
     frame = ratings_frame(ratings, options.default_language)
     if not (frame["kind"] == "human").any():
@@ -58,7 +62,7 @@ def meta_evaluate(
         # the libraries' own warnings about them would only repeat that.
         warnings.simplefilter("ignore", RuntimeWarning)
         warnings.simplefilter("ignore", UserWarning)
-        _fill(report, frame, options)
+        _fill(report, frame, options, agreement_only)
     report.notes += _inference_notes(report)
     report.unscored = unscored_rates(frame)
     report.consistency = position_consistency(judgments)
@@ -83,12 +87,16 @@ def _inference_notes(report: MetaEvalReport) -> list[str]:
     return notes
 
 
-def _fill(report: MetaEvalReport, frame: pd.DataFrame, options: MetaEvalOptions) -> None:
+def _fill(
+    report: MetaEvalReport, frame: pd.DataFrame, options: MetaEvalOptions, agreement_only: bool
+) -> None:
     limit = options.max_pairwise_annotators
     for panel in build_panels(frame, options.scales, report.notes, options.detect):
         pairs = pairwise_kappa(panel, limit)
         report.kappa_pairs.extend(pairs)
         report.agreement.append(agreement(panel, pairs, limit))
+        if agreement_only:
+            continue
         report.distribution.extend(distributions(panel))
         scale = panel.spec.scale
         if scale == "binary":

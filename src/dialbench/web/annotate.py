@@ -156,4 +156,4 @@ def agreement_rows(store: RunStore) -> list[AgreementRow]:
     from dialbench.metaeval.evaluate import meta_evaluate
 
     ratings = human_ratings(store)
-    return meta_evaluate(ratings).agreement if ratings else []
+    return meta_evaluate(ratings, agreement_only=True).agreement if ratings else []
