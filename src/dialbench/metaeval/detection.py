@@ -27,12 +27,12 @@ class DetectionRow(ScoredRow):
     precision: float | None = None
     recall: float | None = None
     f1_positive: float | None = None
+    f1_positive_low: float | None = None
+    f1_positive_high: float | None = None
     f1_negative: float | None = None
     accuracy: float | None = None
     predicted_positive: float | None = None
     reference_positive: float | None = None
-    f1_positive_low: float | None = None
-    f1_positive_high: float | None = None
     n_dialogues: int = 0
 
 
