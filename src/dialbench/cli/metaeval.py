@@ -217,7 +217,10 @@ def metaeval(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Default: RUN/metaeval, else ./metaeval.")
     ] = None,
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples for CIs.")] = 1000,
+    bootstrap: Annotated[
+        int,
+        typer.Option(help="Resamples of the dialogues behind every 95% interval and p-value."),
+    ] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
     max_pairwise: Annotated[
         int,

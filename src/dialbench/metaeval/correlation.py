@@ -4,7 +4,8 @@ judges' with a p-value, from one bootstrap over dialogues (`clusters`).
 A judge's scores are correlated with the mean human score per item. The human ceiling is the same
 comparison for a person, on the same items: each annotator's scores against the mean of the other
 annotators on the items they rated (leave one out), averaged over the annotators with a defined
-correlation; its interval resamples the same dialogues as the judge's. It grows linearly with the
+correlation (in each resample, those with one there); its interval resamples the same dialogues
+as the judge's. It grows linearly with the
 annotators, so a crowd of hundreds gets one too.
 """
 
