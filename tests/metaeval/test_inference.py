@@ -262,6 +262,7 @@ def test_repeated_samples_stay_on_the_scale() -> None:
         if d.rater == "judge" and d.language == "all"
     }
     assert judged == {("overall", "2"): 1, ("label", "X"): 1, ("label", "O"): 1}
+    assert any(n.startswith("a rater who rated an item several times") for n in report.notes)
 
 
 def test_binary_labels_are_nominal_beside_a_judge_answering_in_numbers(

@@ -25,7 +25,13 @@ from dialbench.metaeval.diagnostics import (
     position_consistency,
     unscored_rates,
 )
-from dialbench.metaeval.panels import ALL_POOLED, build_panels, ratings_frame
+from dialbench.metaeval.panels import (
+    ALL_POOLED,
+    SAMPLES_RULE,
+    build_panels,
+    ratings_frame,
+    repeated,
+)
 from dialbench.metaeval.significance import McNemarRow, mcnemar_rows
 from dialbench.schema import Judgment, Record
 
@@ -63,7 +69,7 @@ def meta_evaluate(
         warnings.simplefilter("ignore", RuntimeWarning)
         warnings.simplefilter("ignore", UserWarning)
         _fill(report, frame, options, agreement_only)
-    report.notes += _inference_notes(report)
+    report.notes += _inference_notes(report) + ([SAMPLES_RULE] if repeated(frame) else [])
     report.unscored = unscored_rates(frame)
     report.consistency = position_consistency(judgments)
     return report

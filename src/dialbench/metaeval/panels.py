@@ -19,6 +19,16 @@ ALL_POOLED = (
     "mean of the languages), and its items are the languages' items together"
 )
 RATING_COLUMNS = ["item_id", "rater", "kind", "dimension", "value", "language"]
+SAMPLES_RULE = (
+    "a rater who rated an item several times counts once, on the dimension's scale: the majority "
+    "label (ties: the positive class of a binary label, the first label in sorted order), the "
+    "median ordinal score (the lower middle one of an even number), the mean interval score"
+)
+
+
+def repeated(frame: pd.DataFrame) -> bool:
+    """Whether some rater rated an item on a dimension more than once (`judge --samples N`)."""
+    return bool(frame.duplicated(["item_id", "rater", "dimension"]).any())
 
 
 def ratings_frame(ratings: Sequence[Rating], default_language: str | None = None) -> pd.DataFrame:
