@@ -19,12 +19,15 @@ from scipy.stats import kendalltau, pearsonr, spearmanr
 from dialbench.io.ratings import Rating
 from dialbench.metaeval import weighted
 from dialbench.metaeval.clusters import MIN_CLUSTERS, Resamples
-from dialbench.metaeval.config import DetectSpec, MetaEvalOptions
+from dialbench.metaeval.config import DetectSpec, MetaevalConfig, MetaEvalOptions
 from dialbench.metaeval.detection import confusion_scores, resampled_f1
 from dialbench.metaeval.evaluate import MetaEvalReport, meta_evaluate
 from dialbench.metaeval.panels import build_panels, ratings_frame
 from dialbench.metaeval.references import HUMAN_CEILING, ceiling_panels
+from dialbench.metaeval.stage import metaeval
 from dialbench.metaeval.weighted import METHODS
+from dialbench.schema import Annotation, Dialogue, Target, Turn
+from dialbench.store import RunStore
 from tests.conftest import RunCli
 from tests.metaeval.test_figures import only
 from tests.metaeval.test_metaeval_hardening import long_csv
@@ -223,17 +226,57 @@ def test_resampled_f1_is_the_mean_over_pairs_on_the_repeated_items() -> None:
         assert got[b] == pytest.approx(f1.mean() if f1.size else np.nan, nan_ok=True)
 
 
-def test_resamples_draw_whole_dialogues() -> None:
-    import pandas as pd
-
-    items = pd.Index(["a#0", "a#1", "a#2", "b#0", "c#0", "c#1"])
-    drawn = Resamples.of(items, 50, seed=1)
-    assert drawn.n_clusters == 3
+def test_resamples_draw_whole_dialogues_and_chatseeds() -> None:
+    """Turns of a dialogue come together, and so do self-chats continuing one ChatSEED."""
+    items = ["a#0", "a#1", "a#2", "b#0", "c#0", "c#1", "s1", "s2"]
+    rows = [Rating(item_id=i, rater="h", kind="human", dimension="x", value=1.0) for i in items]
+    frame = ratings_frame(rows, chatseeds={"s1": "seed", "s2": "seed"})
+    clusters = frame.set_index("item_id")["cluster"]
+    assert list(clusters) == ["a", "a", "a", "b", "c", "c", "seed", "seed"]
+    drawn = Resamples.of(clusters, 50, seed=1)
+    assert drawn.n_clusters == 4
     assert (drawn.weights[0] == 1).all()
     for row in drawn.weights[1:]:
         assert row[0] == row[1] == row[2]
         assert row[4] == row[5]
-        assert row[[0, 3, 4]].sum() == 3
+        assert row[6] == row[7]
+        assert row[[0, 3, 4, 6]].sum() == 4
+
+
+def test_a_run_resamples_self_chats_by_their_chatseed(tmp_path: Path) -> None:
+    """Six self-chats continuing three ChatSEEDs, rated by two humans and a judge: the figures
+    rest on 3 clusters, not 6."""
+    seeds = [Dialogue(language="en", turns=[Turn(role="user", text=f"seed {k}")]) for k in range(3)]
+    chats = [
+        Dialogue(
+            language="en",
+            source="selfchat",
+            turns=[Turn(role="user", text=f"chat {k}")],
+            metadata={"chatseed_dialogue": seeds[k % 3].id},
+        )
+        for k in range(6)
+    ]
+    with RunStore.open(tmp_path / "run") as store, store.run("import") as run:
+        store.add([*seeds, *chats], run)
+        store.add(
+            [
+                Annotation(target=Target(dialogue_id=d.id), annotator_id=a,
+                           labels={"overall": float(1 + (k + (a == "h2")) % 5)})
+                for k, d in enumerate(chats)
+                for a in ("h1", "h2")
+            ],
+            run,
+        )  # fmt: skip
+    judge = long_csv(
+        tmp_path / "judge.csv",
+        [(d.id, "gpt", "overall", 1 + k % 5, "en", "judge") for k, d in enumerate(chats)],
+    )
+    done = metaeval(
+        MetaevalConfig(predictions=[judge], options=MetaEvalOptions(bootstrap_resamples=100)),
+        tmp_path / "run",
+    )
+    assert {r.n_dialogues for r in done.report.correlation} == {3}
+    assert {r.n_items for r in done.report.correlation} == {6}
 
 
 def test_repeated_samples_stay_on_the_scale() -> None:

@@ -1,16 +1,16 @@
 """One inference for every figure with an interval: a bootstrap over clusters, not items.
 
 Turns of one dialogue are not independent (one dialogue's chatbot breaks down again and again),
-so an item bootstrap or a textbook p-value that counts turns as independent claims more certainty
-than the data holds. Here a resample draws whole dialogues with replacement (an item's cluster is
-its dialogue: `d#3` -> `d`; a pair of dialogues counts as its first) and recomputes the figure on
-their items. The 95% interval is the percentile interval of the resampled figures, and the
-p-value against zero is the same distribution read the other way: twice the share of resamples on
-the far side of zero (counting the data itself as one, so it is at least 2/(resamples + 1)), and
-p < 0.05 where the interval leaves out zero. Below MIN_CLUSTERS clusters the resamples are too few
-to trust, and rows say so; so they do where the figure falls outside its own interval (a figure
-such as F1 averaged over annotator pairs that share two or three items is biased under
-resampling).
+and nor are self-chats continuing one ChatSEED, so an item bootstrap or a textbook p-value that
+counts them as independent claims more certainty than the data holds. Here a resample draws whole
+clusters with replacement (an item's dialogue, or for a self-chat its ChatSEED: `ratings_frame`)
+and recomputes the figure on their items. The 95% interval is the percentile interval of the
+resampled figures, and the p-value against zero is the same distribution read the other way:
+twice the share of resamples on the far side of zero (counting the data itself as one, so it is
+at least 2/(resamples + 1)), and p < 0.05 where the interval leaves out zero. Below MIN_CLUSTERS
+clusters the resamples are too few to trust, and rows say so; so they do where the figure falls
+outside its own interval (a figure such as F1 averaged over annotator pairs that share two or
+three items is biased under resampling).
 """
 
 from __future__ import annotations
@@ -20,18 +20,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from dialbench.io.ratings import item_target
-
 MIN_CLUSTERS = 10
 LEVEL = 0.95
 DESIGN = (
     "intervals and p-values: 95% percentile bootstrap over dialogues (every turn of a drawn "
-    "dialogue comes along), p-values from the same resamples"
+    "dialogue comes along; self-chats of one ChatSEED come together), p-values from the same "
+    "resamples"
 )
-
-
-def cluster_of(item_id: str) -> str:
-    return item_target(item_id).dialogue_id
 
 
 @dataclass(frozen=True)
@@ -43,16 +38,17 @@ class Resamples:
     n_clusters: int
 
     @classmethod
-    def of(cls, items: pd.Index, resamples: int, seed: int) -> Resamples:
-        clusters, cluster = np.unique([cluster_of(str(i)) for i in items], return_inverse=True)
-        k = len(clusters)
+    def of(cls, clusters: pd.Series, resamples: int, seed: int) -> Resamples:
+        """From each item's cluster; the same clusters and seed draw the same resamples."""
+        names, cluster = np.unique(clusters.astype(str).to_numpy(), return_inverse=True)
+        k = len(names)
         drawn = np.random.default_rng(seed).integers(0, k, size=(resamples, k)) if k else None
         per_cluster = (
             np.stack([np.bincount(row, minlength=k) for row in drawn])
             if drawn is not None
             else np.zeros((resamples, 0))
         )
-        observed = np.ones((1, len(items)))
+        observed = np.ones((1, len(clusters)))
         return cls(np.vstack([observed, per_cluster[:, cluster]]).astype(float), k)
 
     def restricted(self, keep: np.ndarray) -> np.ndarray:

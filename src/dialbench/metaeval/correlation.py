@@ -68,7 +68,7 @@ def _judge_rows(panel: Panel, resamples: int, seed: int) -> Iterator[Correlation
     for judge in panel.judges:
         items = panel.judged(judge)
         x, y = panel.judges[judge][items].to_numpy(float), human_mean[items].to_numpy(float)
-        drawn = Resamples.of(items, resamples, seed)
+        drawn = Resamples.of(panel.clusters[items], resamples, seed)
         reason = _undefined_because(x, y)
         for method, function in METHODS.items():
             found = (
@@ -89,7 +89,7 @@ def _others_mean(panel: Panel) -> Iterator[tuple[pd.Series, pd.Series]]:
 
 
 def _ceiling_rows(name: str, panel: Panel, resamples: int, seed: int) -> Iterator[CorrelationRow]:
-    drawn = Resamples.of(panel.humans.index, resamples, seed)
+    drawn = Resamples.of(panel.clusters, resamples, seed)
     usable = []
     for own, others in _others_mean(panel):
         both = (own.notna() & others.notna()).to_numpy()

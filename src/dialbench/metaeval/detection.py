@@ -162,7 +162,7 @@ def detection(panel: Panel, resamples: int, seed: int) -> list[DetectionRow]:
     rows = []
     for i, judge in enumerate(panel.judges.columns):
         items = panel.judged(judge)
-        drawn = Resamples.of(items, resamples, seed)
+        drawn = Resamples.of(panel.clusters[items], resamples, seed)
         on = panel.on(items)
         f1 = resampled_f1(
             on.judges[[judge]].to_numpy(float), on.humans.to_numpy(float), drawn.weights, False
@@ -175,7 +175,7 @@ def detection(panel: Panel, resamples: int, seed: int) -> list[DetectionRow]:
         labels = part.humans.to_numpy(dtype=float)
         pairs, shared = confusion_scores(labels, labels)
         np.fill_diagonal(shared, 0)  # an annotator against itself is no reference
-        drawn = Resamples.of(part.humans.index, resamples, seed)
+        drawn = Resamples.of(part.clusters, resamples, seed)
         f1 = resampled_f1(labels, labels, drawn.weights, True)
         flat = {n: m.ravel() for n, m in pairs.items()}
         rows.append(

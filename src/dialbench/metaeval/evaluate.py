@@ -4,7 +4,7 @@ language; which statistics apply follows from each dimension's scale."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 from pydantic import Field
@@ -54,12 +54,14 @@ def meta_evaluate(
     judgments: Sequence[Judgment] = (),
     options: MetaEvalOptions | None = None,
     *,
+    chatseeds: Mapping[str, str] | None = None,
     agreement_only: bool = False,
 ) -> MetaEvalReport:
-    """Every figure; with `agreement_only`, the humans' agreement alone (alpha and kappa, as the
-    web app shows it live), without the resampled figures, which take seconds."""
+    """Every figure, resampling self-chats by the ChatSEED they continue (`chatseeds`, dialogue
+    -> seed) and other items by dialogue; with `agreement_only`, the humans' agreement alone
+    (alpha and kappa, as the web app shows it live), without the resampled figures."""
     options = options or MetaEvalOptions()
-    frame = ratings_frame(ratings, options.default_language)
+    frame = ratings_frame(ratings, options.default_language, chatseeds)
     if not (frame["kind"] == "human").any():
         raise DialbenchError("no human ratings: give annotations (in the run or with --against)")
     report = MetaEvalReport()

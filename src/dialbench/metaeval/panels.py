@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from dialbench.errors import DialbenchError
-from dialbench.io.ratings import UNKNOWN_LANGUAGE, UNSCORED, Rating
+from dialbench.io.ratings import UNKNOWN_LANGUAGE, UNSCORED, Rating, item_target
 from dialbench.metaeval.config import DetectSpec, ScaleSpec
 from dialbench.metaeval.scales import encode, infer_scale
 
@@ -31,13 +31,22 @@ def repeated(frame: pd.DataFrame) -> bool:
     return bool(frame.duplicated(["item_id", "rater", "dimension"]).any())
 
 
-def ratings_frame(ratings: Sequence[Rating], default_language: str | None = None) -> pd.DataFrame:
+def ratings_frame(
+    ratings: Sequence[Rating],
+    default_language: str | None = None,
+    chatseeds: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
     """The ratings as a table, each item in one language: the one its ratings name (a judge's
-    file often names none), else `default_language`."""
+    file often names none), else `default_language`; and in one cluster, what a bootstrap
+    resamples whole: its dialogue (`d#3` -> `d`; a pair, its first), or for a self-chat the
+    ChatSEED it continues (`chatseeds`, dialogue -> seed)."""
     frame = pd.DataFrame([r.model_dump() for r in ratings], columns=RATING_COLUMNS)
     named = frame[frame["language"] != UNKNOWN_LANGUAGE].drop_duplicates("item_id")
     language = frame["item_id"].map(named.set_index("item_id")["language"])
     frame["language"] = language.astype(object).fillna(default_language or UNKNOWN_LANGUAGE)
+    seeds = chatseeds or {}
+    dialogues = {item: item_target(item).dialogue_id for item in frame["item_id"].unique()}
+    frame["cluster"] = frame["item_id"].map({i: seeds.get(d, d) for i, d in dialogues.items()})
     return frame
 
 
@@ -49,6 +58,7 @@ class Panel:
     labels: list[str]
     humans: pd.DataFrame
     judges: pd.DataFrame
+    clusters: pd.Series  # item -> what a bootstrap resamples whole (`ratings_frame`)
     judges_numeric: bool = False  # judges answer in numbers beside the humans' ordered labels
 
     @property
@@ -58,7 +68,9 @@ class Panel:
     def on(self, items: pd.Index) -> Panel:
         """The same panel on these items only, and the annotators who rated any of them."""
         humans = self.humans.loc[items].dropna(axis=1, how="all")
-        return replace(self, humans=humans, judges=self.judges.loc[items])
+        return replace(
+            self, humans=humans, judges=self.judges.loc[items], clusters=self.clusters.loc[items]
+        )
 
     def judged(self, judge: object) -> pd.Index:
         """The items a judge's figures rest on: those it rated that a human rated too."""
@@ -134,6 +146,7 @@ def _language_panels(
         humans = _matrix(part[part["kind"] == "human"], spec.scale)
         judges = _matrix(part[part["kind"] == "judge"], spec.scale)
         items = humans.index.union(judges.index)
+        clusters = part.drop_duplicates("item_id").set_index("item_id")["cluster"]
         yield Panel(
             dimension=name,
             language=language,
@@ -141,6 +154,7 @@ def _language_panels(
             labels=labels,
             humans=humans.reindex(items),
             judges=judges.reindex(items),
+            clusters=clusters.reindex(items),
             judges_numeric=numeric,
         )
 
