@@ -369,3 +369,73 @@ def test_agreement_alone_is_the_full_reports_agreement() -> None:
     )
     assert alone.agreement == full.agreement
     assert (alone.correlation, alone.detection) == ([], [])
+
+
+def test_a_run_whose_judge_rated_a_subset_gets_the_ceiling_on_that_subset(
+    cli: RunCli, tmp_path: Path
+) -> None:
+    """A run's humans label every chatbot turn of 6 dialogues in en and ja; the judge (a
+    predictions file) rates the turns of 2 dialogues per language. Every judge row and the
+    ceiling beside it rest on the same turns and dialogues, per language and pooled."""
+    rows = dbdc_like(dialogues=6, turns=4, language="en", judged=2) + dbdc_like(
+        dialogues=6, turns=4, language="ja", judged=2, seed=1
+    )
+    names = {r.item_id.split("#")[0]: r.language for r in rows}
+    dialogues = {
+        name: Dialogue(
+            language=language,
+            turns=[
+                Turn(role=role, text=f"{name} {t}")
+                for t in range(4)
+                for role in ("user", "assistant")
+            ],
+        )
+        for name, language in names.items()
+    }
+    ids = {name: d.id for name, d in dialogues.items()}
+
+    def turn(item: str) -> tuple[str, int]:
+        name, index = item.split("#")
+        return ids[name], 2 * int(index) + 1
+
+    with RunStore.open(tmp_path / "run") as store, store.run("import") as run:
+        store.add(list(dialogues.values()), run)
+        store.add(
+            [
+                Annotation(
+                    target=Target(dialogue_id=turn(r.item_id)[0], turn_index=turn(r.item_id)[1]),
+                    annotator_id=r.rater,
+                    labels={"breakdown": r.value},
+                )
+                for r in rows
+                if r.kind == "human"
+            ],
+            run,
+        )
+    judge = long_csv(
+        tmp_path / "judge.csv",
+        [("{}#{}".format(*turn(r.item_id)), "gpt", "breakdown", r.value, "", "judge")
+         for r in rows if r.kind == "judge"],
+    )  # fmt: skip
+    cli("metaeval", tmp_path / "run", "--predictions", judge, "--scale", "breakdown=ordinal:X,T,O",
+        "--detect", "breakdown=X:judge<=2", "--bootstrap", "100")  # fmt: skip
+    report = json.loads((tmp_path / "run" / "metaeval" / "report.json").read_text())
+    for table in ("correlation", "detection"):
+        counts: dict[str, dict[str, tuple[int, int]]] = {}
+        for row in report[table]:
+            counts.setdefault(row["rater"], {})[row["language"]] = (
+                row["n_items"],
+                row["n_dialogues"],
+            )
+        assert (
+            counts["gpt"]
+            == counts[HUMAN_CEILING]
+            == {
+                "en": (8, 2),
+                "ja": (8, 2),
+                "all": (16, 4),
+            }
+        ), table
+        ceiling = [r for r in report[table] if r["rater"] == HUMAN_CEILING]
+        assert all(r["ci_low" if table == "correlation" else "f1_positive_low"] is not None
+                   for r in ceiling)  # fmt: skip
