@@ -456,6 +456,15 @@ class RunStore:
         is unchanged while it stays the same."""
         return int(self._db.execute("PRAGMA data_version").fetchone()[0])
 
+    def chatseeds(self) -> dict[str, str]:
+        """Self-chat dialogue id -> the ChatSEED dialogue it continues: self-chats of one seed
+        are not independent, and a bootstrap draws them together."""
+        rows = self._db.execute(
+            "SELECT id, json_extract(record, '$.metadata.chatseed_dialogue') FROM dialogues "
+            "WHERE source = 'selfchat'"
+        )
+        return {id_: seed for id_, seed in rows if isinstance(seed, str)}
+
     def turn_count(self) -> int:
         return int(
             self._db.execute("SELECT COALESCE(SUM(n_turns), 0) FROM dialogues").fetchone()[0]

@@ -70,6 +70,12 @@ def test_the_quickstart_runs_every_stage_for_real(tmp_path: Path) -> None:
     detected = {(r.dimension, r.rater) for r in metaeval.result.report.detection}
     assert {("breakdown=X", SMALLEST_CHAT_MODEL), ("breakdown=X", HUMAN_CEILING)} <= detected
     assert HUMAN_CEILING in {r.rater for r in rows}, "the correlation ceiling of the 30 humans"
+    for table in (metaeval.result.report.detection, rows):
+        judged = {(r.language, r.n_items, r.n_dialogues) for r in table if r.rater != HUMAN_CEILING}
+        ceiling = {
+            (r.language, r.n_items, r.n_dialogues) for r in table if r.rater == HUMAN_CEILING
+        }
+        assert judged == ceiling, "the ceiling on the judge's own turns"
     assert (tmp_path / "run" / "report" / "index.html").is_file()
 
     again = run_pipeline(config, tmp_path / "run")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Protocol, TypeVar
 
 import typer
 from rich.console import Console
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
 
     from dialbench.metaeval.agreement import AgreementRow
     from dialbench.metaeval.correlation import CorrelationRow
+    from dialbench.metaeval.detection import DetectionRow
     from dialbench.metaeval.evaluate import MetaEvalReport
     from dialbench.metaeval.stage import MetaevalOutput
 
@@ -24,6 +26,14 @@ if TYPE_CHECKING:
 ALL_LANGUAGES, UNKNOWN_LANGUAGE = "all", "und"
 
 console = Console()
+
+
+class _OfDimension(Protocol):
+    @property
+    def dimension(self) -> str: ...
+
+
+R = TypeVar("R", bound=_OfDimension)
 
 
 def _dimension_pairs(values: list[str]) -> dict[str, str]:
@@ -37,7 +47,7 @@ def _dimension_pairs(values: list[str]) -> dict[str, str]:
     return pairs
 
 
-TEXT = ("dimension", "language", "scale", "rater", "note")
+TEXT = ("dimension", "lang", "scale", "rater", "note")
 
 
 def _one_panel(report: MetaEvalReport) -> tuple[MetaEvalReport, str | None]:
@@ -67,26 +77,99 @@ def _scale(row: AgreementRow) -> str:
     return f"{row.scale} (α {row.alpha_level})"
 
 
-def _correlation_table(rows: list[CorrelationRow]) -> Table:
-    """One line per dimension, language and rater, a column per method: fits 80 columns with
-    room for long rater names (p-values and intervals are in report.md)."""
-    methods = list(dict.fromkeys(c.method for c in rows))
-    by_rater: dict[tuple[str, str, str], dict[str, CorrelationRow]] = {}
-    for c in rows:
-        by_rater.setdefault((c.dimension, c.language, c.rater), {})[c.method] = c
+def _interval(low: float | None, high: float | None) -> str:
+    return "-" if low is None or high is None else f"[{low:.2f}, {high:.2f}]"
+
+
+def _by_dimension(rows: Sequence[R]) -> dict[str, list[R]]:
+    grouped: dict[str, list[R]] = {}
+    for row in rows:
+        grouped.setdefault(row.dimension, []).append(row)
+    return grouped
+
+
+def _agreement_table(rows: list[AgreementRow]) -> Table:
     return table(
-        "Correlation with the mean human score (r; p-values and 95% CIs in report.md)",
-        ("dimension", "language", "rater", *methods, "items"),
+        "Human agreement",
+        ("dimension", "lang", "scale", "alpha", "items", "annotators"),
         (
             (
-                *key,
-                *(figure(found[m].r, 3) if m in found else "-" for m in methods),
-                str(max(c.n_items for c in found.values())),
+                a.dimension,
+                a.language,
+                _scale(a),
+                figure(a.alpha, 3),
+                str(a.n_items),
+                str(a.n_annotators),
             )
-            for key, found in by_rater.items()
+            for a in rows
         ),
         text=TEXT,
+        compact=True,
     )
+
+
+def _detection_tables(rows: list[DetectionRow]) -> Iterator[Table]:
+    """One table per dimension, the interval of F1+ beside it, so the ceiling reads as a judge
+    does; the counts every figure rests on at the end."""
+    for dimension, part in _by_dimension(rows).items():
+        yield table(
+            f"Detection against each annotator, {dimension} (F1+ of the positive class with its "
+            "95% CI, F1- of the negative)",
+            ("lang", "rater", "F1+", "95% CI", "F1-", "items", "dialogues"),
+            (
+                (
+                    d.language,
+                    d.rater,
+                    figure(d.f1_positive, 3),
+                    _interval(d.f1_positive_low, d.f1_positive_high),
+                    figure(d.f1_negative, 3),
+                    str(d.n_items),
+                    str(d.n_dialogues),
+                )
+                for d in part
+            ),
+            text=TEXT,
+            compact=True,
+        )
+
+
+def _correlation_tables(rows: list[CorrelationRow]) -> Iterator[Table]:
+    """One table per dimension, one line per language and rater: Pearson with its interval and
+    Spearman fit 80 columns; Kendall's tau, p-values and every interval are in report.md."""
+    for dimension, part in _by_dimension(rows).items():
+        by_rater: dict[tuple[str, str], dict[str, CorrelationRow]] = {}
+        for c in part:
+            by_rater.setdefault((c.language, c.rater), {})[c.method] = c
+        yield table(
+            f"Correlation with the mean human score, {dimension} (Pearson r with its 95% CI, "
+            "Spearman; Kendall, p-values and every interval in report.md)",
+            ("lang", "rater", "pearson", "95% CI", "spearman", "items", "dialogues"),
+            (
+                (
+                    *key,
+                    figure(found["pearson"].r, 3),
+                    _interval(found["pearson"].ci_low, found["pearson"].ci_high),
+                    figure(found["spearman"].r, 3),
+                    str(found["pearson"].n_items),
+                    str(found["pearson"].n_dialogues),
+                )
+                for key, found in by_rater.items()
+            ),
+            text=TEXT,
+            compact=True,
+        )
+
+
+KINDS = {".csv": "CSV table", ".png": "PNG plot"}
+
+
+def written_summary(paths: Sequence[Path]) -> str:
+    """The files by kind, each count from the files themselves: a kind none of them is (no plot
+    when no judge has a figure) is not named."""
+    named = [p.name for p in paths if p.suffix not in KINDS]
+    counts = [(sum(p.suffix == suffix for p in paths), kind) for suffix, kind in KINDS.items()]
+    kinds = [f"{n} {kind}{'s' if n != 1 else ''}" for n, kind in counts if n]
+    return f"{len(paths)} files ({', '.join([*named, *kinds])})"
 
 
 def print_metaeval_output(output: MetaevalOutput) -> None:
@@ -95,51 +178,11 @@ def print_metaeval_output(output: MetaevalOutput) -> None:
 
 def print_metaeval_summary(full: MetaEvalReport) -> None:
     report, language_note = _one_panel(full)
-    with_notes = any(a.note for a in report.agreement)
-    console.print(
-        table(
-            "Human agreement",
-            ("dimension", "language", "scale", "alpha", "items", "annotators")
-            + (("note",) if with_notes else ()),
-            (
-                (
-                    a.dimension,
-                    a.language,
-                    _scale(a),
-                    figure(a.alpha, 3),
-                    str(a.n_items),
-                    str(a.n_annotators),
-                )
-                + ((a.note or "",) if with_notes else ())
-                for a in report.agreement
-            ),
-            text=TEXT,
-        )
-    )
-    if report.detection:
-        console.print(
-            table(
-                "Detection against each annotator (F1 of the positive class, F1+, and of the "
-                "negative, F1-)",
-                ("dimension", "language", "rater", "F1+", "F1-", "accuracy", "items"),
-                (
-                    (
-                        d.dimension,
-                        d.language,
-                        d.rater,
-                        figure(d.f1_positive, 3),
-                        figure(d.f1_negative, 3),
-                        figure(d.accuracy, 3),
-                        str(d.n_items),
-                    )
-                    for d in report.detection
-                ),
-                text=TEXT,
-            )
-        )
-    if report.correlation:
-        console.print(_correlation_table(report.correlation))
-    for note in [*report.notes, *([language_note] if language_note else [])]:
+    console.print(_agreement_table(report.agreement))
+    for table_ in [*_detection_tables(report.detection), *_correlation_tables(report.correlation)]:
+        console.print(table_)
+    agreement_notes = [f"{a.dimension} {a.language}: {a.note}" for a in report.agreement if a.note]
+    for note in [*agreement_notes, *report.notes, *([language_note] if language_note else [])]:
         console.print(f"note: {note}", markup=False, soft_wrap=True)
 
 
@@ -180,7 +223,10 @@ def metaeval(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Default: RUN/metaeval, else ./metaeval.")
     ] = None,
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples for CIs.")] = 1000,
+    bootstrap: Annotated[
+        int,
+        typer.Option(help="Resamples of the dialogues behind every 95% interval and p-value."),
+    ] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
     max_pairwise: Annotated[
         int,
@@ -225,7 +271,4 @@ def metaeval(
     for warning in done.warnings:
         console.print(f"warning: {warning}", markup=False, soft_wrap=True)
     print_metaeval_summary(done.report)
-    console.print(
-        f"wrote {len(done.written)} files to {done.folder} (report.md, CSV tables, PNG plots)",
-        markup=False,
-    )
+    console.print(f"wrote {written_summary(done.written)} to {done.folder}", markup=False)

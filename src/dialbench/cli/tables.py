@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
+from rich import box
 from rich.markup import escape
 from rich.table import Table
 
@@ -18,10 +19,26 @@ def figure(value: float | None, digits: int = 1) -> str:
 
 
 def table(
-    title: str, columns: Sequence[str], rows: Iterable[Sequence[str]], *, text: Collection[str] = ()
+    title: str,
+    columns: Sequence[str],
+    rows: Iterable[Sequence[str]],
+    *,
+    text: Collection[str] = (),
+    compact: bool = False,
 ) -> Table:
-    """`text` names the left-aligned columns; every other column holds figures."""
-    result = Table(title=escape(title), title_justify="left")
+    """`text` names the left-aligned columns; every other column holds figures. A compact table
+    draws no vertical lines, which leaves wide tables room at 80 columns."""
+    result = (
+        Table(
+            title=escape(title),
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            show_edge=False,
+            collapse_padding=True,
+        )
+        if compact
+        else Table(title=escape(title), title_justify="left")
+    )
     for column in columns:
         if column in text:  # names wrap rather than lose their end at 80 columns
             result.add_column(escape(column), justify="left", overflow="fold")

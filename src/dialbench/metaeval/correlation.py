@@ -1,30 +1,26 @@
-"""Scores against humans: Pearson, Spearman and Kendall's tau with p-values and bootstrap CIs.
+"""Scores against humans: Pearson, Spearman and Kendall's tau, each with a 95% interval, and the
+judges' with a p-value, from one bootstrap over dialogues (`clusters`).
 
-A rater's scores are correlated with the mean human score per item. The 95% confidence interval
-is a paired percentile bootstrap over items (scipy.stats.bootstrap). The human ceiling is the same
-comparison for a person: each annotator's scores against the mean of the other annotators on the
-items they rated (leave one out), averaged over annotators, with no p-value or interval of its
-own. It grows linearly with the annotators, so a crowd of hundreds gets one too.
+A judge's scores are correlated with the mean human score per item. The human ceiling is the same
+comparison for a person, on the same items: each annotator's scores against the mean of the other
+annotators on the items they rated (leave one out), averaged over the annotators with a defined
+correlation (in each resample, those with one there); its interval resamples the same dialogues
+as the judge's. It grows linearly with the
+annotators, so a crowd of hundreds gets one too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
-from scipy.stats import bootstrap, kendalltau, pearsonr, spearmanr
 
-from dialbench.metaeval.panels import Panel, defined, shared
-from dialbench.metaeval.references import HUMAN_CEILING
+from dialbench.metaeval.clusters import Inference, Resamples, infer
+from dialbench.metaeval.panels import Panel
+from dialbench.metaeval.references import ceiling_panels, paired_items
+from dialbench.metaeval.weighted import METHODS, MIN_ITEMS
 from dialbench.schema import Record
-
-METHODS: dict[str, Callable[..., object]] = {
-    "pearson": pearsonr,
-    "spearman": spearmanr,
-    "kendall": kendalltau,
-}
-MIN_ITEMS = 3
 
 
 class CorrelationRow(Record):
@@ -33,6 +29,7 @@ class CorrelationRow(Record):
     rater: str
     method: str
     n_items: int
+    n_dialogues: int
     r: float | None
     p_value: float | None
     ci_low: float | None
@@ -48,50 +45,38 @@ def _undefined_because(x: np.ndarray, y: np.ndarray) -> str | None:
     return None
 
 
-def correlate(
-    method: str, x: np.ndarray, y: np.ndarray, resamples: int, seed: int
-) -> tuple[float | None, float | None, float | None, float | None, str | None]:
-    """(r, p-value, CI low, CI high, note); every undefined figure is None with the reason."""
-    reason = _undefined_because(x, y)
-    if reason:
-        return None, None, None, None, reason
-    function = METHODS[method]
-    result = function(x, y)
-    r, p = defined(result[0]), defined(result[1])  # type: ignore[index]
-    interval = bootstrap(
-        (x, y),
-        lambda a, b: function(a, b)[0],  # type: ignore[index]
-        paired=True,
-        vectorized=False,
-        n_resamples=resamples,
-        method="percentile",
-        rng=np.random.default_rng(seed),
-    ).confidence_interval
-    low, high = defined(interval.low), defined(interval.high)
-    note = (
-        None if low is not None else "bootstrap interval undefined (resamples with constant scores)"
+def _row(
+    panel: Panel, rater: str, method: str, n_items: int, n_dialogues: int, found: Inference
+) -> CorrelationRow:
+    return CorrelationRow(
+        dimension=panel.dimension,
+        language=panel.language,
+        rater=rater,
+        method=method,
+        n_items=n_items,
+        n_dialogues=n_dialogues,
+        r=found.value,
+        p_value=found.p_value,
+        ci_low=found.low,
+        ci_high=found.high,
+        note=found.note,
     )
-    return r, p, low, high, note
 
 
 def _judge_rows(panel: Panel, resamples: int, seed: int) -> Iterator[CorrelationRow]:
     human_mean = panel.humans.mean(axis=1)
     for judge in panel.judges:
-        x, y = shared(panel.judges[judge], human_mean)
-        for method in METHODS:
-            r, p, low, high, note = correlate(method, x, y, resamples, seed)
-            yield CorrelationRow(
-                dimension=panel.dimension,
-                language=panel.language,
-                rater=str(judge),
-                method=method,
-                n_items=len(x),
-                r=r,
-                p_value=p,
-                ci_low=low,
-                ci_high=high,
-                note=note,
+        items = panel.judged(judge)
+        x, y = panel.judges[judge][items].to_numpy(float), human_mean[items].to_numpy(float)
+        drawn = Resamples.of(panel.clusters[items], resamples, seed)
+        reason = _undefined_because(x, y)
+        for method, function in METHODS.items():
+            found = (
+                Inference(None, None, None, None, reason)
+                if reason
+                else infer(function(x, y, drawn.weights), drawn.n_clusters)
             )
+            yield _row(panel, str(judge), method, len(items), drawn.n_clusters, found)
 
 
 def _others_mean(panel: Panel) -> Iterator[tuple[pd.Series, pd.Series]]:
@@ -103,30 +88,36 @@ def _others_mean(panel: Panel) -> Iterator[tuple[pd.Series, pd.Series]]:
         yield own, (total - own.fillna(0)).where(others > 0) / others
 
 
-def _ceiling_rows(panel: Panel) -> Iterator[CorrelationRow]:
-    pairs = [shared(own, others) for own, others in _others_mean(panel)]
-    usable = [(x, y) for x, y in pairs if _undefined_because(x, y) is None]
+def _ceiling_rows(name: str, panel: Panel, resamples: int, seed: int) -> Iterator[CorrelationRow]:
+    drawn = Resamples.of(panel.clusters, resamples, seed)
+    usable = []
+    for own, others in _others_mean(panel):
+        both = (own.notna() & others.notna()).to_numpy()
+        x, y = own.to_numpy(float)[both], others.to_numpy(float)[both]
+        if _undefined_because(x, y) is None:
+            usable.append((x, y, drawn.restricted(both)))
     for method, function in METHODS.items():
-        values = [float(function(x, y)[0]) for x, y in usable]  # type: ignore[index]
-        yield CorrelationRow(
-            dimension=panel.dimension,
-            language=panel.language,
-            rater=HUMAN_CEILING,
-            method=method,
-            n_items=max((len(x) for x, _ in usable), default=0),
-            r=defined(float(np.mean(values))) if values else None,
-            p_value=None,
-            ci_low=None,
-            ci_high=None,
-            note=f"mean over {len(values)} annotator(s), each against the mean of the others"
-            if values
-            else "no annotator with a defined correlation against the others",
+        if usable:
+            each = np.column_stack([function(x, y, w) for x, y, w in usable])
+            defined = np.isfinite(each).any(axis=1)
+            means = np.full(len(each), np.nan)
+            means[defined] = np.nanmean(each[defined], axis=1)
+            found = infer(means, drawn.n_clusters, test_zero=False)
+            note = f"mean over {len(usable)} annotator(s), each against the mean of the others"
+        else:
+            found = Inference(None, None, None, None, None)
+            note = "no annotator with a defined correlation against the others"
+        found = Inference(
+            found.value, found.low, found.high, None, "; ".join(filter(None, [note, found.note]))
         )
+        yield _row(panel, name, method, paired_items(panel), drawn.n_clusters, found)
 
 
 def correlations(panel: Panel, resamples: int, seed: int) -> list[CorrelationRow]:
-    """Each judge against the mean human score; then the human ceiling, given two annotators."""
+    """Each judge against the mean human score; then the human ceiling on the judges' items,
+    given two annotators."""
     rows = list(_judge_rows(panel, resamples, seed))
     if len(panel.annotators) >= 2:
-        rows += _ceiling_rows(panel)
+        for name, part in ceiling_panels(panel):
+            rows += _ceiling_rows(name, part, resamples, seed)
     return rows

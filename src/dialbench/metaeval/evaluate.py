@@ -4,8 +4,7 @@ language; which statistics apply follows from each dimension's scale."""
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 from pydantic import Field
@@ -14,6 +13,7 @@ from dialbench.errors import DialbenchError
 from dialbench.io.ratings import Rating
 from dialbench.metaeval.agreement import AgreementRow, KappaRow, agreement, pairwise_kappa
 from dialbench.metaeval.classification import ClassificationRow, classification
+from dialbench.metaeval.clusters import DESIGN, MIN_CLUSTERS
 from dialbench.metaeval.config import MetaEvalOptions
 from dialbench.metaeval.correlation import CorrelationRow, correlations
 from dialbench.metaeval.detection import DetectionRow, detection
@@ -25,7 +25,13 @@ from dialbench.metaeval.diagnostics import (
     position_consistency,
     unscored_rates,
 )
-from dialbench.metaeval.panels import build_panels, ratings_frame
+from dialbench.metaeval.panels import (
+    ALL_POOLED,
+    SAMPLES_RULE,
+    build_panels,
+    ratings_frame,
+    repeated,
+)
 from dialbench.metaeval.significance import McNemarRow, mcnemar_rows
 from dialbench.schema import Judgment, Record
 
@@ -47,53 +53,62 @@ def meta_evaluate(
     ratings: Sequence[Rating],
     judgments: Sequence[Judgment] = (),
     options: MetaEvalOptions | None = None,
+    *,
+    chatseeds: Mapping[str, str] | None = None,
+    agreement_only: bool = False,
 ) -> MetaEvalReport:
+    """Every figure, resampling self-chats by the ChatSEED they continue (`chatseeds`, dialogue
+    -> seed) and other items by dialogue; with `agreement_only`, the humans' agreement alone
+    (alpha and kappa, as the web app shows it live), without the resampled figures."""
     options = options or MetaEvalOptions()
-    frame = ratings_frame(ratings, options.default_language)
+    frame = ratings_frame(ratings, options.default_language, chatseeds)
     if not (frame["kind"] == "human").any():
         raise DialbenchError("no human ratings: give annotations (in the run or with --against)")
     report = MetaEvalReport()
-    with _quiet():
-        _fill(report, frame, options)
+    with warnings.catch_warnings():
+        # Undefined statistics (constant input, one class) are reported as None with a note;
+        # the libraries' own warnings about them would only repeat that.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        _fill(report, frame, options, agreement_only)
+    report.notes += _inference_notes(report) + ([SAMPLES_RULE] if repeated(frame) else [])
     report.unscored = unscored_rates(frame)
     report.consistency = position_consistency(judgments)
     return report
 
 
-def agreement_table(
-    ratings: Sequence[Rating], options: MetaEvalOptions | None = None
-) -> list[AgreementRow]:
-    """Only the agreement between annotators, as `meta_evaluate` has it: for a live view."""
-    options = options or MetaEvalOptions()
-    frame = ratings_frame(ratings, options.default_language)
-    limit = options.max_pairwise_annotators
-    with _quiet():
-        return [
-            agreement(panel, pairwise_kappa(panel, limit), limit)
-            for panel in build_panels(frame, options.scales, [], options.detect)
-        ]
+def _inference_notes(report: MetaEvalReport) -> list[str]:
+    """How the intervals were drawn, what "all" is, and where too few dialogues hold them up."""
+    counts = [(r.language, r.n_dialogues) for r in report.correlation] + [
+        (r.language, r.n_dialogues) for r in report.detection
+    ]
+    if not counts:
+        return []
+    few = sorted({(language, n) for language, n in counts if 0 < n < MIN_CLUSTERS})
+    notes = [DESIGN, ALL_POOLED]
+    if few:
+        where = ", ".join(f"{language} ({n})" for language, n in few)
+        notes.append(
+            f"fewer than {MIN_CLUSTERS} dialogues behind the figures of {where}: "
+            "their intervals and p-values are not reliable"
+        )
+    return notes
 
 
-@contextmanager
-def _quiet() -> Iterator[None]:
-    """Undefined statistics (constant input, one class) are reported as None with a note; the
-    libraries' own warnings about them would only repeat that."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        warnings.simplefilter("ignore", UserWarning)
-        yield
-
-
-def _fill(report: MetaEvalReport, frame: pd.DataFrame, options: MetaEvalOptions) -> None:
+def _fill(
+    report: MetaEvalReport, frame: pd.DataFrame, options: MetaEvalOptions, agreement_only: bool
+) -> None:
     limit = options.max_pairwise_annotators
     for panel in build_panels(frame, options.scales, report.notes, options.detect):
         pairs = pairwise_kappa(panel, limit)
         report.kappa_pairs.extend(pairs)
         report.agreement.append(agreement(panel, pairs, limit))
+        if agreement_only:
+            continue
         report.distribution.extend(distributions(panel))
         scale = panel.spec.scale
         if scale == "binary":
-            report.detection.extend(detection(panel))
+            report.detection.extend(detection(panel, options.bootstrap_resamples, options.seed))
             report.mcnemar.extend(mcnemar_rows(panel, limit))
         if scale in ("nominal", "ordinal") and not panel.judges_numeric:
             report.classification.extend(classification(panel, limit))

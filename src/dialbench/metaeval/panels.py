@@ -2,28 +2,51 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from dialbench.errors import DialbenchError
-from dialbench.io.ratings import UNKNOWN_LANGUAGE, UNSCORED, Rating
+from dialbench.io.ratings import UNKNOWN_LANGUAGE, UNSCORED, Rating, item_target
 from dialbench.metaeval.config import DetectSpec, ScaleSpec
 from dialbench.metaeval.scales import encode, infer_scale
 
 ALL_LANGUAGES = "all"
+ALL_POOLED = (
+    "'all' is every language's items pooled: each figure is computed once on the pool (not a "
+    "mean of the languages), and its items are the languages' items together"
+)
 RATING_COLUMNS = ["item_id", "rater", "kind", "dimension", "value", "language"]
+SAMPLES_RULE = (
+    "a rater who rated an item several times counts once, on the dimension's scale: the majority "
+    "label (ties: the positive class of a binary label, the first label in sorted order), the "
+    "median ordinal score (the lower middle one of an even number), the mean interval score"
+)
 
 
-def ratings_frame(ratings: Sequence[Rating], default_language: str | None = None) -> pd.DataFrame:
+def repeated(frame: pd.DataFrame) -> bool:
+    """Whether some rater rated an item on a dimension more than once (`judge --samples N`)."""
+    return bool(frame.duplicated(["item_id", "rater", "dimension"]).any())
+
+
+def ratings_frame(
+    ratings: Sequence[Rating],
+    default_language: str | None = None,
+    chatseeds: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
     """The ratings as a table, each item in one language: the one its ratings name (a judge's
-    file often names none), else `default_language`."""
+    file often names none), else `default_language`; and in one cluster, what a bootstrap
+    resamples whole: its dialogue (`d#3` -> `d`; a pair, its first), or for a self-chat the
+    ChatSEED it continues (`chatseeds`, dialogue -> seed)."""
     frame = pd.DataFrame([r.model_dump() for r in ratings], columns=RATING_COLUMNS)
     named = frame[frame["language"] != UNKNOWN_LANGUAGE].drop_duplicates("item_id")
     language = frame["item_id"].map(named.set_index("item_id")["language"])
     frame["language"] = language.astype(object).fillna(default_language or UNKNOWN_LANGUAGE)
+    seeds = chatseeds or {}
+    dialogues = {item: item_target(item).dialogue_id for item in frame["item_id"].unique()}
+    frame["cluster"] = frame["item_id"].map({i: seeds.get(d, d) for i, d in dialogues.items()})
     return frame
 
 
@@ -35,11 +58,24 @@ class Panel:
     labels: list[str]
     humans: pd.DataFrame
     judges: pd.DataFrame
+    clusters: pd.Series  # item -> what a bootstrap resamples whole (`ratings_frame`)
     judges_numeric: bool = False  # judges answer in numbers beside the humans' ordered labels
 
     @property
     def annotators(self) -> list[str]:
         return list(self.humans.columns)
+
+    def on(self, items: pd.Index) -> Panel:
+        """The same panel on these items only, and the annotators who rated any of them."""
+        humans = self.humans.loc[items].dropna(axis=1, how="all")
+        return replace(
+            self, humans=humans, judges=self.judges.loc[items], clusters=self.clusters.loc[items]
+        )
+
+    def judged(self, judge: object) -> pd.Index:
+        """The items a judge's figures rest on: those it rated that a human rated too."""
+        rated = self.judges[judge].notna() & self.humans.notna().any(axis=1)
+        return self.humans.index[rated.to_numpy()]
 
     def label_of(self, code: float, *, judge: bool = False) -> str:
         """How a code reads to a person: its label, or the number itself."""
@@ -48,19 +84,25 @@ class Panel:
 
 
 def _matrix(rows: pd.DataFrame, scale: str) -> pd.DataFrame:
-    """Items x raters. Repeated samples of one rater are averaged (binary: majority, ties = 1;
-    nominal: the most frequent code, ties to the lowest)."""
+    """Items x raters. Repeated samples of one rater (`judge --samples N`) become one value on
+    the dimension's own scale, never a value between two classes: labels (binary, nominal) take
+    the majority, a tie going to the positive class (binary) or to the first label in sorted
+    order (nominal); ordinal scores the median, the lower of the two middle values when the
+    samples are even in number; interval scores the mean."""
     if rows.empty:
         return pd.DataFrame()
     keys = ["item_id", "rater"]
+    grouped = rows.groupby(keys)["code"]
     if scale == "nominal":
         counts = rows.groupby([*keys, "code"]).size().reset_index(name="n")
         ranked = counts.sort_values(["n", "code"], ascending=[False, True])
         values = ranked.drop_duplicates(keys).set_index(keys)["code"]
+    elif scale == "binary":
+        values = (grouped.mean() >= 0.5).astype(float)
+    elif scale == "ordinal":
+        values = grouped.quantile(0.5, interpolation="lower")
     else:
-        values = rows.groupby(keys)["code"].mean()
-        if scale == "binary":
-            values = (values >= 0.5).astype(float)
+        values = grouped.mean()
     return values.unstack("rater").sort_index()
 
 
@@ -73,6 +115,14 @@ def _judges_numeric(rows: pd.DataFrame, spec: ScaleSpec) -> bool:
     sensibleness paired with DBDC3's X/T/O breakdown): they keep their numbers, and only
     correlations, which compare orders, compare them with the humans."""
     return bool(spec.order) and _all_numbers(rows.loc[rows["kind"] == "judge", "value"])
+
+
+def _judges_beyond_binary(rows: pd.DataFrame, spec: ScaleSpec) -> bool:
+    """Whether judges answer in numbers other than 0/1 on a dimension humans label 0/1 (a 1-5
+    score beside an issue ticked or not): binary labels are nominal, nothing correlates with
+    them, and only a threshold (`--detect`) makes the judge's numbers labels."""
+    judged = rows.loc[rows["kind"] == "judge", "value"]
+    return spec.scale == "binary" and _all_numbers(judged) and not set(judged) <= {0.0, 1.0}
 
 
 def _codes(
@@ -96,6 +146,7 @@ def _language_panels(
         humans = _matrix(part[part["kind"] == "human"], spec.scale)
         judges = _matrix(part[part["kind"] == "judge"], spec.scale)
         items = humans.index.union(judges.index)
+        clusters = part.drop_duplicates("item_id").set_index("item_id")["cluster"]
         yield Panel(
             dimension=name,
             language=language,
@@ -103,6 +154,7 @@ def _language_panels(
             labels=labels,
             humans=humans.reindex(items),
             judges=judges.reindex(items),
+            clusters=clusters.reindex(items),
             judges_numeric=numeric,
         )
 
@@ -156,30 +208,44 @@ def build_panels(
         notes.append(f"detect {name}: no human ratings of that dimension")
     for dimension, rows in scored.groupby("dimension", sort=True):
         name = str(dimension)
-        spec = scales.get(name) or infer_scale(rows["value"])
-        if spec is None:
-            notes.append(f"{name}: free text with many distinct values, no statistic applies")
-            continue
         if not (rows["kind"] == "human").any():
             notes.append(
                 f"{name}: judges only, no human ratings to compare with "
                 "(--pair HUMAN=JUDGE compares dimensions of different names)"
             )
             continue
+        spec = scales.get(name) or infer_scale(rows.loc[rows["kind"] == "human", "value"])
+        if spec is None:
+            notes.append(f"{name}: free text with many distinct values, no statistic applies")
+            continue
         if any_judge and not (rows["kind"] == "judge").any():
             notes.append(
                 f"{name}: human ratings only, no judge rates it "
                 "(--pair HUMAN=JUDGE compares dimensions of different names)"
             )
-        numeric = _judges_numeric(rows, spec)
         view = detect.get(name)
-        if numeric:
+        if _judges_beyond_binary(rows, spec):
             notes.append(
-                f"{name}: the judges answer in numbers, compared by correlation"
-                + (f" and, by their threshold, as {view.dimension(name)}" if view else " only")
+                f"{name}: the humans' labels are binary (nominal: no order to correlate with) and "
+                "the judges answer in other numbers: "
+                + (
+                    f"compared as {view.dimension(name)} by their threshold"
+                    if view
+                    else f"compared once a threshold makes them labels, --detect {name}=1:judge>=N"
+                )
             )
-        codes, labels = _codes(rows, spec, name, numeric)
-        yield from _language_panels(rows.assign(code=codes), name, spec, labels, numeric)
+            humans = rows[rows["kind"] == "human"]
+            codes, labels = encode(humans["value"], spec, name)
+            yield from _language_panels(humans.assign(code=codes), name, spec, labels, False)
+        else:
+            numeric = _judges_numeric(rows, spec)
+            if numeric:
+                notes.append(
+                    f"{name}: the judges answer in numbers, compared by correlation"
+                    + (f" and, by their threshold, as {view.dimension(name)}" if view else " only")
+                )
+            codes, labels = _codes(rows, spec, name, numeric)
+            yield from _language_panels(rows.assign(code=codes), name, spec, labels, numeric)
         if view is not None:
             codes = _detected(rows, name, view)
             yield from _language_panels(

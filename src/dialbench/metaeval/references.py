@@ -1,7 +1,10 @@
 """Scoring a rater against every human annotator and averaging: the MEDAL/Finch et al. protocol.
 
 The human ceiling is the same computation with each annotator in turn as the rater and each other
-annotator as the reference.
+annotator as the reference, on the items the judges rated (`ceiling_panels`), so a judge and the
+ceiling beside it rest on the same items. `n_items` counts the items a figure rests on: those the
+rater rated that a human rated too (for the ceiling: that two humans rated); in the `all` panel
+that is every language's items pooled.
 """
 
 from __future__ import annotations
@@ -29,14 +32,43 @@ class Scored(Record):
     note: str | None = None
 
 
-def _score(rater: str, pairs: list[tuple[np.ndarray, np.ndarray]], scorer: Scorer) -> Scored:
+def ceiling_name(judges: list[str], groups: int) -> str:
+    """The ceiling's rater name: plain when every judge rated the same items, else whose items."""
+    if groups <= 1:
+        return HUMAN_CEILING
+    return f"{HUMAN_CEILING} on the items of {', '.join(judges)}"
+
+
+def is_ceiling(rater: str) -> bool:
+    return rater.startswith(HUMAN_CEILING)
+
+
+def ceiling_panels(panel: Panel) -> list[tuple[str, Panel]]:
+    """The panels a human ceiling is computed on: the items the judges rated (judges that rated
+    the same items share one ceiling), or every item when no judge rated any."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for judge in panel.judges:
+        items = tuple(panel.judged(judge))
+        if items:
+            groups.setdefault(items, []).append(str(judge))
+    if not groups:
+        return [(HUMAN_CEILING, panel)]
+    return [
+        (ceiling_name(judges, len(groups)), panel.on(pd.Index(items)))
+        for items, judges in groups.items()
+    ]
+
+
+def _score(
+    rater: str, pairs: list[tuple[np.ndarray, np.ndarray]], scorer: Scorer, n_items: int
+) -> Scored:
     usable = [(p, r) for p, r in pairs if len(p)]
     if not usable:
         return Scored(rater=rater, n_items=0, n_references=0, metrics={}, note="no shared items")
     means, undefined = average([scorer(p, r) for p, r in usable])
     return Scored(
         rater=rater,
-        n_items=max(len(p) for p, _ in usable),
+        n_items=n_items,
         n_references=len(usable),
         metrics=means,
         note=f"undefined: {', '.join(undefined)}" if undefined else None,
@@ -47,21 +79,27 @@ def against_each_annotator(
     rater: str, predictions: pd.Series, panel: Panel, scorer: Scorer
 ) -> Scored:
     pairs = [shared(predictions, panel.humans[a]) for a in panel.annotators]
-    return _score(rater, pairs, scorer)
+    n_items = int((predictions.notna() & panel.humans.notna().any(axis=1)).sum())
+    return _score(rater, pairs, scorer, n_items)
 
 
-def human_ceiling(panel: Panel, scorer: Scorer, max_annotators: int) -> Scored | None:
+def paired_items(panel: Panel) -> int:
+    """How many items two annotators rated: what a ceiling rests on."""
+    return int((panel.humans.notna().sum(axis=1) >= 2).sum())
+
+
+def human_ceiling(name: str, panel: Panel, scorer: Scorer, max_annotators: int) -> Scored | None:
     """None with fewer than two annotators; a note instead of numbers past `max_annotators`."""
     annotators = panel.annotators
     if len(annotators) < 2:
         return None
     if len(annotators) > max_annotators:
         note = f"{len(annotators)} annotators: human ceiling skipped (pairs grow quadratically)"
-        return Scored(rater=HUMAN_CEILING, n_items=0, n_references=0, metrics={}, note=note)
+        return Scored(rater=name, n_items=0, n_references=0, metrics={}, note=note)
     pairs = [
         shared(panel.humans[a], panel.humans[b]) for a in annotators for b in annotators if a != b
     ]
-    return _score(HUMAN_CEILING, pairs, scorer)
+    return _score(name, pairs, scorer, paired_items(panel))
 
 
 class ScoredRow(Record):
@@ -81,7 +119,9 @@ R = TypeVar("R", bound=ScoredRow)
 def scored_rows(panel: Panel, row_type: type[R], scorer: Scorer, max_annotators: int) -> list[R]:
     """Every judge against every annotator, then the human ceiling when there is one."""
     scored = [against_each_annotator(str(j), panel.judges[j], panel, scorer) for j in panel.judges]
-    ceiling = human_ceiling(panel, scorer, max_annotators)
+    ceilings = [
+        human_ceiling(name, part, scorer, max_annotators) for name, part in ceiling_panels(panel)
+    ]
     return [
         row_type(
             dimension=panel.dimension,
@@ -92,5 +132,5 @@ def scored_rows(panel: Panel, row_type: type[R], scorer: Scorer, max_annotators:
             note=s.note,
             **s.metrics,
         )
-        for s in scored + ([ceiling] if ceiling else [])
+        for s in scored + [c for c in ceilings if c]
     ]

@@ -11,7 +11,7 @@ from matplotlib.axes import Axes
 
 from dialbench.metaeval.evaluate import MetaEvalReport
 from dialbench.metaeval.pvalues import p_value_text
-from dialbench.metaeval.references import HUMAN_CEILING
+from dialbench.metaeval.references import HUMAN_CEILING, is_ceiling
 from dialbench.plotting import file_stem, plot_label, save_png
 from dialbench.safe_text import markdown_frame, markdown_text, spreadsheet_frame
 
@@ -36,17 +36,41 @@ def tables(report: MetaEvalReport) -> dict[str, pd.DataFrame]:
     }
 
 
-def _bar_groups(ax: Axes, frame: pd.DataFrame, x: str, value: str, raters: list[str]) -> None:
+def _error(part: pd.DataFrame, value: str, bounds: tuple[str, str] | None) -> np.ndarray | None:
+    """The distance from each figure down to its interval's low end and up to its high end."""
+    if bounds is None:
+        return None
+    figure = part[value].astype(float).to_numpy()
+    low, high = (part[b].astype(float).to_numpy() for b in bounds)
+    return np.nan_to_num(np.clip(np.vstack([figure - low, high - figure]), 0, None))
+
+
+def _bar_groups(
+    ax: Axes,
+    frame: pd.DataFrame,
+    x: str,
+    value: str,
+    raters: list[str],
+    bounds: tuple[str, str] | None = None,
+) -> None:
     """Grouped bars of `value` per `x`, one bar per judge labelled with its item count; an
-    undefined figure is written as n/a, never drawn as zero; the human ceiling as black marks."""
+    undefined figure is written as n/a, never drawn as zero; the human ceiling as black marks;
+    each figure's 95% interval (the columns `bounds`) as a whisker."""
     positions = {key: i for i, key in enumerate(dict.fromkeys(frame[x]))}
-    judges = [r for r in raters if r != HUMAN_CEILING]
+    judges = [r for r in raters if not is_ceiling(r)]
     width = 0.8 / max(len(judges), 1)
     for k, judge in enumerate(judges):
         part = frame[frame["rater"] == judge]
         offsets = [positions[v] - 0.4 + width * (k + 0.5) for v in part[x]]
         heights = part[value].astype(float)
-        bars = ax.bar(offsets, heights.fillna(0), width, label=plot_label(judge))
+        bars = ax.bar(
+            offsets,
+            heights.fillna(0),
+            width,
+            yerr=_error(part, value, bounds),
+            capsize=3,
+            label=plot_label(judge),
+        )
         for bar, height, n in zip(bars, heights, part["n_items"], strict=True):
             text = f"n={n}" if np.isfinite(height) else f"n/a\nn={n}"
             top = height if np.isfinite(height) else 0.0
@@ -57,20 +81,23 @@ def _bar_groups(ax: Axes, frame: pd.DataFrame, x: str, value: str, raters: list[
                 va="bottom",
                 fontsize=7,
             )
-    ceiling = frame[frame["rater"] == HUMAN_CEILING]
+    ceiling = frame[frame["rater"].map(is_ceiling)]
     if not ceiling.empty:
-        ax.scatter(
+        ax.errorbar(
             [positions[v] for v in ceiling[x]],
             ceiling[value].astype(float),
-            marker="D",
+            yerr=_error(ceiling, value, bounds),
+            fmt="D",
             color="black",
+            capsize=3,
             zorder=3,
             label=HUMAN_CEILING,
         )
     ax.set_xticks(
         range(len(positions)), [plot_label(str(p)) for p in positions], rotation=30, ha="right"
     )
-    lowest = float(np.nanmin(frame[value].astype(float).to_numpy(), initial=0.0))
+    shown = [value, bounds[0]] if bounds else [value]
+    lowest = float(np.nanmin(frame[shown].astype(float).to_numpy(), initial=0.0))
     ax.set_ylim(lowest - 0.05, 1.12)
     ax.grid(axis="y", alpha=0.3)
 
@@ -80,7 +107,7 @@ def plot_detection(detection: pd.DataFrame, folder: Path) -> list[Path]:
     paths = []
     for language, part in detection.groupby("language", sort=True):
         raters = list(dict.fromkeys(part["rater"]))
-        if all(r == HUMAN_CEILING for r in raters):
+        if all(map(is_ceiling, raters)):
             continue
         figure, axes = plt.subplots(
             2, 1, figsize=(max(6, 1.2 * part["dimension"].nunique()), 7), sharex=True
@@ -91,10 +118,13 @@ def plot_detection(detection: pd.DataFrame, folder: Path) -> list[Path]:
             ("F1+ (positive: the issue, the label)", "F1- (negative)"),
             strict=True,
         ):
-            _bar_groups(ax, part, "dimension", column, raters)
+            bounds = (f"{column}_low", f"{column}_high") if f"{column}_low" in part else None
+            _bar_groups(ax, part, "dimension", column, raters, bounds)
             ax.set_ylabel(title)
         axes[0].legend(fontsize=8, loc="best")
-        figure.suptitle(f"Detection vs. human annotators — {plot_label(str(language))}")
+        figure.suptitle(
+            f"Detection vs. humans — {plot_label(str(language))} (whiskers: 95% intervals)"
+        )
         paths.append(save_png(figure, folder / f"detection_{file_stem(str(language))}.png"))
     return paths
 
@@ -105,11 +135,11 @@ def plot_correlation(correlation: pd.DataFrame, folder: Path) -> list[Path]:
     spearman = correlation[correlation["method"] == "spearman"]
     for dimension, part in spearman.groupby("dimension", sort=True):
         raters = list(dict.fromkeys(part["rater"]))
-        if all(r == HUMAN_CEILING for r in raters):
+        if all(map(is_ceiling, raters)):
             continue
         figure, ax = plt.subplots(figsize=(max(6, 1.2 * part["language"].nunique()), 4))
-        _bar_groups(ax, part, "language", "r", raters)
-        ax.set_ylabel("Spearman with mean human score")
+        _bar_groups(ax, part, "language", "r", raters, ("ci_low", "ci_high"))
+        ax.set_ylabel("Spearman with mean human score\n(whiskers: 95% over dialogues)")
         ax.legend(fontsize=8, loc="best")
         ax.set_title(f"{plot_label(str(dimension))}: correlation with humans per language")
         paths.append(save_png(figure, folder / f"correlation_{file_stem(str(dimension))}.png"))
@@ -121,7 +151,7 @@ def _markdown(frame: pd.DataFrame) -> str:
     cells = markdown_frame(frame).astype(object).where(frame.notna().to_numpy(), None)
     as_text = []  # columns tabulate must not parse back into numbers and round
     if "p_value" in cells:
-        cells["p_value"] = [None if p is None else p_value_text(p) for p in cells["p_value"]]
+        cells["p_value"] = [None if pd.isna(p) else p_value_text(p) for p in cells["p_value"]]
         as_text.append(list(cells.columns).index("p_value"))
     return str(
         cells.to_markdown(

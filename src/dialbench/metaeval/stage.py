@@ -64,9 +64,11 @@ def metaeval(config: MetaevalConfig, run_dir: str | Path | None = None) -> Metae
     ratings: list[Rating] = []
     judgments: list[Judgment] = []
     warnings = []
+    chatseeds: dict[str, str] = {}
     if run_dir is not None:
         with RunStore.open(run_dir, create=False) as store:
             ratings, judgments = from_store(store, config.protocol, config.include_partial)
+            chatseeds = store.chatseeds()
     for path in config.against:
         humans = read_ratings(path, "human")
         warnings += [
@@ -80,7 +82,9 @@ def metaeval(config: MetaevalConfig, run_dir: str | Path | None = None) -> Metae
         ratings += read_ratings(path, "judge")
     if not ratings:
         raise DialbenchError("nothing to meta-evaluate: give a RUN with annotations, or --against")
-    report = meta_evaluate(_paired(ratings, config.pairs), judgments, config.options)
+    report = meta_evaluate(
+        _paired(ratings, config.pairs), judgments, config.options, chatseeds=chatseeds
+    )
     report.notes += configuration_notes(judgments)
     folder = config.output or (
         Path(run_dir) / "metaeval" if run_dir is not None else Path("metaeval")

@@ -168,10 +168,10 @@ def agreement_rows(store: RunStore) -> list[AgreementRow]:
     """Krippendorff's alpha and kappa between annotators, per dimension and language, from the
     meta-evaluation's own code, over finished labels; none until two annotators share an item."""
     from dialbench.io.ratings import human_ratings
-    from dialbench.metaeval.evaluate import agreement_table
+    from dialbench.metaeval.evaluate import meta_evaluate
 
     ratings = human_ratings(store)
-    return agreement_table(ratings) if ratings else []
+    return meta_evaluate(ratings, agreement_only=True).agreement if ratings else []
 
 
 class LiveAgreement:
