@@ -93,7 +93,8 @@ def test_an_nsp_metric_names_what_it_estimates_and_scores_last_turns(
     assert "against real next turns (1) vs. random ones (0)" in " ".join(trained.stdout.split())
     assert "humans" not in trained.stdout
     cli("import", dialogues, "--run", "run")
-    cli("metric", "score", "model", "run", "--turns", "last")
+    scored = cli("metric", "score", "model", "run", "--turns", "last")
+    assert trained.stderr == scored.stderr == ""  # nor jieba's "Building prefix dict ..."
     with RunStore.open(tmp_path / "run") as store:
         last = {
             d.id: max(i for i, turn in enumerate(d.turns) if turn.role == "assistant")
