@@ -5,6 +5,7 @@ keys, servers, local models) are the pre-flight's, tested with it."""
 from __future__ import annotations
 
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -91,28 +92,41 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="module")
+def outcomes(workspace: Path) -> list[subprocess.CompletedProcess[str]]:
+    """Every mistake made, three at a time: each is mostly a process starting."""
+
+    def make(args: list[str]) -> subprocess.CompletedProcess[str]:
+        command = [str(DIALBENCH), *args]
+        return subprocess.run(
+            command, cwd=workspace, capture_output=True, text=True, timeout=300, check=False
+        )
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        return list(pool.map(make, (args for args, _ in MISTAKES)))
+
+
 @pytest.mark.parametrize(
-    ("args", "expected"),
-    MISTAKES,
-    ids=[f"{n}-{'-'.join(a[:2])}" for n, (a, _) in enumerate(MISTAKES)],
+    ("index", "expected"),
+    [(n, expected) for n, (_, expected) in enumerate(MISTAKES)],
+    ids=[f"{n}-{'-'.join(args[:2])}" for n, (args, _) in enumerate(MISTAKES)],
 )
 def test_a_typical_mistake_is_one_clear_line(
-    workspace: Path, args: list[str], expected: str
+    workspace: Path, outcomes: list[subprocess.CompletedProcess[str]], index: int, expected: str
 ) -> None:
-    done = subprocess.run(
-        [str(DIALBENCH), *args],
-        cwd=workspace,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = outcomes[index]
     assert done.returncode != 0, done.stdout
     assert "Traceback" not in done.stderr, done.stderr
     first = done.stderr.splitlines()[0] if done.stderr else ""
     assert first.startswith("error: "), done.stderr
     assert expected in first, done.stderr
-    # A mistake writes nothing over what was there.
+
+
+def test_no_mistake_wrote_over_what_was_there(
+    workspace: Path, outcomes: list[subprocess.CompletedProcess[str]]
+) -> None:
+    """`export -o RUN` and `export -o .` once deleted the folder, run store and all."""
+    assert len(outcomes) == len(MISTAKES)
     assert (workspace / "runs" / "good" / STORE_FILENAME).is_file()
     assert (workspace / "folder" / "notes.txt").is_file()
-    assert (workspace / "bad.jsonl").is_file()
+    assert (workspace / "bad.jsonl").read_text() == '{"a": 1}\n'
