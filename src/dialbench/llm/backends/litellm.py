@@ -23,6 +23,9 @@ from dialbench.llm.specs import ModelConfig, without_credentials
 if TYPE_CHECKING:
     import openai
 
+# Read when litellm is imported: set as this backend loads, before anything imports litellm.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
 
 def model_error(error: openai.APIError) -> ModelError:
     import openai
@@ -55,7 +58,6 @@ class LiteLLMAPI(ModelAPI):
         self.endpoint = base or self.model.split("/", 1)[0]
 
     async def generate(self, request: Request) -> Completion:
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # read on import
         import litellm  # the optional extra, imported when a LiteLLM model is called
         import openai
 
