@@ -254,3 +254,11 @@ def test_an_encoder_in_the_hub_cache_trains_offline(
     info = train_metric(config, tmp_path / "model")
     assert info.config["finetune"]["model"] == "dialbench/tiny-xlmr"  # type: ignore[index]
     assert "hf/head.safetensors" in info.heads
+
+
+def test_a_folder_that_is_not_there_is_named_not_looked_up() -> None:
+    from dialbench.errors import DialbenchError
+    from dialbench.llm.hub import hub_model
+
+    with pytest.raises(DialbenchError, match=r"'\./models/xlmr' is no folder here, nor a hub id"):
+        hub_model("./models/xlmr", "finetune.model")

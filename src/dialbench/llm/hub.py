@@ -18,9 +18,12 @@ def hub_model(name: str, field: str) -> str:
     if Path(name).exists():
         return str(Path(name).resolve())
     from huggingface_hub import constants, model_info, try_to_load_from_cache
-    from huggingface_hub.errors import GatedRepoError, RepositoryNotFoundError
+    from huggingface_hub.errors import GatedRepoError, HFValidationError, RepositoryNotFoundError
 
-    cached = try_to_load_from_cache(name, "config.json")
+    try:
+        cached = try_to_load_from_cache(name, "config.json")
+    except HFValidationError:
+        raise DialbenchError(f"{field}: {name!r} is no folder here, nor a hub id") from None
     if isinstance(cached, str):
         return str(Path(cached).parent)
     fix = f"download it where the hub is reachable (hf download {name}) or give a folder"
