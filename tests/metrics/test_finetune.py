@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from dialbench.errors import DialbenchError
+from dialbench.llm.hub import hub_model
 from dialbench.metrics.config import (
     AugmentConfig,
     DataConfig,
@@ -257,8 +259,5 @@ def test_an_encoder_in_the_hub_cache_trains_offline(
 
 
 def test_a_folder_that_is_not_there_is_named_not_looked_up() -> None:
-    from dialbench.errors import DialbenchError
-    from dialbench.llm.hub import hub_model
-
     with pytest.raises(DialbenchError, match=r"'\./models/xlmr' is no folder here, nor a hub id"):
         hub_model("./models/xlmr", "finetune.model")
