@@ -22,6 +22,7 @@ from dialbench.errors import DialbenchError
 
 T = TypeVar("T")
 ENTRY_POINT_PREFIX = "dialbench."
+BUILT_IN, REGISTERED = "built-in", "registered in this process"
 
 
 class UnknownName(DialbenchError):
@@ -50,6 +51,7 @@ class Registry(Generic[T]):
         self.what = what
         self.group = ENTRY_POINT_PREFIX + group
         self._entries: dict[str, str | T] = dict(entries)
+        self._origins = dict.fromkeys(entries, BUILT_IN)
         self._plugins_read = False
 
     def _read_plugins(self) -> None:
@@ -58,7 +60,12 @@ class Registry(Generic[T]):
             return
         self._plugins_read = True
         for entry in metadata.entry_points(group=self.group):
-            self._entries.setdefault(entry.name, entry.value)
+            if entry.name not in self._entries:
+                self._entries[entry.name] = entry.value
+                dist = entry.dist
+                self._origins[entry.name] = (
+                    f"plugin {dist.name} {dist.version}" if dist is not None else "plugin"
+                )
 
     def names(self) -> list[str]:
         self._read_plugins()
@@ -91,6 +98,12 @@ class Registry(Generic[T]):
             raise ValueError(self._unknown(name))
         return name
 
+    def origin(self, name: str) -> str:
+        """Where an entry comes from: built-in, a plugin's distribution and version, or
+        registered in this process (a test's)."""
+        self._entry(name)
+        return self._origins.get(name, REGISTERED)
+
     def load(self, name: str) -> T:
         """The entry of `name`, its module imported on first use (Python keeps it)."""
         entry = self._entry(name)
@@ -105,6 +118,8 @@ class Registry(Generic[T]):
         """Add or replace an entry (a plugin's, or a test's)."""
         self._read_plugins()
         self._entries[name] = entry
+        self._origins[name] = REGISTERED
 
     def unregister(self, name: str) -> None:
         self._entries.pop(name, None)
+        self._origins.pop(name, None)

@@ -13,7 +13,15 @@ from datetime import UTC, datetime
 from typing import Annotated, ClassVar, Literal
 
 import langcodes
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    field_validator,
+    model_validator,
+)
 
 from dialbench.hashing import content_hash
 
@@ -121,6 +129,11 @@ class Provenance(Record):
     )
     source_file: str | None = None
     source_line: int | None = Field(default=None, ge=1)
+    structured_mode: str | None = Field(
+        default=None,
+        description="how a judge was asked for JSON, where its server took another mode than "
+        "the configuration's (json_object, prompt)",
+    )
 
 
 class SeedContext(Record):
@@ -179,6 +192,14 @@ class Dialogue(StoredRecord):
     end_reason: EndReason | None = None
     provenance: Provenance | None = None
     metadata: Metadata = Field(default_factory=dict)
+
+    @field_validator("id")
+    @classmethod
+    def _addressable(cls, given: str) -> str:
+        """Any other id works in a URL (the web app encodes it); browsers resolve these two."""
+        if given in {".", ".."}:
+            raise ValueError(f"{given!r} is no dialogue id: no URL can name it (choose another)")
+        return given
 
     @model_validator(mode="after")
     def _derive_id(self) -> Dialogue:

@@ -377,3 +377,16 @@ def test_ratings_per_language_beside_the_overall_ranking(tmp_path: Path) -> None
     assert (
         rated.set_index(["language", "model"]).loc[("de", "scripted:bot-short"), "chatseeds"] == 2
     )
+
+
+@pytest.mark.parametrize(("protocol", "per_seed"), [("gteval", 4), ("arena", 2)])
+def test_limit_counts_judged_dialogues_for_pair_protocols_too(
+    tmp_path: Path, protocol: str, per_seed: int
+) -> None:
+    """--limit 1 judges the pairs of the first judged dialogue, where it used to find nothing
+    (the first stored dialogue, a human one, pairs with nothing among the first 1)."""
+    run = self_chat_run(tmp_path, seeds=2, n=6)
+    model = ScriptedModel(f"{protocol}-limit-judge", arena_judge)
+    config = JudgeConfig(protocol=protocol, judges=[model.config()], limit=1)
+    summary = judge(config, run, quiet=True)
+    assert summary.judges[0].ok == per_seed  # one seed's: gteval 2 models x 2 orders

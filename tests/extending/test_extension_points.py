@@ -24,7 +24,7 @@ from dialbench.pipeline.executors import EXECUTORS, ExecutorOptions
 from dialbench.pipeline.graph import Node
 from dialbench.pipeline.registry import STAGES
 from dialbench.pipeline.stage import DIALOGUES, FILES, Stage, StageOutput
-from dialbench.registry import Registry
+from dialbench.registry import BUILT_IN, REGISTERED, Registry
 from dialbench.report.config import ReportConfig
 from dialbench.report.protocols import PROTOCOL_SECTIONS
 from dialbench.report.section import Section, table
@@ -40,6 +40,7 @@ PLUGIN = "tests.extending.upper_backend:UpperAPI"
 
 def test_a_backend_is_one_class_and_one_line(tmp_path: Path, register: Register) -> None:
     register(BACKENDS, "upper", PLUGIN)
+    assert (BACKENDS.origin("upper"), BACKENDS.origin("local")) == (REGISTERED, BUILT_IN)
     with Runner(tmp_path, quiet=True) as runner:
         model = runner.model("upper:any", role="assistant")
         assert model.chat_sync([{"role": "user", "content": "grüß gott"}]).text == "GRÜSS GOTT"
@@ -147,7 +148,8 @@ def test_a_plugin_package_adds_a_backend_through_its_entry_point(tmp_path: Path)
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: dialbench-upper\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text(f"[dialbench.backends]\nupper = {PLUGIN}\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(Path.cwd())])}
+    paths = [str(site), str(Path.cwd()), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
     done = subprocess.run(
         [str(DIALBENCH), "chat", "upper:bot", "bonjour à tous"],
         capture_output=True,
@@ -158,6 +160,18 @@ def test_a_plugin_package_adds_a_backend_through_its_entry_point(tmp_path: Path)
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "BONJOUR À TOUS"
+    listed = subprocess.run(
+        [str(DIALBENCH), "models"],
+        capture_output=True,
+        text=True,
+        env=env | {"COLUMNS": "200"},
+        timeout=120,
+        check=False,
+    )
+    assert listed.returncode == 0, listed.stderr
+    [row] = [line for line in listed.stdout.splitlines() if "│ upper " in line]
+    assert "plugin dialbench-upper 0.1" in row
+    assert "A model backend as a plugin writes one" in row
     sys.path.insert(0, str(site))
     try:
         found: Registry[type[UpperAPI]] = Registry("backend", {}, group="backends")

@@ -9,6 +9,9 @@ continues the script:
     [[fault:429,500,timeout,truncated,badjson,400]]  the n-th request gets the n-th fault, then ok
     [[replies:A||B]]                                  the n-th request gets reply n (last repeats)
 
+The models `takes-json-object` and `takes-text` refuse the response formats llama_cpp.server
+and plainer servers refuse, with llama_cpp.server's HTTP 500.
+
 GET /stats returns {"requests": n, "last_body": {...}, "last_headers": {...}, "max_in_flight": n,
 "in_flight": n, "repeated": n, "last_answer_at": t}: requests received, the last chat request and
 its headers, the most calls it ever held at once, those it holds now, answers given to a request
@@ -98,9 +101,24 @@ class LoopbackServer:
         if REASONING_MODEL.match(body["model"]) and rejected:
             error = {"message": f"Unsupported parameter: {rejected[0]}", "type": "invalid"}
             return web.json_response({"error": error}, status=400)
+        if refused := self.refused_format(body):
+            detail = f"Input should be {refused}"  # llama_cpp.server's words
+            if refused == "'text'":
+                detail = f"response_format: {detail}"
+            return web.json_response({"error": {"message": detail}}, status=500)
         messages = body["messages"]
         first = next((m["content"] for m in messages if m["role"] == "user"), "")
         return await self.answer(request, body, first, messages[-1]["content"], chat=True)
+
+    @staticmethod
+    def refused_format(body: dict[str, Any]) -> str | None:
+        """What a server that takes fewer response formats says of this one, if it refuses it."""
+        taken = {"takes-json-object": ("text", "json_object"), "takes-text": ("text",)}
+        kind = body.get("response_format", {}).get("type", "text")
+        allowed = taken.get(body["model"])
+        if allowed is None or kind in allowed:
+            return None
+        return " or ".join(f"'{a}'" for a in allowed)
 
     async def complete(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()

@@ -18,6 +18,7 @@ from dialbench.errors import DialbenchError
 from dialbench.judge.stage import JudgeConfig, judge
 from dialbench.llm.backends.scripted import register_script
 from dialbench.llm.batch import BatchError, load_batches, unanswered, wait_for_batches
+from dialbench.llm.preflight import ModelsUnavailable
 from dialbench.llm.specs import ModelConfig
 from dialbench.schema import Dialogue, Judgment, Turn
 from dialbench.store import RunStore
@@ -156,7 +157,7 @@ def test_errors_in_the_batch_flow_are_one_line(tmp_path: Path, cli: RunCli) -> N
         judge(local, tmp_path, quiet=True, batch=True)
     gone = start_loopback()
     gone.stop()
-    with pytest.raises(BatchError, match="submitting a batch failed: ClientConnectorError"):
+    with pytest.raises(ModelsUnavailable, match="cannot connect to"):
         judge(judge_config(gone), tmp_path, quiet=True, batch=True)
     (tmp_path / "batches").mkdir(exist_ok=True)
     (tmp_path / "batches" / "broken.json").write_text('{"id": "broken"}', encoding="utf-8")

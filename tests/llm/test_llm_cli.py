@@ -51,4 +51,7 @@ def test_chat_errors_are_one_line() -> None:
     assert len(unknown.stderr.splitlines()) == 1
     no_key = dialbench("chat", "openai:gpt-4.1", "hi")
     assert no_key.returncode == 1
-    assert no_key.stderr == "error: environment variable OPENAI_API_KEY (the API key) is not set\n"
+    assert no_key.stderr == (
+        "error: openai:gpt-4.1: environment variable OPENAI_API_KEY (the API key) is not set "
+        "(nothing was started)\n"
+    )

@@ -184,6 +184,24 @@ def test_a_judge_is_planned_from_its_protocols_questions_and_limit(tmp_path: Pat
     assert 150 < per_question < 400, "a turn in its context, not a whole transcript"
 
 
+def test_a_judge_of_some_languages_is_planned_for_those_only(tmp_path: Path) -> None:
+    stages = [
+        {"stage": "import", "name": "data", "example": "multilingual_dialogues"},
+        {
+            "stage": "judge",
+            "protocol": "holistic",
+            "judges": [HOLISTIC.spec],
+            "languages": ["en"],
+            "limit": 1,
+        },
+    ]
+    path = tmp_path / "pipeline.yaml"
+    path.write_text(yaml.safe_dump({"stages": stages}), encoding="utf-8")
+    HOLISTIC.config()
+    judge = plan_pipeline(load_pipeline(path), tmp_path / "run").stages[1].models[0].calls
+    assert judge.calls == 1  # one dialogue of en, one question; it planned 8, one per language
+
+
 def test_the_first_k_of_a_list_keep_each_languages_share() -> None:
     seeds = Counter({"en": 2, "zh": 2, "de": 2, "fr": 2, "es": 2, "ja": 1, "pt": 1})
     assert sum(first_of(seeds, 3).values()) == 3

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -174,9 +175,13 @@ def test_command_line_values_are_checked_and_name_their_option(
 def test_a_run_whose_every_dialogue_ended_in_error_exits_non_zero(
     cli, loopback_config: WriteConfig, tmp_path: Path
 ) -> None:
-    down = {"spec": "openai-compat:http://127.0.0.1:9/v1#down", "max_attempts": 1}
-    config = loopback_config(chatbots={"models": [down]})
-    done = cli("simulate", config, "--run", "run", "--quiet", "--contexts", "1", ok=False)
+    with socket.socket() as silent:  # it takes connections and never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/v1"
+        chatbot = {"spec": f"openai-compat:{url}#silent", "max_attempts": 1, "timeout_s": 1}
+        config = loopback_config(chatbots={"models": [chatbot]})
+        done = cli("simulate", config, "--run", "run", "--quiet", "--contexts", "1", ok=False)
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert "every one of the 1 dialogues generated ended in error" in done.stderr

@@ -6,8 +6,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from chromium import chromium
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from playwright.sync_api import Browser
 from web_run import ORGANISER_TOKEN, Client, WebRun, make_web_run
 
 from dialbench.hashing import sha256_text
@@ -41,3 +43,9 @@ def client(app: FastAPI) -> Iterator[Client]:
     yield make
     for browser in opened:
         browser.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as launched:
+        yield launched

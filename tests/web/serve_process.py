@@ -48,8 +48,9 @@ def _wait_for_port(port: int, process: subprocess.Popen[str]) -> None:
 
 
 @contextmanager
-def serve(run: Path, *options: str) -> Iterator[Serving]:
-    port = free_port()
+def serve(run: Path, *options: str, port: int | None = None) -> Iterator[Serving]:
+    """`dialbench serve RUN` on `port` (a free one unless given: a restart takes the same)."""
+    port = port or free_port()
     log = run.parent / f"serve-{port}.log"
     with log.open("w", encoding="utf-8") as stderr:
         process = subprocess.Popen(

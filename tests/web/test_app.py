@@ -223,6 +223,37 @@ def test_an_invalid_label_gets_a_clear_422(
     assert message in answer.json()["detail"]
 
 
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('{"overall": true}', "overall: Input should be a valid integer"),
+        ('{"overall": "3"}', "overall: Input should be a valid integer"),
+        ('{"user_humanlike": 2.0}', "user_humanlike: Input should be a valid integer"),
+        ('{"issues": {"unsafe": "yes"}}', "issues.unsafe: Input should be a valid boolean"),
+        ('{"issues": {"unsafe": "on"}}', "issues.unsafe: Input should be a valid boolean"),
+        ('{"issues": {"unsafe": 1}}', "issues.unsafe: Input should be a valid boolean"),
+        ('{"comment": 5}', "comment: Input should be a valid string"),
+        ('{"overall": 2, "overall": 3}', "overall: the key appears more than once"),
+        ('{"issues": {"unsafe": true, "unsafe": false}}', "issues.unsafe: the key appears more"),
+        ('{"overall": NaN}', "overall: not a finite number"),
+        ('{"overall": 3', "request body: not JSON"),
+        (b'{"comment": "\xff"}', "request body: not JSON"),
+    ],
+)
+def test_labels_are_strict_json_types_each_key_once(
+    client: Client, web_run: WebRun, body: str | bytes, message: str
+) -> None:
+    """What lax parsing would have stored as 1, 3, True or the last of two values is a 422."""
+    alice = client(web_run.tokens["alice"])
+    english = web_run.ids("en")[0]
+    csrf = csrf_of(alice.get(f"/annotate/{english}").text)
+    headers = {CSRF_HEADER: csrf, "content-type": "application/json"}
+    answer = alice.put(f"/api/labels/{english}", content=body, headers=headers)
+    assert answer.status_code == 422
+    assert message in answer.json()["detail"]
+    assert stored(web_run) == []
+
+
 def test_oversized_bodies_are_refused(client: Client, web_run: WebRun) -> None:
     alice = client(web_run.tokens["alice"])
     english = web_run.ids("en")[0]
@@ -271,6 +302,31 @@ def test_the_report_is_served_to_the_organiser_only(client: Client, web_run: Web
     assert organiser.get("/report/index.html").text == "<p>report</p>"
     assert organiser.get("/report/..%2Fsecret.txt").status_code == 404
     assert client(web_run.tokens["alice"]).get("/report/index.html").status_code == 403
+
+
+def test_a_nul_byte_in_a_report_path_is_a_404_with_the_security_headers(
+    client: Client, web_run: WebRun
+) -> None:
+    (web_run.path / "report").mkdir()
+    answer = client(ORGANISER_TOKEN).get("/report/index%00.html")
+    assert answer.status_code == 404
+    assert answer.headers["x-frame-options"] == "DENY"
+
+
+def test_an_unexpected_error_is_a_500_with_the_security_headers(
+    web_run: WebRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr("dialbench.web.organiser_routes.dialogue_list", broken)
+    app = create_app(web_run.path, sha256_text(ORGANISER_TOKEN))
+    with TestClient(app, raise_server_exceptions=False) as browser:
+        browser.get("/enter", params={"token": ORGANISER_TOKEN})
+        answer = browser.get("/dialogues")
+    assert answer.status_code == 500
+    assert "content-security-policy" in answer.headers
+    assert "a bug" not in answer.text
 
 
 def test_overlap_shares_dialogues_out_and_gold_items_reach_everyone(

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from chromium import open_link, press_and_save
+from playwright.sync_api import Browser, expect
 from serve_process import Serving, serve
 from web_run import WebRun, make_web_run
 
@@ -18,7 +18,6 @@ from dialbench.store import RunStore
 from tests.conftest import RunCli
 
 pytestmark = pytest.mark.slow
-CHROMIUM = Path("/usr/bin/chromium")
 expect.set_options(timeout=30_000)
 
 
@@ -43,34 +42,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         write_report(store, run.path / "report")
     with serve(run.path) as serving:
         yield Served(run, serving)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make test` installs it (apt-get install chromium)")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"]
-        )
-        yield launched
-        launched.close()
-
-
-def open_link(browser: Browser, link: str) -> Page:
-    """A fresh browser profile that opened a secret link. Waits are long: the test machine's
-    two cores are shared, and a wait that runs out fails the test, however correct the app."""
-    context = browser.new_context()
-    context.set_default_timeout(60_000)
-    page = context.new_page()
-    page.goto(link)
-    return page
-
-
-def press_and_save(page: Page, key: str) -> None:
-    with page.expect_response(lambda r: "/api/labels/" in r.url) as saved:
-        page.keyboard.press(key)
-    assert saved.value.status == 200, saved.value.text()
 
 
 def test_label_with_the_keyboard_reload_and_keep(

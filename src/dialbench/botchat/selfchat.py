@@ -27,8 +27,9 @@ from dialbench.hashing import content_hash
 from dialbench.llm.base import GenerationParams, Message
 from dialbench.llm.collection import calls_started, long_job
 from dialbench.llm.model import Model
+from dialbench.llm.preflight import check_models
 from dialbench.llm.runner import CallFailed, Runner
-from dialbench.llm.specs import ModelConfig, parse_spec
+from dialbench.llm.specs import ModelConfig
 from dialbench.prompts import load_prompt
 from dialbench.schema import (
     Dialogue,
@@ -298,10 +299,9 @@ def selfchat(
 ) -> SelfChatSummary:
     """Generate every self-chat of the config not yet stored in `run_dir` (`shard`: of the
     seeds it owns; the limit counts every seed, so the shards share the same ones)."""
-    for model in config.models:
-        parse_spec(model.spec)  # an unknown backend is reported before anything is stored
     with long_job(), RunStore.open(run_dir, create=False) as store:
         seeds = [seed for seed in seed_dialogues(store, config) if owned(shard, seed.id)]
+        check_models(config)
         with (
             store.run("selfchat", config.model_dump(mode="json")) as record,
             Runner(run_dir, run_id=record.id, quiet=quiet) as runner,

@@ -16,7 +16,7 @@ from dialbench.io.validation import describe_error
 from dialbench.judge.registry import PROTOCOLS
 from dialbench.judge.settings import JudgeSettings
 from dialbench.judge.stage import DEFAULT_BATCH_SIZE, JudgeConfig, JudgeRunSummary, judge
-from dialbench.llm.base import ReasoningEffort
+from dialbench.llm.base import ReasoningEffort, StructuredMode
 from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig
 
 console = Console()
@@ -106,6 +106,13 @@ def judge_command(
         int | None,
         typer.Option(min=1, help="Calls in flight per judge (default: 1 local, 32 HTTP)."),
     ] = None,
+    structured_output: Annotated[
+        StructuredMode | None,
+        typer.Option(
+            help="How judges are asked for JSON: json_schema, json_object (llama_cpp.server) "
+            "or prompt. Default: json_schema, or for a self-hosted server the first it takes."
+        ),
+    ] = None,
     batch_size: Annotated[
         int, typer.Option(min=1, help="Judgments stored per transaction.")
     ] = DEFAULT_BATCH_SIZE,
@@ -130,7 +137,12 @@ def judge_command(
             protocol=protocol,
             options=dict(key_value_pairs(option, "--option")),
             judges=[
-                ModelConfig(spec=spec, api_key_env=api_key_env, max_concurrency=concurrency)
+                ModelConfig(
+                    spec=spec,
+                    api_key_env=api_key_env,
+                    max_concurrency=concurrency,
+                    structured_output=structured_output,
+                )
                 for spec in dict.fromkeys(judges)
             ],
             settings=JudgeSettings(

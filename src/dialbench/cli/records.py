@@ -14,10 +14,10 @@ from dialbench import examples
 from dialbench.cli.app import app
 from dialbench.cli.format_option import format_option
 from dialbench.cli.tables import table
-from dialbench.errors import DialbenchError
+from dialbench.errors import DialbenchError, InputError
 from dialbench.io.exporter import counted, default_export_path, export_records
 from dialbench.io.file_format import RECORD_KINDS, RecordKind
-from dialbench.io.formats import ImportOptions, load_records
+from dialbench.io.formats import ImportOptions, detect_format, load_records
 from dialbench.io.importer import import_file
 from dialbench.store import OnConflict, RunStore
 from dialbench.summary import StoreSummary, summarize
@@ -137,12 +137,28 @@ def validate(
     console.print(f"{file}: {len(loaded)} valid {options.records}", markup=False)
 
 
+def _output_format(output: Path | None, records: RecordKind) -> str:
+    """JSONL unless the output's name says otherwise; judgments and annotations can be written
+    as ratings too (the long format)."""
+    if output is None:
+        return "jsonl"
+    try:
+        return detect_format(output, records).name
+    except InputError:
+        if records == "dialogues":
+            raise
+        return detect_format(output, "ratings").name
+
+
 @app.command()
 def export(
     run: RunDir = DEFAULT_RUN,
-    fmt: Annotated[str, format_option(RECORD_KINDS, writable=True, guessed=False)] = "jsonl",
+    fmt: Annotated[str | None, format_option(RECORD_KINDS, writable=True)] = None,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Default: RUN/export/RECORDS.<format>.")
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="Default: RUN/export/RECORDS.<format>, JSONL unless --format."
+        ),
     ] = None,
     records: Records = "dialogues",
     language: Annotated[str | None, typer.Option(help="Only this language.")] = None,
@@ -153,6 +169,7 @@ def export(
 ) -> None:
     """Write stored records as JSONL, Parquet or a Hugging Face dataset folder, or judgments and
     annotations as long-csv: item_id, annotator_or_judge, dimension, value, language, kind."""
+    fmt = fmt or _output_format(output, records)
     where = {k: v for k, v in (("language", language), ("source", source)) if v is not None}
     what = counted(fmt, records)
     if where and (records != "dialogues" or what == "rows"):

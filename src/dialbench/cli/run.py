@@ -77,6 +77,15 @@ def _print_plan(plan: PipelinePlan) -> None:
         markup=False,
         highlight=False,
     )
+    for problem in plan.problems:
+        console.print(f"✗ {problem.line()}", markup=False, highlight=False, soft_wrap=True)
+    if plan.problems:
+        console.print(
+            f"{len(plan.problems)} model(s) cannot answer from here: `dialbench run` would stop "
+            "before the first stage",
+            markup=False,
+            highlight=False,
+        )
 
 
 def _duration(seconds: float) -> str:
@@ -147,7 +156,8 @@ def run_command(
     config = load_pipeline(pipeline)
     run_dir = run or config.run or DEFAULT_PIPELINE_RUN
     if dry_run:
-        _print_plan(plan_pipeline(config, run_dir))
+        plan = plan_pipeline(config, run_dir)
+        _print_plan(plan)
         return
     runner = create_executor(executor, ExecutorOptions(address=address, shards=shards))
     try:

@@ -27,8 +27,9 @@ from dialbench.io.ratings import (
     UNKNOWN_LANGUAGE,
     RaterKind,
     Rating,
-    from_store,
+    human_ratings,
     item_target,
+    judge_ratings,
     scalar,
 )
 from dialbench.io.table import read_rows
@@ -128,12 +129,20 @@ def long_rows(store: RunStore, records: str, protocol: str | None) -> list[list[
     dimension `*` and no value."""
     if records == "dialogues":
         raise DialbenchError("the long-csv format holds judgments or annotations (--records)")
-    kind = "judge" if records == "judgments" else "human"
-    ratings, _ = from_store(store, protocol)
+    if records == "annotations":  # labels do not depend on which protocols judged the run
+        ratings = human_ratings(store)
+    else:
+        ratings = judge_ratings(store, protocol)[0]
     return [
-        [r.item_id, r.rater, r.dimension, "" if r.value is None else str(r.value), r.language, kind]
+        [
+            r.item_id,
+            r.rater,
+            r.dimension,
+            "" if r.value is None else str(r.value),
+            r.language,
+            r.kind,
+        ]
         for r in ratings
-        if r.kind == kind
     ]
 
 

@@ -153,9 +153,17 @@ def human_ratings(store: RunStore) -> list[Rating]:
 
 
 def from_store(store: RunStore, protocol: str | None = None) -> tuple[list[Rating], list[Judgment]]:
-    """Human ratings from annotations and judge ratings from judgments (of one protocol); a
-    judge that judged under several configurations is one rater per configuration."""
-    ratings = human_ratings(store)
+    """Human ratings from annotations and judge ratings from judgments (of one protocol)."""
+    ratings, judgments = judge_ratings(store, protocol)
+    return human_ratings(store) + ratings, judgments
+
+
+def judge_ratings(
+    store: RunStore, protocol: str | None = None
+) -> tuple[list[Rating], list[Judgment]]:
+    """Ratings from the judgments (of one protocol), and those judgments; a judge that judged
+    under several configurations is one rater per configuration."""
+    ratings: list[Rating] = []
     placed = placed_judgments(store, protocol)
     protocols = {j.protocol for j, _ in placed}
     if len(protocols) > 1:

@@ -30,13 +30,14 @@ from pathlib import Path
 from pydantic import Field, JsonValue, ValidationError, field_validator
 
 from dialbench.errors import DialbenchError
-from dialbench.judge.protocol import JudgeProtocol, Question, Task
+from dialbench.judge.protocol import JudgeProtocol, PairProtocol, Question, Task
 from dialbench.judge.registry import get_protocol
 from dialbench.judge.settings import JudgeSettings
 from dialbench.llm.base import CallDeferred
 from dialbench.llm.batch import BatchCollector
 from dialbench.llm.collection import long_job
 from dialbench.llm.model import Model
+from dialbench.llm.preflight import check_models
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig
 from dialbench.llm.structured import StructuredResult, file_hashes
@@ -133,7 +134,10 @@ def select_dialogues(
 ) -> list[Dialogue]:
     """The dialogues to judge in storage order: of the given languages and sources (default
     all), those the protocol judges anything in, at most `limit` per language so a small budget
-    still covers every language. None is an error."""
+    still covers every language. None is an error. A pair protocol's limit counts the judged
+    dialogues among its pairs (`first_judged`), so every dialogue is selected for it."""
+    if isinstance(protocol, PairProtocol):
+        limit = None
     try:
         wanted = {standard_language_tag(tag) for tag in languages}
     except ValueError as invalid:
@@ -160,6 +164,28 @@ def select_dialogues(
             f"(dialbench import FILE --run {store.path.parent})"
         )
     return dialogues
+
+
+def first_judged(tasks: list[Task], dialogues: Sequence[Dialogue], limit: int | None) -> list[Task]:
+    """The tasks of the first `limit` judged dialogues of each language, in storage order: a
+    task belongs to the first stored of the dialogues it shows, so the two orders of a pair, and
+    every self-chat set against one human dialogue, count once."""
+    if limit is None:
+        return tasks
+    position = {dialogue.id: i for i, dialogue in enumerate(dialogues)}
+
+    def owner(task: Task) -> int:
+        shown = (task.target.dialogue_id, task.target.other_dialogue_id)
+        return min(position[i] for i in shown if i in position)
+
+    taken: Counter[str] = Counter()
+    kept = set()
+    for index in sorted({owner(task) for task in tasks}):
+        language = dialogues[index].language
+        if taken[language] < limit:
+            taken[language] += 1
+            kept.add(index)
+    return [task for task in tasks if owner(task) in kept]
 
 
 def _nothing_to_judge(protocol: JudgeProtocol, dialogues: int) -> DialbenchError:
@@ -218,6 +244,13 @@ def _job(
     return _Job(model, task, unjudged)
 
 
+def _fallen_back(job: _Job) -> str | None:
+    """The JSON mode the judge's server took, where it refused the configured one."""
+    configured = job.unjudged.configuration
+    used = job.model.api.structured_mode
+    return used if configured is not None and used != configured.structured_mode else None
+
+
 async def _judge(protocol: JudgeProtocol, job: _Job, run: Run) -> Judgment | None:
     """The judgment, or None when a call went to a batch (every question is still asked, so
     the batch holds all of them)."""
@@ -260,7 +293,10 @@ async def _judge(protocol: JudgeProtocol, job: _Job, run: Run) -> Judgment | Non
             "error": "; ".join(errors) or None,
             "usage": usage,
             "provenance": Provenance(
-                run_id=run.id, config_hash=run.config_hash, models={"judge": job.model.spec}
+                run_id=run.id,
+                config_hash=run.config_hash,
+                models={"judge": job.model.spec},
+                structured_mode=_fallen_back(job),
             ),
             "created_at": utc_now(),
         }
@@ -277,13 +313,15 @@ async def judge_dialogues(
     *,
     batch_size: int = DEFAULT_BATCH_SIZE,
     shard: Shard | None = None,
+    limit: int | None = None,
 ) -> JudgeRunSummary:
     """Judge the dialogues with every judge (side by side in one run) under one protocol.
 
     The judges are models of `runner` (`runner.model(spec, role="judge")`). `shard`: only the
-    tasks it owns, by the (first) dialogue judged, so a pair is judged in one shard."""
+    tasks it owns, by the (first) dialogue judged, so a pair is judged in one shard. `limit`:
+    the tasks of the first judged dialogues of each language (`first_judged`)."""
     started = time.perf_counter()
-    tasks = protocol.tasks(dialogues)
+    tasks = first_judged(protocol.tasks(dialogues), dialogues, limit)
     if not tasks:
         raise _nothing_to_judge(protocol, len(dialogues))
     tasks = [task for task in tasks if owned(shard, task.target.dialogue_id)]
@@ -351,6 +389,7 @@ def judge(
 
     `batch`: uncached calls are submitted as provider batches (the summary names them).
     `shard`: only its part of the work (the dialogues are selected first, limit included)."""
+    check_models(config)
     collector = BatchCollector(run_dir) if batch else None
     protocol = config.build_protocol()
     with long_job(), RunStore.open(run_dir, create=False) as store:
@@ -377,6 +416,7 @@ def judge(
                     record,
                     batch_size=config.batch_size,
                     shard=shard,
+                    limit=config.limit,
                 )
                 if collector is not None:
                     summary.batches = [batch.id for batch in await collector.submit()]

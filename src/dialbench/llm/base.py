@@ -48,6 +48,22 @@ class GenerationParams(Record):
     reasoning_effort: ReasoningEffort | None = None
 
 
+class Conversation(Record):
+    """The dialogue a chatbot's call belongs to, for a bot of the user's own (`python:`, `http:`).
+
+    Models never see it, so their cache keys do not hold it. A bot sees `id` and `language`, and
+    a stateful bot (`ModelConfig.stateful`) also `session`: the session it keeps its history
+    under, new for each run that plays the dialogue, so a cached answer is never replayed into a
+    session that has not heard the turns before it.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    language: str | None = None
+    session: str | None = None
+
+
 class Request(Record):
     """Everything a backend needs for one call, and everything the cache key depends on.
 
@@ -69,13 +85,16 @@ class Request(Record):
     sample: int = Field(default=0, ge=0)
     source_language: str | None = Field(default=None, description="translate: the text's code")
     target_language: str | None = Field(default=None, description="translate: the output's code")
+    conversation: Conversation | None = Field(
+        default=None, description="the dialogue, for a bot of the user's own"
+    )
 
     @model_serializer(mode="wrap")
     def _languages_only_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
-        """A chat or completion dumps as before translations existed, so the cache keys of
-        calls made then still match."""
+        """A chat or completion dumps as before translations and bots existed, so the cache
+        keys of calls made then still match."""
         dumped = handler(self)
-        for key in ("source_language", "target_language"):
+        for key in ("source_language", "target_language", "conversation"):
             if dumped.get(key) is None:
                 dumped.pop(key, None)
         return dumped
@@ -159,6 +178,9 @@ class ModelAPI(ABC):
     in_process: ClassVar[bool] = False
     kinds: ClassVar[frozenset[RequestKind]] = frozenset({"chat", "complete"})
     requires: ClassVar[tuple[str, str] | None] = None  # (import name, extra)
+    own_bot: ClassVar[bool] = False
+    """A chatbot of the user's own, not a model: it keeps its own instructions (a simulation
+    sends it no system prompt) and sees the dialogue a call belongs to (`Conversation`)."""
 
     spec: str
     """The model spec string, without secrets; part of every cache key."""
@@ -177,3 +199,8 @@ class ModelAPI(ABC):
     def batch_target(self) -> BatchEndpoint | None:
         """Where this model's provider batches go, or None: it takes no batches."""
         return None
+
+    def check(self) -> None:  # noqa: B027  (most backends find every problem when made)
+        """Raise a `DialbenchError` if the model cannot answer at all (a host that refuses
+        connections), found without a model call: every job checks its models before it starts.
+        What making the backend already checks (a key, a package, a file) is not repeated."""

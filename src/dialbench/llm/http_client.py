@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import socket
 import urllib.request
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -85,6 +86,21 @@ def url_with_path(base_url: str, path: str) -> str:
     return urlunsplit(parts._replace(path=parts.path.rstrip("/") + path))
 
 
+CONNECT_CHECK_S = 5.0
+
+
+def check_reachable(url: str, proxy: str | None = None) -> None:
+    """Raise `ModelError` unless a TCP connection to the URL's host (or its proxy) opens: the one
+    check that finds an unreachable server before a job starts, whatever routes it serves."""
+    parts = urlsplit(proxy or url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        socket.create_connection((parts.hostname or "", port), timeout=CONNECT_CHECK_S).close()
+    except OSError as error:
+        shown = f"the proxy for {urlsplit(url).hostname}" if proxy else f"{parts.hostname}:{port}"
+        raise ModelError(f"cannot connect to {shown}: {error.strerror or error}") from None
+
+
 class JsonHttpClient:
     """JSON to and from `base_url` + path; one connection pool per event loop (aiohttp's rule).
 
@@ -98,6 +114,9 @@ class JsonHttpClient:
         self._proxy = proxy_from_environment(self.base_url)
         self._sessions: dict[asyncio.AbstractEventLoop, aiohttp.ClientSession] = {}
         self._urls: dict[str, URL] = {}
+
+    def check(self) -> None:
+        check_reachable(self.base_url, self._proxy)
 
     def _url(self, path: str) -> URL:
         """Parsed once per path: building and parsing it per request was 3 % of a judge run."""
@@ -121,7 +140,11 @@ class JsonHttpClient:
 
     async def post(self, path: str, body: Mapping[str, Any]) -> Any:
         """The decoded JSON reply, or a `ModelError` saying whether to try again."""
-        return self._decoded(await self._send("POST", path, data=orjson.dumps(body)))
+        return await self.send_json("POST", path, body)
+
+    async def send_json(self, method: str, path: str, body: Any) -> Any:
+        """`post` with another method (an HTTP chatbot's PUT or PATCH), any JSON as the body."""
+        return self._decoded(await self._send(method, path, data=orjson.dumps(body)))
 
     async def get(self, path: str) -> Any:
         return self._decoded(await self._send("GET", path))

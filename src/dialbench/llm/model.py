@@ -6,7 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from dialbench.llm.base import Completion, GenerationParams, JsonSchema, Message, ModelAPI, Request
+from dialbench.llm.base import (
+    Completion,
+    Conversation,
+    GenerationParams,
+    JsonSchema,
+    Message,
+    ModelAPI,
+    Request,
+)
 from dialbench.llm.specs import ModelConfig
 from dialbench.llm.structured import DEFAULT_MAX_REASKS, StructuredResult, structured_output
 from dialbench.llm.yesno import YesNo, yes_no_from, yes_no_request
@@ -37,14 +45,37 @@ class Model:
     async def _call(self, request: Request) -> Completion:
         return await self.runner.call(self.api, self.config, self.role, request)
 
+    @property
+    def own_bot(self) -> bool:
+        """A chatbot of the user's own (`python:`, `http:`), not a model."""
+        return self.api.own_bot
+
+    def seen(self, conversation: Conversation | None) -> Conversation | None:
+        """What of the dialogue the backend sees, and so what its cache keys hold: nothing for
+        a model; the id and language for a bot; the session too for a stateful one."""
+        if conversation is None or not self.api.own_bot:
+            return None
+        return (
+            conversation
+            if self.config.stateful
+            else conversation.model_copy(update={"session": None})
+        )
+
     async def chat(
-        self, messages: MessagesLike, params: GenerationParams | None = None, *, sample: int = 0
+        self,
+        messages: MessagesLike,
+        params: GenerationParams | None = None,
+        *,
+        sample: int = 0,
+        conversation: Conversation | None = None,
     ) -> Completion:
+        """`conversation`: the dialogue this turn belongs to, for a bot of the user's own."""
         request = Request(
             kind="chat",
             messages=as_messages(messages),
             params=params or GenerationParams(),
             sample=sample,
+            conversation=self.seen(conversation),
         )
         return await self._call(request)
 

@@ -11,6 +11,10 @@
     hf:facebook/nllb-200-distilled-600M      a Hugging Face seq2seq (MT) model, in this process
                                              (pip install 'dialbench[finetune]')
     scripted:NAME                            answers from a function registered in-process (tests)
+    python:MODULE:FUNCTION                   a chatbot of your own: a Python function, sync or
+                                             async, MODULE imported from the current directory
+    http:NAME                                a chatbot of your own behind its HTTP API, declared
+                                             by the model's `http` settings (`llm/http_bot.py`)
 
 Everything else about a model (key variable, limits, timeouts) is a `ModelConfig` field, so the
 spec stays short. A spec written with a secret anyway (`http://user:password@host/v1`, or
@@ -29,17 +33,21 @@ from pydantic import (
     Field,
     ModelWrapValidatorHandler,
     PrivateAttr,
+    SerializerFunctionWrapHandler,
     field_serializer,
+    model_serializer,
     model_validator,
 )
 
 from dialbench.errors import DialbenchError
 from dialbench.llm.base import ModelAPI, ReasoningEffort, StructuredMode
+from dialbench.llm.http_bot import HttpBotSettings
 from dialbench.registry import Registry
 from dialbench.schema import Record
 
 DEFAULT_LOCAL_MODEL = "local:qwen2.5-0.5b"
 POOL = "pool"
+PYTHON, HTTP = "python", "http"
 
 # A spec's prefix names its backend: the class serving it, one module each in `llm/backends/`.
 # A plugin adds one under the entry-point group `dialbench.backends`.
@@ -53,6 +61,8 @@ BACKENDS: Registry[type[ModelAPI]] = Registry(
         "litellm": "dialbench.llm.backends.litellm:LiteLLMAPI",
         "scripted": "dialbench.llm.backends.scripted:ScriptedAPI",
         "hf": "dialbench.llm.backends.hf:HFAPI",
+        PYTHON: "dialbench.llm.backends.python:PythonAPI",
+        HTTP: "dialbench.llm.backends.http:HttpBotAPI",
     },
     group="backends",
 )
@@ -60,6 +70,7 @@ BACKENDS: Registry[type[ModelAPI]] = Registry(
 
 # `user:password@` after a scheme, and query parameters that name a secret (api_key, token, ...).
 _USERINFO = re.compile(r"(?<=://)[^/?#@]*@")
+_PYTHON_PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 _SECRET_PARAMETER = re.compile(
     r"(?<=[?&])[^=&#]*(?:key|token|secret|password|passwd|auth|signature|sig)[^=&#]*=[^&#]*&?",
     re.IGNORECASE,
@@ -141,6 +152,15 @@ class ModelConfig(Record):
         description="llama.cpp threads; default every core (lower it when processes share cores)",
     )
 
+    http: HttpBotSettings | None = Field(
+        default=None, description="an http: chatbot's URL, headers, body template and reply path"
+    )
+    stateful: bool = Field(
+        default=False,
+        description="a chatbot of your own (python:, http:) that keeps its own history: it is "
+        "sent the new user message and a session per dialogue",
+    )
+
     _spec_with_credentials: str | None = PrivateAttr(default=None)
 
     @model_validator(mode="wrap")
@@ -176,6 +196,32 @@ class ModelConfig(Record):
                 "pool:model"
             )
         return self
+
+    @model_validator(mode="after")
+    def _bot_settings_only_for_bots(self) -> ModelConfig:
+        backend = self.spec.partition(":")[0]
+        if (backend == HTTP) != (self.http is not None):
+            raise ValueError(
+                "an http: chatbot is declared with its http settings (url, body, reply_path), "
+                "and only an http: chatbot has them"
+            )
+        if self.stateful and backend not in (HTTP, PYTHON):
+            raise ValueError("stateful is for chatbots of your own: python: or http: specs")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _bot_settings_only_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """A model dumps as before bots existed, so the identities made from dumps then (a
+        pipeline stage's, a config's hash) still match."""
+        dumped = handler(self)
+        if isinstance(dumped, dict):
+            if dumped.get("http") is None:
+                dumped.pop("http", None)
+            elif self.http is not None:
+                dumped["http"]["url"] = without_credentials(self.http.url)
+            if not dumped.get("stateful"):
+                dumped.pop("stateful", None)
+        return dumped
 
     @field_serializer("base_url")
     def _public_base_url(self, base_url: str | None) -> str | None:
@@ -247,6 +293,10 @@ def parse_spec(spec: str) -> ParsedSpec:
         )
     if backend == POOL:
         return _parse_pool(rest, shown)
+    if backend == PYTHON and not _PYTHON_PATH.fullmatch(rest):
+        raise ModelSpecError(
+            f"model spec {shown!r}: write python:<module>:<function>, e.g. python:mybot:reply"
+        )
     if not BACKENDS.load(backend).endpoint_in_spec:
         return ParsedSpec(backend=backend, model=rest)
     base_url, hash_sign, model = rest.partition("#")

@@ -18,6 +18,7 @@ from sklearn.neural_network import MLPRegressor
 
 from dialbench.errors import DialbenchError
 from dialbench.hashing import content_hash, file_sha256
+from dialbench.llm.preflight import check_models
 from dialbench.llm.runner import Runner
 from dialbench.metrics.augment import augment
 from dialbench.metrics.config import MetricConfig
@@ -266,6 +267,8 @@ def train_metric(
     """Train on the configured runs and write the model directory `output`. Translations for
     augmentation are cached in `output/translations`: a killed training resumes them."""
     started = time.perf_counter()
+    if translator is None:
+        check_models(config.augment)
     source = available_model(config.finetune.model) if config.finetune is not None else ""
     with ExitStack() as stack:
         stores = [stack.enter_context(RunStore.open(run, create=False)) for run in config.data.runs]

@@ -19,6 +19,7 @@ from typing import Literal
 from pydantic import Field
 
 from dialbench.errors import DialbenchError
+from dialbench.llm.preflight import ModelProblem, ModelsUnavailable, model_problems, models_in
 from dialbench.pipeline.config import PipelineConfig
 from dialbench.pipeline.executors import Executor
 from dialbench.pipeline.executors.local import LocalExecutor
@@ -59,6 +60,15 @@ def finished_identities(run_dir: Path) -> set[str]:
         return {record.id for record in store.records(StageRecord)}
 
 
+def will_run(node: Node, done: set[str], force: frozenset[str] = frozenset()) -> bool:
+    return node.identity not in done or node.name in force
+
+
+def stage_model_problems(node: Node) -> list[ModelProblem]:
+    """Why the models of a stage cannot answer: found before any stage starts."""
+    return model_problems(models_in(node.stage), where=f"stage {node.name}")
+
+
 def _record(run_dir: Path, node: Node, output: StageOutput, seconds: float) -> None:
     record = StageRecord(
         id=node.identity, name=node.name, stage=node.stage.stage, summary=output.summary
@@ -94,9 +104,17 @@ def run_pipeline(
     if unknown:
         known = ", ".join(node.name for node in nodes)
         raise DialbenchError(f"--force {', '.join(sorted(unknown))}: no such stage ({known})")
+    done_before = finished_identities(run_dir)
+    problems = [
+        problem
+        for node in nodes
+        if will_run(node, done_before, force)
+        for problem in stage_model_problems(node)
+    ]
+    if problems:
+        raise ModelsUnavailable(problems)
     with RunStore.open(run_dir):  # created and migrated here, not by stages racing to do it
         pass
-    done_before = finished_identities(run_dir)
     started = time.perf_counter()
     reports: dict[str, StageReport] = {}
 
@@ -126,7 +144,7 @@ def run_pipeline(
                 if any(r is not None and r.status in ("failed", "not run") for r in waiting):
                     settle(node, "not run", "a stage it waits for did not finish")
                 elif all(r is not None for r in waiting):
-                    if node.identity in done_before and node.name not in force:
+                    if not will_run(node, done_before, force):
                         settle(node, "up to date")
                     else:
                         running[pool.submit(_execute, executor, run_dir, node)] = node

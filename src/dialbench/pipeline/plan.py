@@ -14,10 +14,11 @@ from pathlib import Path
 from pydantic import Field
 
 from dialbench.llm.packaged import PACKAGED_MODELS
+from dialbench.llm.preflight import ModelProblem
 from dialbench.llm.prices import PriceTable
 from dialbench.llm.specs import BACKENDS, parse_spec
 from dialbench.pipeline.config import PipelineConfig
-from dialbench.pipeline.execute import finished_identities
+from dialbench.pipeline.execute import finished_identities, stage_model_problems
 from dialbench.pipeline.graph import build_graph
 from dialbench.pipeline.stage import DialogueCounts, ModelCalls, PlanContext
 from dialbench.schema import Dialogue, Record, Usage
@@ -49,6 +50,9 @@ class StagePlan(Record):
     wall_s: float = 0.0
     finishes_at_s: float = 0.0
     note: str = ""
+    problems: list[ModelProblem] = Field(
+        default_factory=list, description="why a model of the stage cannot answer"
+    )
 
 
 class PipelinePlan(Record):
@@ -68,6 +72,10 @@ class PipelinePlan(Record):
     def cost_usd(self) -> float | None:
         costs = [m.cost_usd for stage in self.stages for m in stage.models if m.calls.calls]
         return None if None in costs else sum(c for c in costs if c is not None)
+
+    @property
+    def problems(self) -> list[ModelProblem]:
+        return [problem for stage in self.stages for problem in stage.problems]
 
 
 def local_slowness(spec: str) -> float:
@@ -156,6 +164,7 @@ def plan_pipeline(config: PipelineConfig, run_dir: Path) -> PipelinePlan:
                 wall_s=wall,
                 finishes_at_s=start + wall,
                 note=estimate.note,
+                problems=[] if up_to_date else stage_model_problems(node),
             )
         )
     return PipelinePlan(run_dir=run_dir, stages=plans)

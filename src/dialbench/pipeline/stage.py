@@ -62,17 +62,26 @@ class PlanContext:
 
     dialogues: DialogueCounts
 
-    def languages(self, sources: set[str] | None = None) -> Counter[str]:
-        """Dialogues per language, of these sources (default: all)."""
+    def languages(
+        self, sources: set[str] | None = None, languages: set[str] | None = None
+    ) -> Counter[str]:
+        """Dialogues per language, of these sources and languages (default: all)."""
         counts: Counter[str] = Counter()
         for (source, language), n in self.dialogues.items():
-            if sources is None or source in sources:
+            if (sources is None or source in sources) and (
+                languages is None or language in languages
+            ):
                 counts[language] += n
         return counts
 
-    def count(self, sources: set[str] | None = None, per_language: int | None = None) -> int:
-        """Dialogues of these sources, at most `per_language` in each language."""
-        counts = self.languages(sources).values()
+    def count(
+        self,
+        sources: set[str] | None = None,
+        per_language: int | None = None,
+        languages: set[str] | None = None,
+    ) -> int:
+        """Dialogues of these sources and languages, at most `per_language` in each language."""
+        counts = self.languages(sources, languages).values()
         return sum(counts if per_language is None else (min(n, per_language) for n in counts))
 
 

@@ -1,13 +1,15 @@
 """The chatbot under test: one shared system prompt (MEDAL Table 7) and the dialogue history.
 
-It never sees the seed context, as with a real chatbot, and its turns are not validated.
+It never sees the seed context, as with a real chatbot, and its turns are not validated. A
+chatbot of the user's own (`python:`, `http:`) has instructions of its own, so it gets the
+history alone, with the dialogue's id and language (and its session, when stateful).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dialbench.llm.base import GenerationParams
+from dialbench.llm.base import Conversation, GenerationParams
 from dialbench.llm.model import Model
 from dialbench.prompts import load_prompt
 from dialbench.schema import Turn
@@ -20,8 +22,12 @@ class Chatbot:
         self.model = model
         self.params = params
 
-    async def reply(self, turns: Sequence[Turn]) -> str:
-        messages = [{"role": "system", "content": load_prompt("simulate_chatbot").text}]
+    async def reply(self, turns: Sequence[Turn], conversation: Conversation | None = None) -> str:
+        messages = (
+            []
+            if self.model.own_bot
+            else [{"role": "system", "content": load_prompt("simulate_chatbot").text}]
+        )
         messages += [{"role": t.role, "content": t.text} for t in turns]
-        completion = await self.model.chat(messages, self.params)
+        completion = await self.model.chat(messages, self.params, conversation=conversation)
         return completion.text.strip()

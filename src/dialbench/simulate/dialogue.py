@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from pydantic import Field
 
+from dialbench.llm.base import Conversation
 from dialbench.llm.runner import CallFailed
 from dialbench.schema import EndReason, GenerationAttempt, Record, SeedContext, Turn
 from dialbench.simulate.chatbot import Chatbot
@@ -48,6 +49,7 @@ class Outcome(Record):
     end_attempts: list[GenerationAttempt] = Field(
         default_factory=list, description="attempts of a final turn that was only the end marker"
     )
+    session: str | None = Field(default=None, description="a stateful chatbot's session")
 
 
 async def write_user_turn(
@@ -86,12 +88,16 @@ class DialogueLoop:
         *,
         turn_attempts: int,
         max_utterances: int,
+        conversation: Conversation | None = None,
     ) -> None:
+        """`conversation`: the dialogue's id, language and session, for a bot of the user's
+        own."""
         self.user = user
         self.validator = validator
         self.chatbot = chatbot
         self.turn_attempts = turn_attempts
         self.max_utterances = max_utterances
+        self.conversation = conversation
 
     async def run(self, context: SeedContext, first: UserTurn) -> Outcome:
         user_model = self.user.model.spec
@@ -101,7 +107,7 @@ class DialogueLoop:
         try:
             while len(turns) < self.max_utterances:
                 if turns[-1].role == "user":
-                    text = await self.chatbot.reply(turns)
+                    text = await self.chatbot.reply(turns, self.conversation)
                     turns.append(Turn(role="assistant", text=text, model=self.chatbot.model.spec))
                     continue
                 user_turn = await write_user_turn(

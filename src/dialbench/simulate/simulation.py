@@ -3,7 +3,10 @@
 Each context's first user turn is written once per user model and shared by every chatbot. Each
 finished dialogue is filtered and stored in its own transaction under an id derived from what
 determines it, so a resumed run skips stored dialogues and replays the rest from the call cache.
-Dialogues that ended in `error` are tried again on the next run.
+Dialogues that ended in `error` are tried again on the next run. A stateful chatbot of the
+user's own gets a session per dialogue and run (`session_for`): a dialogue a killed run left
+unfinished restarts in a new session, its chatbot calls made again rather than replayed from the
+cache into a session that never heard them.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from pydantic import Field
 from rich.progress import Progress, TaskID
 
 from dialbench.hashing import content_hash
+from dialbench.llm.base import Conversation
 from dialbench.llm.collection import calls_started, long_job
+from dialbench.llm.preflight import check_models
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import ModelConfig
 from dialbench.prompts import load_prompt
@@ -89,6 +94,11 @@ def dialogue_id(context: SeedContext, user_spec: str, chatbot_spec: str, setting
     return "d-" + content_hash(key)[:24]
 
 
+def session_for(dialogue: str, run: Run) -> str:
+    """A stateful bot's session: the dialogue's, new in each run that plays it."""
+    return f"{dialogue}.{run.id}"
+
+
 class Simulation:
     """Holds the run's models and store; `run()` generates whatever is not stored yet."""
 
@@ -113,6 +123,8 @@ class Simulation:
         self.filter_model = (
             runner.model(config.filter.llm, "filter") if config.filter.llm is not None else None
         )
+        for bot in config.chatbots.models:  # a bot's missing module or function, before any call
+            runner.model(bot, "assistant")
         self.slots = asyncio.Semaphore(config.concurrency)
         self.summary = SimulationSummary(run_id=run.id, planned=0)
         self.progress: tuple[Progress, TaskID] | None = None
@@ -171,15 +183,26 @@ class Simulation:
     async def _dialogue(
         self, context: SeedContext, agent: UserAgent, first: UserTurn, bot: ModelConfig, id_: str
     ) -> None:
+        chatbot = Chatbot(self.runner.model(bot, "assistant"), self.config.chatbots.params)
+        conversation = chatbot.model.seen(
+            Conversation(
+                id=id_,
+                language=context.language or "en",
+                session=session_for(id_, self.run_record),
+            )
+        )
         loop = DialogueLoop(
             agent,
             self.validator,
-            Chatbot(self.runner.model(bot, "assistant"), self.config.chatbots.params),
+            chatbot,
             turn_attempts=self.config.validator.turn_attempts,
             max_utterances=self.config.max_utterances,
+            conversation=conversation,
         )
         async with self.slots:
             outcome = await loop.run(context, first)
+        if conversation is not None and conversation.session is not None:
+            outcome = outcome.model_copy(update={"session": conversation.session})
         await self._finish(context, agent, bot.spec, id_, outcome)
 
     async def _finish(
@@ -212,6 +235,8 @@ class Simulation:
         metadata: dict[str, Any] = {"user_form": agent.form}
         if outcome.error is not None:
             metadata["error"] = outcome.error
+        if outcome.session is not None:
+            metadata["chatbot_session"] = outcome.session
         if outcome.end_attempts:
             metadata["end_attempts"] = [a.model_dump(mode="json") for a in outcome.end_attempts]
         turns = outcome.turns or [UserTurn(text=None, attempts=[]).as_turn(user_spec)]
@@ -260,6 +285,8 @@ def simulate(
 
     `shard`: only the contexts it owns; a context's dialogues share its first user turn, so
     they are generated together."""
+    contexts = [c for c in build_contexts(config) if owned(shard, c.model_dump(mode="json"))]
+    check_models(config)
     with (
         long_job(),
         RunStore.open(run_dir) as store,
@@ -267,7 +294,6 @@ def simulate(
         Runner(run_dir, run_id=run.id, quiet=quiet) as runner,
         progress_bar(quiet=quiet) as progress,
     ):
-        contexts = [c for c in build_contexts(config) if owned(shard, c.model_dump(mode="json"))]
         simulation = Simulation(config, store, run, runner)
         runner.run_sync(simulation.run(contexts, progress))
         return simulation.summary

@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Annotated
 
-from pydantic import Field, JsonValue, field_validator
+from fastapi.exceptions import RequestValidationError
+from pydantic import ConfigDict, Field, JsonValue, ValidationError, field_validator
 
+from dialbench.io.jsonl import json_value_problems, strict_json_loads
 from dialbench.issue_labels import load_issue_labels
 from dialbench.metaeval.agreement import AgreementRow
 from dialbench.schema import Annotation, Annotator, Record, Target, utc_now
@@ -22,7 +24,10 @@ USER_HUMANLIKE = "user_humanlike"
 
 class LabelsIn(Record):
     """One annotator's labels of one dialogue, as saved on every change: an issue not ticked is
-    absent, so the checkboxes alone are a complete answer; scores may come later."""
+    absent, so the checkboxes alone are a complete answer; scores may come later. Strict: a
+    JSON `true` is no score and `"3"` no 3."""
+
+    model_config = ConfigDict(strict=True)
 
     issues: dict[str, bool] = Field(default_factory=dict)
     overall: Score | None = None
@@ -54,6 +59,27 @@ class LabelsIn(Record):
             comment=self.comment or None,
             created_at=utc_now(),
         )
+
+
+def labels_sent(body: bytes) -> LabelsIn:
+    """The labels of a request body, or a 422 naming each bad field: a key given twice (which
+    `json.loads` would settle silently on the last value) is one of them."""
+    try:
+        value = strict_json_loads(body.decode("utf-8"))
+    except ValueError as bad:  # UnicodeDecodeError is one
+        raise RequestValidationError(
+            [{"loc": ("request body",), "msg": f"not JSON ({bad})", "type": "json_invalid"}]
+        ) from None
+    problems = [
+        {"loc": tuple(field.split(".")), "msg": problem, "type": "value_error"}
+        for field, problem in json_value_problems(value)
+    ]
+    if problems:
+        raise RequestValidationError(problems)
+    try:
+        return LabelsIn.model_validate(value)
+    except ValidationError as invalid:
+        raise RequestValidationError(invalid.errors()) from None
 
 
 def _score(value: JsonValue) -> int | None:

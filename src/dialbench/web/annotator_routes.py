@@ -9,8 +9,9 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
 from dialbench.schema import Annotation, Annotator, Dialogue
-from dialbench.web.annotate import LabelsIn, is_complete, labels_in, progress
+from dialbench.web.annotate import LabelsIn, is_complete, labels_in, labels_sent, progress
 from dialbench.web.annotators import assigned_items
+from dialbench.web.auth import csrf_token
 from dialbench.web.context import WebContext, annotator_of, context_of, page, writer
 
 SHORTCUT_KEYS = "qwertyuiop"
@@ -47,7 +48,7 @@ def assigned_order(context: WebContext, annotator: Annotator, dialogue_id: str) 
     return order
 
 
-@router.get("/annotate/{dialogue_id}")
+@router.get("/annotate/{dialogue_id:path}")
 def annotate_page(
     request: Request, dialogue_id: str, annotator: Annotated[Annotator, Depends(annotator_of)]
 ) -> HTMLResponse:
@@ -80,11 +81,22 @@ def annotate_page(
     )
 
 
-@router.put("/api/labels/{dialogue_id}")
+@router.get("/api/csrf")
+def fresh_csrf(request: Request, _: Annotated[Annotator, Depends(annotator_of)]) -> dict[str, str]:
+    """The session's CSRF token for this server process: a page opened before a restart gets
+    it here and saves again, instead of losing the label. Only this origin can read it."""
+    return {"csrf": csrf_token(context_of(request).server_secret, request.state.session)}
+
+
+async def labels_of(request: Request) -> LabelsIn:
+    return labels_sent(await request.body())
+
+
+@router.put("/api/labels/{dialogue_id:path}")
 def save_labels(
     request: Request,
     dialogue_id: str,
-    labels_given: LabelsIn,
+    labels_given: Annotated[LabelsIn, Depends(labels_of)],
     annotator: Annotated[Annotator, Depends(writer)],
 ) -> dict[str, Any]:
     context = context_of(request)

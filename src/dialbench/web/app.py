@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import quote
 
 from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -37,13 +38,15 @@ def create_app(
     """The app for one run directory; `organiser_hash` is the SHA-256 of the organiser's token."""
     run_dir = Path(run_dir)
     RunStore.open(run_dir, create=False).close()  # fails early, naming the directory
+    templates = Environment(loader=PackageLoader("dialbench.web", "templates"), autoescape=True)
+    templates.filters["segment"] = url_segment
     context = WebContext(
         run_dir=run_dir,
         organiser_hash=organiser_hash,
         settings=settings or AssignmentSettings(),
         stores=Stores(run_dir),
         server_secret=secrets.token_bytes(32),
-        templates=Environment(loader=PackageLoader("dialbench.web", "templates"), autoescape=True),
+        templates=templates,
         labels=load_issue_labels(),
     )
 
@@ -74,6 +77,12 @@ def create_app(
     app.include_router(organiser_routes.router)
     app.include_router(annotator_routes.router)
     return app
+
+
+def url_segment(text: str) -> str:
+    """A stored id as one URL path segment (`/`, `?`, `#`, `%` encoded): the routes take the
+    rest of the path, so any id reaches its page."""
+    return quote(text, safe="")
 
 
 async def _http_error(request: Request, error: HTTPException) -> Response:

@@ -24,9 +24,9 @@ SECURITY_HEADERS = {
 
 class GuardMiddleware:
     """Refuses bodies over MAX_BODY_BYTES with 413 (declared or sent in chunks: the body is read
-    here, up to the limit, before the app sees it), adds the security headers, and logs each
-    request by method, path (never the query string, where a secret link's token travels) and
-    status."""
+    here, up to the limit, before the app sees it), adds the security headers (to the 500 of an
+    unexpected error too), and logs each request by method, path (never the query string, where
+    a secret link's token travels) and status."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -35,12 +35,12 @@ class GuardMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        started, status = time.perf_counter(), 500
+        started, status, answered = time.perf_counter(), 500, False
 
         async def secured(message: Message) -> None:
-            nonlocal status
+            nonlocal status, answered
             if message["type"] == "http.response.start":
-                status = message["status"]
+                status, answered = message["status"], True
                 message["headers"] = [
                     *message.get("headers", []),
                     *((k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()),
@@ -52,7 +52,13 @@ class GuardMiddleware:
             too_large = {"detail": f"request body larger than {MAX_BODY_BYTES} bytes"}
             await JSONResponse(too_large, status_code=413)(scope, receive, secured)
         else:
-            await self.app(scope, _replay(body, receive), secured)
+            try:
+                await self.app(scope, _replay(body, receive), secured)
+            except Exception:  # a 500 with the headers too; uvicorn logs the traceback
+                if not answered:
+                    failed = {"detail": "internal error (the server's log has the details)"}
+                    await JSONResponse(failed, status_code=500)(scope, receive, secured)
+                raise
         elapsed = (time.perf_counter() - started) * 1000
         log.info("%s %s %d %.1fms", scope["method"], scope["path"], status, elapsed)
 

@@ -36,7 +36,7 @@ def dialogues(request: Request, filters: Annotated[DialogueFilters, Query()]) ->
     return page(request, "dialogues.html.j2", found=found, filters=filters)
 
 
-@router.get("/dialogues/{dialogue_id}")
+@router.get("/dialogues/{dialogue_id:path}")
 def dialogue(request: Request, dialogue_id: str) -> HTMLResponse:
     context = context_of(request)
     view = dialogue_view(context.store(), dialogue_id)
@@ -49,6 +49,8 @@ def dialogue(request: Request, dialogue_id: str) -> HTMLResponse:
 def report_file(request: Request, path: str) -> FileResponse:
     """The run's report (`dialbench report RUN`), whose tables link back to `/dialogues`."""
     folder = (context_of(request).run_dir / "report").resolve()
+    if "\0" in path:  # no file has one, and resolve() would fail on it
+        raise HTTPException(404, "no report file with a NUL byte in its name")
     wanted = (folder / (path or "index.html")).resolve()
     if not wanted.is_relative_to(folder) or not wanted.is_file():
         raise HTTPException(404, f"no report file {path!r} (write it: dialbench report RUN)")

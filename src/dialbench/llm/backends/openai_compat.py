@@ -9,10 +9,18 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from dialbench.errors import DialbenchError
-from dialbench.llm.base import BatchEndpoint, Completion, ModelAPI, Request, StructuredMode
+from dialbench.llm.base import (
+    BatchEndpoint,
+    Completion,
+    ModelAPI,
+    ModelError,
+    Request,
+    StructuredMode,
+)
 from dialbench.llm.http_client import JsonHttpClient
 from dialbench.llm.openai_format import RequestStyle, completion_from_response, request_arguments
 from dialbench.llm.specs import ModelConfig, without_credentials
@@ -24,6 +32,22 @@ OPENAI_ACCOUNT_HEADERS = {
     "OPENAI_ORG_ID": "OpenAI-Organization",
     "OPENAI_PROJECT_ID": "OpenAI-Project",
 }
+
+
+# How to ask for JSON, in the order tried when the config does not say: the schema as the
+# server's constraint, a JSON object with the schema as a grammar (llama_cpp.server), and last
+# no constraint (the output validated and re-asked as always). The mode a judge's answers were
+# asked in is in its judgments' provenance.
+STRUCTURED_MODES: tuple[StructuredMode, ...] = ("json_schema", "json_object", "prompt")
+
+
+def refuses_response_format(error: ModelError) -> bool:
+    """The server's answer to a `response_format` it does not take; llama_cpp.server says
+    "Input should be 'text' or 'json_object'" with an HTTP 500."""
+    said = str(error).lower()
+    return said.startswith("http ") and any(
+        word in said for word in ("response_format", "json_schema", "json_object")
+    )
 
 
 class MissingAPIKeyError(DialbenchError):
@@ -43,6 +67,7 @@ class OpenAICompatAPI(ModelAPI):
     batches (OpenAI's Batch API, where the server has one)."""
 
     endpoint_in_spec: ClassVar[bool] = True
+    falls_back: ClassVar[bool] = True  # OpenAI itself takes json_schema; its 400s mean the schema
     key_env: ClassVar[str | None] = None  # where the key is when the config names no variable
     account_headers: ClassVar[Mapping[str, str]] = {}  # environment variable -> header, if set
 
@@ -58,6 +83,7 @@ class OpenAICompatAPI(ModelAPI):
         self.http = JsonHttpClient(base_url, headers, config.timeout_s)
         self.style = RequestStyle.of(config, self.model)
         self.structured_mode: StructuredMode = self.style.structured_mode
+        self.mode_fixed = config.structured_output is not None or not self.falls_back
         self.endpoint = without_credentials(base_url)
         self.spec = (
             f"openai-compat:{self.endpoint}#{self.model}" if self.endpoint_in_spec else config.spec
@@ -69,6 +95,13 @@ class OpenAICompatAPI(ModelAPI):
     def batch_target(self) -> BatchEndpoint:
         return self
 
+    def check(self) -> None:
+        self.http.check()
+
+    def use_structured_mode(self, mode: StructuredMode) -> None:
+        self.style = replace(self.style, structured_mode=mode)
+        self.structured_mode = mode
+
     def request_body(self, request: Request) -> tuple[str, dict[str, Any]]:
         """The path under the base URL and the JSON body: for a call, or a batch's line."""
         arguments = request_arguments(request, self.style)
@@ -77,10 +110,32 @@ class OpenAICompatAPI(ModelAPI):
             return "/chat/completions", arguments | {"model": self.model, "messages": messages}
         return "/completions", arguments | {"model": self.model, "prompt": request.prompt}
 
+    def _fallback(
+        self, request: Request, sent: StructuredMode, error: ModelError
+    ) -> StructuredMode | None:
+        """The mode to ask again in after the server refused `sent`; None when the error is
+        no such refusal, or the mode is the config's own choice."""
+        if request.json_schema is None or self.mode_fixed or not refuses_response_format(error):
+            return None
+        if self.structured_mode != sent:  # a call in flight beside this one found it first
+            return self.structured_mode
+        following = STRUCTURED_MODES[STRUCTURED_MODES.index(sent) + 1 :]
+        return following[0] if following else None
+
     async def generate(self, request: Request) -> Completion:
+        """One call; a server that refuses the JSON mode is asked again at once in the next one
+        (json_object, then the schema in the prompt), and so is every later call."""
+        sent = self.structured_mode
         path, body = self.request_body(request)
         started = time.perf_counter()
-        response = await self.http.post(path, body)
+        try:
+            response = await self.http.post(path, body)
+        except ModelError as error:
+            fallback = self._fallback(request, sent, error)
+            if fallback is None:
+                raise
+            self.use_structured_mode(fallback)
+            return await self.generate(request)
         chat = request.kind == "chat"
         return completion_from_response(response, time.perf_counter() - started, chat=chat)
 
@@ -89,5 +144,6 @@ class OpenAIAPI(OpenAICompatAPI):
     """OpenAI itself: `openai:model`, the key from OPENAI_API_KEY."""
 
     endpoint_in_spec: ClassVar[bool] = False
+    falls_back: ClassVar[bool] = False
     key_env: ClassVar[str | None] = "OPENAI_API_KEY"
     account_headers: ClassVar[Mapping[str, str]] = OPENAI_ACCOUNT_HEADERS

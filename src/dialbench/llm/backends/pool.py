@@ -84,6 +84,22 @@ class PoolAPI(ModelAPI):
         self.spec = self.endpoint = f"{POOL}:{model}"
         self.structured_mode: StructuredMode = self.replicas[0].api.structured_mode
 
+    def check(self) -> None:
+        """A pool answers while one replica does."""
+        failures = []
+        for replica in self.replicas:
+            try:
+                replica.api.check()
+            except ModelError as error:
+                failures.append(f"{replica.url}: {error}")
+            else:
+                return
+        raise ModelError(
+            f"no replica of {self.spec} is reachable ({len(failures)} tried; {failures[0]}, ...)"
+            if len(failures) > 1
+            else f"no replica of {self.spec} is reachable ({failures[0]})"
+        )
+
     def _choose(self, tried: set[int]) -> int:
         """The ready replica with the fewest outstanding requests; if all are backed off, the
         one back first (the caller then waits for it)."""
@@ -109,6 +125,7 @@ class PoolAPI(ModelAPI):
                 async with pace.slots:
                     await pace.pace(request)
                     completion = await replica.api.generate(request)
+                    self.structured_mode = replica.api.structured_mode  # the servers' own
             except ModelError as error:
                 if not error.retryable:
                     raise

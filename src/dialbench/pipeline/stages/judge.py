@@ -67,7 +67,11 @@ class JudgeStage(ShardableStage, JudgeConfig):
         """Calls and prompt tokens from the protocol's own questions about a typical dialogue;
         answers as long as `max_tokens` (an upper bound)."""
         protocol = self.build_protocol()
-        dialogues = context.count(set(self.sources) or None, per_language=self.limit)
+        dialogues = context.count(
+            set(self.sources) or None,
+            per_language=self.limit,
+            languages=set(self.languages) or None,
+        )
         items = dialogues * protocol.items_per_dialogue() * self.settings.samples
         questions = protocol.typical_questions(typical_dialogue())
         prompt = sum(text_tokens(m.content) for q in questions for m in q.messages)
