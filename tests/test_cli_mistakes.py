@@ -41,6 +41,7 @@ MISTAKES: list[tuple[list[str], str]] = [
     (["judge", "runs/missing"], "runs/missing: no dialbench run store here"),
     (["export", "runs/good", "-o", "runs/good"], "runs/good: is a folder; give the jsonl export"),
     (["export", "runs/good", "-o", "."], ".: is a folder; give the jsonl export a file name"),
+    (["export", "runs/good", "--format", "parquet", "-o", "runs"], "runs: is a folder; give the"),
     (["export", "runs/good", "--format", "hf", "-o", "folder"], "not an earlier hf export"),
     (["export", "runs/good", "-o", "bad.jsonl/out.jsonl"], "bad.jsonl: cannot write there"),
     (["export", "runs/good", "--format", "long-csv"], "holds judgments or annotations"),
