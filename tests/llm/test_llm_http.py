@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -285,6 +288,41 @@ def test_progress_bar_unless_quiet(
     runner.run_sync(batch())
     err = capsys.readouterr().err
     assert ("judging" in err and "3/3" in err) is not quiet
+
+
+CALLS_ONE_BY_ONE = """
+import sys
+from dialbench.llm.runner import Runner
+from dialbench.llm.specs import ModelConfig
+
+runner = Runner()
+model = runner.model(ModelConfig(spec=sys.argv[1], max_concurrency=1))
+asks = [[{"role": "user", "content": f"p{i}"}] for i in range(8)]
+runner.run_sync(runner.gather([model.chat(ask) for ask in asks], "judging"))
+"""
+
+
+def test_progress_into_a_log_file_is_a_plain_line_every_few_seconds(
+    slow_loopback: Loopback, tmp_path: Path
+) -> None:
+    """Rich draws its bar into a file only once, at the end: a judge writing to a log showed
+    nothing for hours. Eight calls of 0.2 s, one at a time, a line every 0.3 s."""
+    log = tmp_path / "judge.log"
+    with log.open("w") as stderr:
+        subprocess.run(
+            [sys.executable, "-c", CALLS_ONE_BY_ONE, slow_loopback.spec()],
+            stderr=stderr,
+            env=os.environ | {"DIALBENCH_PROGRESS_EVERY_S": "0.3"},
+            timeout=60,
+            check=True,
+        )
+    lines = log.read_text().splitlines()
+    assert len(lines) >= 3, lines
+    assert all(line.startswith("judging ") and line.isprintable() for line in lines), lines
+    assert lines[-1].startswith("judging 8/8 ")
+    done = [int(line.split()[1].split("/")[0]) for line in lines]
+    assert done == sorted(done)
+    assert done[0] < 8
 
 
 def test_http_proxy_from_the_environment(

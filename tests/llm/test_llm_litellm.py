@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 from loopback_server import Loopback
 
@@ -41,3 +45,32 @@ def test_litellm_chat_complete_and_retries(
     failure = runner.run_sync(refused())
     assert isinstance(failure, CallFailed)
     assert failure.attempts == 1
+
+
+CALL = """
+import sys
+from dialbench.llm.runner import Runner
+from dialbench.llm.specs import ModelConfig
+
+spec = {"spec": "litellm:openai/loopback", "base_url": sys.argv[1], "api_key_env": "LOOPBACK_KEY"}
+model = Runner(quiet=True).model(ModelConfig.model_validate(spec))
+print(model.chat_sync([{"role": "user", "content": "hello"}]).text)
+"""
+
+
+def test_a_call_uses_the_shipped_cost_map_without_a_warning(loopback: Loopback) -> None:
+    """LiteLLM fetches its cost map from GitHub on import unless told not to: three warnings
+    where the internet is out of reach, on every command that calls a LiteLLM model."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LITELLM_")}
+    done = subprocess.run(
+        [sys.executable, "-c", CALL, loopback.base_url],
+        env=env | {"LOOPBACK_KEY": "sk-loopback"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "echo: hello"
+    assert "cost map" not in done.stderr
+    assert done.stderr == ""

@@ -114,6 +114,31 @@ def test_thread_count_is_configurable() -> None:
     assert model.api.context().llama.n_threads == 1
 
 
+LOAD = """
+import sys
+from dialbench.llm.backends.local import LocalAPI
+from dialbench.llm.specs import ModelConfig
+LocalAPI(ModelConfig(spec=sys.argv[1], n_ctx=512)).context()
+"""
+
+
+def load_in_a_process(spec: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-c", LOAD, spec]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_a_model_load_shows_llama_cpp_errors_and_nothing_else(tmp_path: Path) -> None:
+    """llama.cpp warned on every load that a token "was not control-type; this is probably a
+    bug in the model", while the reason a file failed to load went unprinted."""
+    loaded = load_in_a_process(LOCAL)
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stderr == ""
+    (tmp_path / "broken.gguf").write_bytes(b"not a model")
+    broken = load_in_a_process(f"local:{tmp_path / 'broken.gguf'}")
+    assert broken.returncode != 0
+    assert "llama_model_load: error loading model" in broken.stderr
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

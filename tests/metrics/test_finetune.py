@@ -4,10 +4,13 @@ can be downloaded here): the real `from_pretrained` loading, training, saving, s
 from __future__ import annotations
 
 import math
+import time
 from pathlib import Path
 
 import pytest
 
+from dialbench.errors import DialbenchError
+from dialbench.llm.hub import hub_model
 from dialbench.metrics.config import (
     AugmentConfig,
     DataConfig,
@@ -20,6 +23,7 @@ from dialbench.metrics.score import score_run
 from dialbench.metrics.train import train_metric
 from dialbench.schema import Judgment
 from dialbench.store import RunStore
+from tests.conftest import RunCli
 from tests.metrics.helpers import ScriptedTranslator, annotated_run
 
 pytest.importorskip("torch")
@@ -186,3 +190,74 @@ def test_an_hf_translator_is_a_backend_that_forces_the_target_code_and_caches(
     assert (line.calls, again.calls, again.cached_calls) == (9, 0, 6)  # en→de asked once
     forced = [str(t).split()[0] for t in both]
     assert forced == [r.target + ("_DE" if r.target == "de" else "_XX") for r in mixed], both
+
+
+FINETUNE_CONFIG = """\
+name: sens-ft
+data: {runs: [run]}
+target: {dimension: breakdown, values: {O: 1.0, X: 0.0}}
+holdout: {fraction: 0.3, seed: 0}
+finetune: {model: xlm-roberta-large, epochs: 1, batch_size: 8, max_length: 48, hidden: 8}
+"""
+
+
+@pytest.mark.parametrize(
+    ("hub", "expected"),
+    [
+        ({"HF_ENDPOINT": "http://127.0.0.1:9"}, "http://127.0.0.1:9 cannot be reached"),
+        ({"HF_HUB_OFFLINE": "1"}, "and HF_HUB_OFFLINE is set"),
+    ],
+)
+def test_an_encoder_this_machine_cannot_get_is_one_line_before_any_work(
+    cli: RunCli,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    hub: dict[str, str],
+    expected: str,
+) -> None:
+    """Without the hub, `from_pretrained` retried for a minute and ended in two tracebacks."""
+    annotated_run(tmp_path / "run")
+    (tmp_path / "metric.yaml").write_text(FINETUNE_CONFIG)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # an empty cache
+    for variable, value in hub.items():
+        monkeypatch.setenv(variable, value)
+    started = time.perf_counter()
+    done = cli("metric", "train", "metric.yaml", "-o", "model", ok=False)
+    assert time.perf_counter() - started < 60
+    assert done.returncode == 1
+    assert done.stderr.startswith(
+        "error: finetune.model: 'xlm-roberta-large' is no folder here and not in the Hugging "
+        "Face cache"
+    )
+    assert expected in done.stderr
+    assert "hf download xlm-roberta-large" in done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert not (tmp_path / "model").exists()
+
+
+def test_an_encoder_in_the_hub_cache_trains_offline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from huggingface_hub import constants
+
+    cache = tmp_path / "hub"
+    tiny_xlmr(cache / "models--dialbench--tiny-xlmr" / "snapshots" / "0123abcd")
+    (cache / "models--dialbench--tiny-xlmr" / "refs").mkdir()
+    (cache / "models--dialbench--tiny-xlmr" / "refs" / "main").write_text("0123abcd")
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    config = MetricConfig(
+        name="sens-ft",
+        data=DataConfig(runs=[annotated_run(tmp_path / "run")]),
+        target=TargetConfig(dimension="breakdown", values={"O": 1.0, "X": 0.0}),
+        finetune=FinetuneConfig(model="dialbench/tiny-xlmr", epochs=1, max_length=48, hidden=8),
+        holdout={"fraction": 0.3, "seed": 0},
+    )
+    info = train_metric(config, tmp_path / "model")
+    assert info.config["finetune"]["model"] == "dialbench/tiny-xlmr"  # type: ignore[index]
+    assert "hf/head.safetensors" in info.heads
+
+
+def test_a_folder_that_is_not_there_is_named_not_looked_up() -> None:
+    with pytest.raises(DialbenchError, match=r"'\./models/xlmr' is no folder here, nor a hub id"):
+        hub_model("./models/xlmr", "finetune.model")

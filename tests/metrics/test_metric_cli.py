@@ -4,12 +4,14 @@ with the real packaged encoder (USE multilingual)."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
+from dialbench import examples
 from dialbench.metrics.model import load_model
-from dialbench.schema import Judgment
+from dialbench.schema import Dialogue, Judgment
 from dialbench.store import RunStore
 from tests.conftest import RunCli
 
@@ -68,3 +70,36 @@ def test_config_errors_name_file_line_and_field(cli: RunCli, tmp_path: Path) -> 
     assert "bad.yaml:6: field 'target.values.O'" in done.stderr
     assert "bad.yaml:7: field 'strategy'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+NSP = """\
+name: coherence
+objective: nsp
+data: {files: [dialogues.jsonl]}
+holdout: {fraction: 0.5, seed: 0}
+"""
+
+
+def test_an_nsp_metric_names_what_it_estimates_and_scores_last_turns(
+    cli: RunCli, tmp_path: Path
+) -> None:
+    """Its held-out figures compare real next turns with random ones, not with humans; its
+    result is not `sensibleness`, which a graded metric of that name writes; `--turns last`
+    scores each dialogue's last chatbot turn, as a judge's turns=last."""
+    dialogues = tmp_path / "dialogues.jsonl"
+    shutil.copy(examples.bundled()["multilingual_dialogues"], dialogues)
+    (tmp_path / "nsp.yaml").write_text(NSP)
+    trained = cli("metric", "train", "nsp.yaml", "-o", "model")
+    assert "against real next turns (1) vs. random ones (0)" in " ".join(trained.stdout.split())
+    assert "humans" not in trained.stdout
+    cli("import", dialogues, "--run", "run")
+    scored = cli("metric", "score", "model", "run", "--turns", "last")
+    assert trained.stderr == scored.stderr == ""  # nor jieba's "Building prefix dict ..."
+    with RunStore.open(tmp_path / "run") as store:
+        last = {
+            d.id: max(i for i, turn in enumerate(d.turns) if turn.role == "assistant")
+            for d in store.records(Dialogue)
+        }
+        judgments = list(store.records(Judgment, protocol="metric:coherence"))
+    assert {(j.target.dialogue_id, j.target.turn_index) for j in judgments} == set(last.items())
+    assert {key for j in judgments for key in j.result} == {"next_turn"}

@@ -101,7 +101,7 @@ def test_scoring_refuses_another_encoder(run_dir: Path, tmp_path: Path) -> None:
 def test_nsp_and_vsp_from_a_dialogue_file(tmp_path: Path) -> None:
     """Unlabelled dialogues from any importable file: self-supervised targets, every language."""
     jsonl = examples.bundled()["multilingual_dialogues"]
-    for objective, dimension in (("nsp", "sensibleness"), ("vsp", "understandability")):
+    for objective, dimension in (("nsp", "next_turn"), ("vsp", "well_formed")):
         config = MetricConfig(
             name=objective,
             objective=objective,

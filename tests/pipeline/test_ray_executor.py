@@ -4,6 +4,7 @@ an answered call again, and each worker hosts its own llama.cpp engine."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -250,3 +251,90 @@ def test_the_cli_and_the_local_executor_do_not_import_ray() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+LISTENERS = """
+import ipaddress, json, os
+import ray
+from dialbench.pipeline.executors import ExecutorOptions, create_executor
+
+
+def tree(root):
+    children = {}
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{name}/stat") as stat:
+                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+        except OSError:
+            continue
+        children.setdefault(parent, []).append(int(name))
+    found, todo = [], [root]
+    while todo:
+        found.append(todo.pop())
+        todo += children.get(found[-1], [])
+    return found
+
+
+def sockets(pids):
+    inodes = {}
+    for pid in pids:
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if target.startswith("socket:["):
+                    inodes[target[8:-1]] = pid
+        except OSError:
+            continue
+    return inodes
+
+
+def address(hexadecimal):
+    raw = bytes.fromhex(hexadecimal)
+    # /proc/net/tcp{,6} write each 32-bit word in the host's (little-endian) order
+    words = b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4))
+    ip = ipaddress.ip_address(words)
+    return str(getattr(ip, "ipv4_mapped", None) or ip)
+
+
+def worker_pid():
+    return os.getpid()
+
+
+executor = create_executor("ray", ExecutorOptions(shards=1))
+ray.get(ray.remote(worker_pid).remote())  # a worker, listening as well
+owned = sockets(tree(os.getpid()))
+listening = []
+for table in ("tcp", "tcp6"):
+    with open(f"/proc/net/{table}") as rows:
+        for row in rows.read().splitlines()[1:]:
+            fields = row.split()
+            if fields[3] == "0A" and fields[9] in owned:  # 0A: LISTEN
+                with open(f"/proc/{owned[fields[9]]}/comm") as comm:
+                    host, port = fields[1].split(":")
+                    listening.append([comm.read().strip(), address(host), int(port, 16)])
+print(json.dumps({"node": ray.util.get_node_ip_address(), "listening": listening}))
+executor.close()
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="lists sockets from /proc")
+def test_a_local_cluster_listens_on_the_loopback_address_only() -> None:
+    """Without --address, Ray's own processes listened on every interface and advertised the
+    machine's network address, for a cluster meant for this machine alone."""
+    pytest.importorskip("ray")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    done = subprocess.run(
+        [sys.executable, "-c", LISTENERS],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found["node"] == "127.0.0.1"
+    programs = {program for program, _, _ in found["listening"]}
+    assert {"gcs_server", "raylet"} <= programs, found
+    exposed = [entry for entry in found["listening"] if not entry[1].startswith("127.")]
+    assert not exposed, exposed

@@ -26,6 +26,10 @@ def main() -> None:
     except DialbenchError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)
+    except OSError as error:  # what the file system refused: a folder missing, no permission
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"error: {where}{error.strerror or error}", file=sys.stderr)
+        sys.exit(1)
     except ValidationError as invalid:
         problem = invalid.errors()[0]
         where = ".".join(str(part) for part in problem["loc"])

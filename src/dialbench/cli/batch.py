@@ -20,6 +20,7 @@ from dialbench.llm.batch import (
     unanswered,
     wait_for_batches,
 )
+from dialbench.store import RunStore
 
 console = Console()
 batch_app = typer.Typer(
@@ -58,6 +59,9 @@ def _finish(run: Path, pending_before: set[str], records: list[BatchRecord]) -> 
 
 
 def _pending(run: Path) -> set[str]:
+    """The batches still pending; an error for a folder that is no run (a typo in RUN found no
+    batch and succeeded)."""
+    RunStore.open(run, create=False).close()
     return {record.id for record in load_batches(run) if record.pending}
 
 

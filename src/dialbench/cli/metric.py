@@ -13,6 +13,7 @@ from dialbench.cli.tables import figure, table
 from dialbench.errors import DialbenchError
 from dialbench.metrics.diqad import DIQAD_CLASSIFIERS
 from dialbench.metrics.diqad.config import DEFAULT_CLASSIFIERS, DiqadTrainConfig
+from dialbench.metrics.stage import TurnsToScore
 from dialbench.schema import ROLES
 from dialbench.store import RunStore
 
@@ -37,7 +38,7 @@ def train(
     ] = None,
 ) -> None:
     """Train a metric on the runs named in CONFIG; write a versioned model directory."""
-    from dialbench.metrics.config import load_config
+    from dialbench.metrics.config import HELD_OUT_TRUTH, load_config
     from dialbench.metrics.train import train_metric
 
     loaded = load_config(config)
@@ -45,7 +46,7 @@ def train(
     info = train_metric(loaded, folder)
     console.print(
         table(
-            f"{info.judge_model}: held-out dialogues vs. humans",
+            f"{info.judge_model} on held-out dialogues, against {HELD_OUT_TRUTH[info.objective]}",
             ("language", "items", "dialogues", "Pearson", "Spearman"),
             (
                 (
@@ -74,6 +75,10 @@ def score(
     role: Annotated[
         list[str], typer.Option(help="Score turns of this role (repeat for both).")
     ] = DEFAULT_ROLES,
+    turns: Annotated[
+        TurnsToScore,
+        typer.Option(help="all: every turn of those roles; last: each dialogue's last one."),
+    ] = "all",
     language: Annotated[
         list[str], typer.Option(help="Only dialogues in this language (repeatable).")
     ] = [],  # noqa: B006
@@ -105,6 +110,7 @@ def score(
     config = MetricScoreConfig(
         model=model,
         roles=role,
+        turns=turns,
         languages=language,
         heldout_only=heldout_only,
         human_labels=human_labels,

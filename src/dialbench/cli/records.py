@@ -145,6 +145,8 @@ def _output_format(output: Path | None, records: RecordKind) -> str:
     try:
         return detect_format(output, records).name
     except InputError:
+        if output.is_dir():  # no earlier export: the export refuses it as a folder
+            return "jsonl"
         if records == "dialogues":
             raise
         return detect_format(output, "ratings").name

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from dialbench.cli.app import app
 from dialbench.cli.tables import figure, table
+from dialbench.errors import DialbenchError
 from dialbench.registry import Registry
 
 if TYPE_CHECKING:
@@ -103,10 +104,15 @@ def _stopping() -> None:
     )
 
 
-def _exit_code(report: PipelineReport) -> int:
+def _end(report: PipelineReport) -> None:
+    """Exit 130 when stopped; a failed stage is an error on stderr (exit 1), where a script or
+    a log of errors finds it, besides its line among the stages."""
     if report.stopped:
-        return 130
-    return 1 if report.failed else 0
+        raise typer.Exit(130)
+    failed = [stage for stage in report.stages if stage.status == "failed"]
+    if failed:
+        more = f" ({len(failed) - 1} more stage(s) failed)" if len(failed) > 1 else ""
+        raise DialbenchError(f"stage {failed[0].name} failed: {failed[0].summary}{more}")
 
 
 @app.command(name="run")
@@ -178,5 +184,4 @@ def run_command(
     )
     if report.stopped:
         console.print("stopped: run the same command again to resume", markup=False)
-    if code := _exit_code(report):
-        raise typer.Exit(code)
+    _end(report)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dialbench.errors import DialbenchError
-from dialbench.io.file_format import RECORD_KINDS, RecordKind, Selection, Writer
+from dialbench.io.file_format import RECORD_KINDS, FileFormat, RecordKind, Selection, Writer
 from dialbench.io.formats import FORMATS, formats_holding
 from dialbench.store import RunStore
 
@@ -48,21 +48,42 @@ def export_records(
 
     The output appears whole or not at all: it is written beside the target, then renamed.
     """
+    path = Path(path)
+    _check_target(path, FORMATS.load(fmt))
     export = writer_of(fmt)(store, Selection(records, protocol, where))
     if not export.count:
         filters = ", ".join(f"{k}={v}" for k, v in where.items())
         raise DialbenchError(f"no {records} to export" + (f" with {filters}" if filters else ""))
-    _write_whole(Path(path), export.write)
+    _write_whole(path, export.write)
     return export.count
 
 
+def _check_target(path: Path, fmt: FileFormat) -> None:
+    """An export replaces a file, or a folder only when it is an earlier export in the same
+    format: `-o RUN` or `-o .` once deleted the folder, run store and all."""
+    if path.is_dir() and fmt.recognises_folder is None:
+        raise DialbenchError(f"{path}: is a folder; give the {fmt.name} export a file name")
+    if path.is_dir() and fmt.recognises_folder and not fmt.recognises_folder(path):
+        raise DialbenchError(
+            f"{path}: is a folder, not an earlier {fmt.name} export; give one that does not "
+            "exist yet"
+        )
+    if path.is_file() and fmt.recognises_folder:
+        raise DialbenchError(f"{path}: is a file; the {fmt.name} format writes a folder")
+
+
 def _write_whole(path: Path, write: Callable[[Path], None]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
     try:
-        staged = staging / (path.name or "export")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+    except (FileExistsError, NotADirectoryError):
+        raise DialbenchError(f"{path.parent}: cannot write there (a file is in its way)") from None
+    except OSError as error:
+        raise DialbenchError(f"{path.parent}: cannot write there ({error.strerror})") from None
+    try:
+        staged = staging / path.name
         write(staged)
-        if path.is_dir():
+        if path.is_dir():  # an earlier export (`_check_target`)
             shutil.rmtree(path)
         os.replace(staged, path)
     finally:

@@ -7,6 +7,8 @@ reported as `file:line: field …`.
       files: [chats.jsonl]             # and/or dialogue files in any import format (nsp, vsp)
       languages: [en, ja]              # default: every language in the runs
     objective: graded                  # graded (human labels) | nsp | vsp
+    dimension: sensibleness            # the result's name; default: the name (graded),
+                                       # next_turn (nsp), well_formed (vsp)
     target:                            # graded only: which labels, mapped to numbers
       dimension: breakdown
       values: {O: 1.0, T: 0.5, X: 0.0}
@@ -49,7 +51,17 @@ from dialbench.yaml_config import load_yaml_config
 
 Objective = Literal["graded", "nsp", "vsp"]
 Strategy = Literal["ML", "EN", "LANG"]
-DEFAULT_DIMENSION: dict[str, str] = {"nsp": "sensibleness", "vsp": "understandability"}
+DEFAULT_DIMENSION: dict[str, str] = {"nsp": "next_turn", "vsp": "well_formed"}
+"""Self-supervised results are named by what they estimate, apart from the human labels a graded
+metric learns (`sensibleness` from DBDC3's breakdowns) and the LLM judges' 1-5 ratings: how
+likely the turn is the real next turn rather than a random one, and a lightly perturbed turn
+rather than a broken one. Models trained before keep the name in their metric.json."""
+HELD_OUT_TRUTH: dict[str, str] = {
+    "graded": "the humans' labels",
+    "nsp": "real next turns (1) vs. random ones (0)",
+    "vsp": "lightly perturbed turns (1) vs. broken ones (0)",
+}
+"""What a metric's held-out predictions are correlated with, by objective."""
 
 
 class DataConfig(Record):
@@ -141,7 +153,8 @@ class FinetuneConfig(Record):
 class MetricConfig(Record):
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     dimension: str | None = Field(
-        default=None, description="result key; default: the name (graded) or the submetric"
+        default=None,
+        description="result key; default: the name (graded), next_turn (nsp), well_formed (vsp)",
     )
     data: DataConfig
     objective: Objective = "graded"

@@ -5,7 +5,7 @@ Each turn is prefixed with a speaker token (`<user>`, `<assistant>`, added to th
 the context (the last `history` turns) and the response are encoded as a pair, the context
 truncated first. The fine-tuned encoder, its tokenizer and the head (safetensors, no pickle) are
 saved under MODEL/hf. Needs `pip install 'dialbench[finetune]'` (torch, transformers) and a model
-on disk or on the hub.
+in a folder, in the hub cache, or on a hub this machine reaches.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from dialbench.errors import DialbenchError
+from dialbench.llm.hub import hub_model
 from dialbench.metrics.examples import Example
 
 SPEAKERS = {"user": "<user>", "assistant": "<assistant>"}
@@ -37,9 +38,11 @@ def _torch() -> Any:
     return torch
 
 
-def resolve_model(name: str) -> str:
-    """A folder as it is (relative to the working directory), else a hub id."""
-    return str(Path(name).resolve()) if Path(name).exists() else name
+def available_model(name: str) -> str:
+    """Where to load the encoder from (`llm.hub`), with torch and transformers installed: both
+    checked before any training work."""
+    _torch()
+    return hub_model(name, "finetune.model")
 
 
 def pair(example: Example, history: int) -> tuple[str, str]:

@@ -55,9 +55,17 @@ class ScoreSummary:
         return self.judgments / self.seconds if self.seconds else 0.0
 
 
-def turns_to_score(dialogue: Dialogue, roles: Iterable[str]) -> list[Example]:
+def turn_indices(dialogue: Dialogue, roles: Iterable[str], *, last_only: bool = False) -> list[int]:
+    """The turns of the given roles, or only the last of them (a judge's turns=last)."""
     wanted = set(roles)
-    return [turn_example(dialogue, i) for i, t in enumerate(dialogue.turns) if t.role in wanted]
+    indices = [i for i, turn in enumerate(dialogue.turns) if turn.role in wanted]
+    return indices[-1:] if last_only else indices
+
+
+def turns_to_score(
+    dialogue: Dialogue, roles: Iterable[str], *, last_only: bool = False
+) -> list[Example]:
+    return [turn_example(dialogue, i) for i in turn_indices(dialogue, roles, last_only=last_only)]
 
 
 def score_examples(
@@ -124,12 +132,14 @@ def score_run(
     run: Run,
     *,
     roles: Iterable[str] = ("assistant",),
+    last_only: bool = False,
     heldout_only: bool = False,
     languages: Iterable[str] = (),
     encoder: Encoder | None = None,
     workers: int | None = None,
 ) -> ScoreSummary:
-    """Judge every turn of the given roles; re-scoring replaces the same judgments. `workers`
+    """Judge every turn of the given roles (only each dialogue's last with `last_only`);
+    re-scoring replaces the same judgments. `workers`
     processes encode when no `encoder` is given (default: `encoder_processes`). The seconds
     counted are the whole call's: reading the dialogues, loading the encoder, scoring and
     storing the judgments."""
@@ -149,7 +159,7 @@ def score_run(
         hidden, max_length = _tuning(model)
         scorer = FineTunedMetric(model.folder / FOLDER, hidden, max_length)
     else:
-        turns = sum(1 for d in dialogues for t in d.turns if t.role in roles)
+        turns = sum(len(turn_indices(d, roles, last_only=last_only)) for d in dialogues)
         processes = workers or encoder_processes(turns)
         scorer = encoder or load_encoder(model.info.encoder.name, workers=processes)
         check_encoder(model, scorer)
@@ -160,7 +170,9 @@ def score_run(
     )
     for start in range(0, len(dialogues), BATCH_DIALOGUES):
         examples = [
-            e for d in dialogues[start : start + BATCH_DIALOGUES] for e in turns_to_score(d, roles)
+            e
+            for d in dialogues[start : start + BATCH_DIALOGUES]
+            for e in turns_to_score(d, roles, last_only=last_only)
         ]
         scores = score_examples(model, examples, scorer)
         judgments = []

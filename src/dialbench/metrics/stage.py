@@ -4,11 +4,14 @@ a trained metric, and optionally the human labels it learned from on its dimensi
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 
 from dialbench.schema import Annotation, LanguageCode, Record, Role
 from dialbench.store import RunStore
+
+TurnsToScore = Literal["all", "last"]
 
 
 def _chatbot_turns() -> list[Role]:
@@ -18,6 +21,11 @@ def _chatbot_turns() -> list[Role]:
 class MetricScoreConfig(Record):
     model: Path = Field(description="the model directory `dialbench metric train` wrote")
     roles: list[Role] = Field(default_factory=_chatbot_turns, min_length=1)
+    turns: TurnsToScore = Field(
+        default="all",
+        description="score every turn of those roles, or only each dialogue's last one (as a "
+        "judge's turns=last)",
+    )
     languages: list[LanguageCode] = Field(
         default_factory=list, description="only dialogues in these languages (default: all)"
     )
@@ -57,13 +65,19 @@ def score_metric(config: MetricScoreConfig, run_dir: str | Path) -> MetricScoreR
     info = loaded.info
     derived: list[Annotation] = []
     with RunStore.open(run_dir, create=False) as store:
-        settings = {"model": str(config.model), "version": info.version, "roles": config.roles}
+        settings = {
+            "model": str(config.model),
+            "version": info.version,
+            "roles": config.roles,
+            "turns": config.turns,
+        }
         with store.run(f"metric score {info.name}", settings) as record:
             summary = score_run(
                 loaded,
                 store,
                 record,
                 roles=config.roles,
+                last_only=config.turns == "last",
                 heldout_only=config.heldout_only,
                 languages=config.languages,
                 workers=config.workers,

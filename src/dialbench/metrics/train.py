@@ -33,7 +33,7 @@ from dialbench.metrics.examples import (
     vsp_examples,
 )
 from dialbench.metrics.features import featurize
-from dialbench.metrics.finetune import FOLDER, FineTunedMetric, resolve_model
+from dialbench.metrics.finetune import FOLDER, FineTunedMetric, available_model
 from dialbench.metrics.model import (
     ALL_LANGUAGES,
     FINE_TUNED,
@@ -196,6 +196,7 @@ def _train_fine_tuned(
     started: float,
     encoder: Encoder | None,
     translator: Translator | None,
+    source: str,
 ) -> MetricInfo:
     """Fine-tune on the training examples plus, with `augment:`, the translations the QE kept:
     the same training data as the frozen path."""
@@ -211,7 +212,7 @@ def _train_fine_tuned(
             config, output, train, lambda: encoder or load_encoder(config.encoder), translator
         )
     held = [e for e, d in zip(examples, dev, strict=True) if d]
-    metric = FineTunedMetric(resolve_model(tuning.model), tuning.hidden, tuning.max_length)
+    metric = FineTunedMetric(source, tuning.hidden, tuning.max_length)
     metric.fit(
         train,
         config.history,
@@ -268,6 +269,7 @@ def train_metric(
     started = time.perf_counter()
     if translator is None:
         check_models(config.augment)
+    source = available_model(config.finetune.model) if config.finetune is not None else ""
     with ExitStack() as stack:
         stores = [stack.enter_context(RunStore.open(run, create=False)) for run in config.data.runs]
         examples = examples_for(config, stores)
@@ -281,7 +283,9 @@ def train_metric(
     if dev.all():
         raise DialbenchError("every dialogue is held out: lower holdout.fraction")
     if config.finetune is not None:
-        return _train_fine_tuned(config, output, examples, dev, started, encoder, translator)
+        return _train_fine_tuned(
+            config, output, examples, dev, started, encoder, translator, source
+        )
     encoder = encoder or load_encoder(config.encoder)
     # The translations first: they are model calls and need no features, so they start as soon
     # as the examples are read rather than after the encoder has embedded every one of them.

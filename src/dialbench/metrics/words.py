@@ -7,6 +7,7 @@ Chinese and Japanese.
 
 from __future__ import annotations
 
+import logging
 import random
 import re
 import unicodedata
@@ -18,6 +19,7 @@ import jieba
 from dialbench.schema import base_language
 
 NO_SPACE_LANGUAGES = frozenset({"zh", "ja"})
+jieba.setLogLevel(logging.WARNING)  # not "Building prefix dict ..." on every training and scoring
 _WORD = re.compile(r"\w+(?:['’-]\w+)*|[^\w\s]", re.UNICODE)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -12,16 +11,17 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from dialbench.llm.progress import progress_display
+
 
 def progress_bar(*, quiet: bool) -> Progress:
-    """On stderr; disabled (a no-op) when `quiet`. Tasks carry an `acceptance` field."""
-    return Progress(
+    """On stderr (plain lines in a log); a no-op when `quiet`. Tasks carry `acceptance`."""
+    return progress_display(
         TextColumn("dialogues"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         TextColumn("accepted {task.fields[acceptance]}"),
-        console=Console(stderr=True),
-        disable=quiet,
+        quiet=quiet,
     )

@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
 from dialbench.llm.base import Completion, ModelAPI, ModelError, Request, RequestKind
+from dialbench.llm.hub import hub_model
 from dialbench.llm.specs import ModelConfig
 from dialbench.schema import Usage
 
@@ -33,8 +34,9 @@ class HFAPI(ModelAPI):
         from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
         name = config.parsed.model
-        self.tokenizer = AutoTokenizer.from_pretrained(name)
-        self.model = AutoModelForSeq2SeqLM.from_pretrained(name)
+        source = hub_model(name, config.spec)
+        self.tokenizer = AutoTokenizer.from_pretrained(source)
+        self.model = AutoModelForSeq2SeqLM.from_pretrained(source)
         self.model.eval()
         self.spec = self.endpoint = f"hf:{name}"
         self.structured_mode = "prompt"

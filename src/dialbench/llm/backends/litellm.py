@@ -3,10 +3,14 @@
 LiteLLM speaks the OpenAI format and raises the `openai` SDK's exception types (the SDK comes
 with LiteLLM), so requests, responses and retry decisions are those of the OpenAI-compatible
 backend. Its own retries are off; `drop_params` lets it drop what a provider does not take.
+Its price table is the one it ships (`LITELLM_LOCAL_MODEL_COST_MAP`, unless set otherwise): on
+import it would fetch one from GitHub, warning three times wherever that is unreachable, and
+dialbench prices calls from its own table anyway.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -18,6 +22,9 @@ from dialbench.llm.specs import ModelConfig, without_credentials
 
 if TYPE_CHECKING:
     import openai
+
+# Read when litellm is imported: set as this backend loads, before anything imports litellm.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
 def model_error(error: openai.APIError) -> ModelError:

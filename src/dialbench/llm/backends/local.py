@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import ctypes
 import json
 import os
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -34,9 +36,33 @@ if TYPE_CHECKING:
 def _never_suppress(self: suppress_stdout_stderr, disable: bool = True) -> None:
     """llama-cpp-python quiets a model's loading by pointing the process's stdout and stderr at
     /dev/null: whatever another thread printed meanwhile (a pipeline's progress lines) was lost.
-    Its suppression stays disabled; `verbose=False` already routes llama.cpp's own log to a
-    logger that shows only errors."""
+    Its suppression stays disabled; `_show_only_errors` keeps llama.cpp's own log to errors."""
     self.disable = True
+
+
+GGML_LOG_ERROR, GGML_LOG_CONTINUE = 4, 5  # ggml's log levels since DEBUG became 1
+_log_state: dict[str, Any] = {}
+
+
+def _show_only_errors() -> None:
+    """llama.cpp's errors on stderr, and nothing else of its log. llama-cpp-python's own log
+    callback reads ggml's levels as they were before DEBUG = 1 came first: with `verbose=False`
+    it printed every warning (each model load's "control-looking token ... probably a bug in the
+    model") and hid the errors (why a model file failed to load)."""
+    import llama_cpp
+
+    if "callback" in _log_state:  # a first load that failed installed it already
+        return
+
+    @llama_cpp.llama_log_callback  # type: ignore[untyped-decorator]
+    def log(level: int, text: bytes, _user_data: ctypes.c_void_p) -> None:
+        if level != GGML_LOG_CONTINUE:
+            _log_state["level"] = level
+        if _log_state.get("level", 0) >= GGML_LOG_ERROR:
+            print(text.decode("utf-8", errors="replace"), end="", file=sys.stderr, flush=True)
+
+    _log_state["callback"] = log  # ctypes calls it from C: it must outlive this function
+    llama_cpp.llama_log_set(log, ctypes.c_void_p(0))
 
 
 # Every generation runs on this one thread. llama.cpp's worker threads belong to the thread
@@ -82,6 +108,7 @@ def _context(key: _ContextKey) -> _Context:
     with _contexts_lock:
         if not _contexts:
             atexit.register(_close_contexts)
+            _show_only_errors()
         if key not in _contexts:
             llama = Llama(
                 model_path=str(key.path),

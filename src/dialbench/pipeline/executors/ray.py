@@ -8,6 +8,8 @@ The shard stores are then merged into the run store with its idempotent add. Who
 (arena ratings in reports, curation, meta-evaluation, imports) run once, here on the driver.
 
 Every node must see the run directory at the same path (one machine, or a shared file system).
+A local cluster (no `--address`) is for this machine alone: its node address is the loopback
+one, so GCS, raylet, workers and agents listen on 127.0.0.1 rather than on every interface.
 With `local:` model specs each task loads the model in its own worker process: every Ray
 worker hosts its own llama.cpp engine.
 """
@@ -23,6 +25,7 @@ from dialbench.errors import DialbenchError
 
 try:
     import ray
+    from ray._private import ray_constants
     from ray.exceptions import RayError, RayTaskError
 except ImportError as missing:
     raise DialbenchError(
@@ -47,12 +50,23 @@ from dialbench.store import STORE_FILENAME, AddResult, RunStore
 RETRIES = 3  # a shard task whose worker dies is run again this many times
 SEED = "shard-seed"  # the run that copies a stage's input into a shard store
 SEED_BATCH = 500
+LOCAL_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+"""Ray's switch between a single-machine node on the loopback address (its default on Windows
+and macOS) and one reachable from other machines (its default elsewhere)."""
 READ_RECORDS: dict[str, type[StoredRecord]] = {
     DIALOGUES: Dialogue,
     JUDGMENTS: Judgment,
     ANNOTATIONS: Annotation,
     BENCHMARKS: Benchmark,
 }
+
+
+def this_machine_only() -> None:
+    """Make the node Ray starts next take the loopback address, as it does on Windows and macOS.
+    Ray reads the switch from the environment when it is imported: set there for the processes
+    it starts, and on the constant this process read then."""
+    os.environ[LOCAL_ONLY] = "0"
+    ray_constants.ENABLE_RAY_CLUSTER = False
 
 
 def run_shard(stage: Stage, folder: str) -> str:
@@ -100,6 +114,8 @@ class RayExecutor:
     def __init__(self, options: ExecutorOptions) -> None:
         self.started = not ray.is_initialized()
         if self.started:
+            if not options.address:
+                this_machine_only()
             ray.init(
                 address=options.address or "local",
                 num_cpus=None if options.address else options.shards or os.cpu_count(),
