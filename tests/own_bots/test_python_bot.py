@@ -3,6 +3,7 @@ before any call, and a failing bot whose dialogues end as errors the next run re
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,29 @@ def test_an_object_with_an_async_call_is_awaited(write_bot: WriteBot, tmp_path: 
     with RunStore.open(tmp_path / "run") as store:
         replies = {d.turns[1].text for d in store.records(Dialogue)}
     assert replies == {"object answers in en", "object answers in de"}
+
+
+BLOCKING_BOT = """
+    import threading
+    import time
+
+    THREADS = set()
+
+    def reply(request):
+        THREADS.add(threading.current_thread().name)
+        time.sleep(0.2)  # a blocking client, say
+        return "Noted."
+"""
+
+
+def test_a_sync_bot_that_blocks_runs_in_threads_and_dialogues_still_run_side_by_side(
+    write_bot: WriteBot, tmp_path: Path
+) -> None:
+    """A sync bot runs in threads (so a timeout can leave a hung call behind): four dialogues
+    of a blocking bot take about two calls' time, not eight."""
+    name, spec = write_bot(BLOCKING_BOT)
+    started = time.perf_counter()
+    summary = simulate(config(user_script(), spec), tmp_path / "run", quiet=True)
+    assert summary.end_reasons == {"turn_cap": 4}
+    assert any(thread.startswith("python-bot") for thread in module(name).THREADS)
+    assert time.perf_counter() - started < 8 * 0.2  # eight calls one after another
