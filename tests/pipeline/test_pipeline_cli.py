@@ -3,6 +3,7 @@ stopped with Ctrl-C halfway, resumed without repeating a stored call, then a no-
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
 import subprocess
@@ -107,3 +108,19 @@ def test_a_bad_pipeline_is_one_line_and_exit_1(tmp_path: Path) -> None:
     assert f"{path}:4" in done.stderr
     assert "judgse" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_stage_shows_its_progress_in_a_log(server: Loopback, tmp_path: Path) -> None:
+    """`dialbench run > log 2>&1`: a judge stage's progress is a plain line every so often."""
+    pipeline = write_pipeline(tmp_path, server)
+    done = subprocess.run(
+        [str(DIALBENCH), "run", str(pipeline)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "DIALBENCH_PROGRESS_EVERY_S": "0.5"},
+        check=True,
+    )
+    lines = [line for line in done.stderr.splitlines() if f"/{N}" in line]
+    assert len(lines) >= 2, done.stderr  # a line while it runs, and the last
+    assert lines[-1].split()[-4] == f"{N}/{N}", lines[-1]

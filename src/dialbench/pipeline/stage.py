@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import ClassVar, TypeVar
 
 from pydantic import Field, PrivateAttr
+from rich.console import Console
 
 from dialbench.hashing import content_hash, file_sha256
 from dialbench.schema import Record
@@ -166,8 +167,9 @@ class Stage(Record):
         return self
 
     def execute(self, run_dir: Path) -> StageOutput:
-        """Run the stage on the run directory, without progress bars: stages run side by side,
-        and the pipeline prints one line for each as it settles."""
+        """Run the stage on the run directory, without progress bars on a terminal (stages run
+        side by side; the pipeline prints one line for each as it settles), with plain progress
+        lines in a log (`quiet_on_a_terminal`)."""
         raise NotImplementedError
 
     def estimate(self, context: PlanContext) -> StageEstimate:
@@ -195,6 +197,13 @@ class ShardableStage(Stage):
         part = self.model_copy()
         part._shard = shard
         return part
+
+
+def quiet_on_a_terminal() -> bool:
+    """Stages run side by side: on a terminal their progress bars would draw over each other, so
+    they show none (the pipeline prints a line as each settles); where stderr is a log, each
+    stage's progress is a plain line every so often (`llm/progress.py`), which interleave fine."""
+    return Console(stderr=True).is_terminal
 
 
 def relative_to(folder: Path, path: Path | None) -> Path | None:

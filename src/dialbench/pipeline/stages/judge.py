@@ -19,6 +19,7 @@ from dialbench.pipeline.stage import (
     ShardableStage,
     StageEstimate,
     StageOutput,
+    quiet_on_a_terminal,
     text_tokens,
 )
 from dialbench.schema import ROLES, Dialogue, Turn
@@ -60,7 +61,9 @@ class JudgeStage(ShardableStage, JudgeConfig):
         return self.build_protocol().file_hashes()
 
     def execute(self, run_dir: Path) -> StageOutput:
-        summary = judge(self.config(JudgeConfig), run_dir, quiet=True, shard=self.shard)
+        summary = judge(
+            self.config(JudgeConfig), run_dir, quiet=quiet_on_a_terminal(), shard=self.shard
+        )
         return StageOutput(judged_summary(summary), summary)
 
     def estimate(self, context: PlanContext) -> StageEstimate:

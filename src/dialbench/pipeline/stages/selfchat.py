@@ -18,6 +18,7 @@ from dialbench.pipeline.stage import (
     StageEstimate,
     StageOutput,
     first_of,
+    quiet_on_a_terminal,
 )
 from dialbench.prompts import load_prompt
 
@@ -40,7 +41,9 @@ class SelfChatStage(ShardableStage, SelfChatConfig):
         return {SYSTEM_PROMPT: load_prompt(SYSTEM_PROMPT, PACKAGE).sha256}
 
     def execute(self, run_dir: Path) -> StageOutput:
-        summary = selfchat(self.config(SelfChatConfig), run_dir, quiet=True, shard=self.shard)
+        summary = selfchat(
+            self.config(SelfChatConfig), run_dir, quiet=quiet_on_a_terminal(), shard=self.shard
+        )
         return StageOutput(
             f"{summary.generated} self-chat(s) from {summary.seeds} seed(s), "
             f"{summary.already_stored} already stored, {summary.errors} error(s)",

@@ -14,6 +14,7 @@ from dialbench.pipeline.stage import (
     ShardableStage,
     StageEstimate,
     StageOutput,
+    quiet_on_a_terminal,
     relative_to,
 )
 from dialbench.simulate.config import SimulationConfig
@@ -48,7 +49,9 @@ class SimulateStage(ShardableStage, SimulationConfig):
         return self.model_copy(update={"seeds": seeds})
 
     def execute(self, run_dir: Path) -> StageOutput:
-        summary = simulate(self.config(SimulationConfig), run_dir, quiet=True, shard=self.shard)
+        summary = simulate(
+            self.config(SimulationConfig), run_dir, quiet=quiet_on_a_terminal(), shard=self.shard
+        )
         rate = summary.acceptance_rate
         ends = ", ".join(f"{reason} {n}" for reason, n in sorted(summary.end_reasons.items()))
         return StageOutput(
