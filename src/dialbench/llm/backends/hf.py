@@ -6,7 +6,9 @@ run store and a killed run resumes.
 A translate request's languages are the model's own codes: the source code sets the tokenizer's
 source language and the target code is forced as the first generated token; without codes (a
 Marian model serves one pair) the text is translated as it is. A completion is the model's
-output for the prompt. It serves no chat.
+output for the prompt. It serves no chat. Making the backend settles where the model comes from
+(`hub_model`); its weights load on the first call, so a job's check of its models before it
+starts (`llm/preflight.py`) does not load them a second time.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 from concurrent.futures import ThreadPoolExecutor
+from functools import cached_property
 from typing import Any, ClassVar
 
 from dialbench.llm.base import Completion, ModelAPI, ModelError, Request, RequestKind
@@ -31,15 +34,24 @@ class HFAPI(ModelAPI):
     requires: ClassVar[tuple[str, str] | None] = ("transformers", "finetune")
 
     def __init__(self, config: ModelConfig) -> None:
-        from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
-
         name = config.parsed.model
-        source = hub_model(name, config.spec)
-        self.tokenizer = AutoTokenizer.from_pretrained(source)
-        self.model = AutoModelForSeq2SeqLM.from_pretrained(source)
-        self.model.eval()
+        self.source = hub_model(name, config.spec)
         self.spec = self.endpoint = f"hf:{name}"
         self.structured_mode = "prompt"
+
+    @cached_property
+    def tokenizer(self) -> Any:
+        from transformers import AutoTokenizer
+
+        return AutoTokenizer.from_pretrained(self.source)
+
+    @cached_property
+    def model(self) -> Any:
+        from transformers import AutoModelForSeq2SeqLM
+
+        model = AutoModelForSeq2SeqLM.from_pretrained(self.source)
+        model.eval()
+        return model
 
     async def generate(self, request: Request) -> Completion:
         if request.kind not in self.kinds:
