@@ -11,12 +11,14 @@ from typing import ClassVar
 import pytest
 import yaml
 
+from dialbench.errors import DialbenchError
 from dialbench.judge.stage import JudgeConfig, judge
 from dialbench.llm.base import Completion, ModelAPI, Request
 from dialbench.llm.preflight import ModelsUnavailable, model_problems, models_in
 from dialbench.llm.specs import BACKENDS, ModelConfig
 from dialbench.pipeline.config import load_pipeline
 from dialbench.pipeline.execute import run_pipeline
+from dialbench.pipeline.plan import plan_pipeline
 from dialbench.simulate.config import SimulationConfig
 from dialbench.simulate.simulation import simulate
 from dialbench.store import RunStore
@@ -147,3 +149,44 @@ def test_dry_run_lists_each_problem_marked(tmp_path: Path) -> None:
         "is not set" in done.stdout
     )
     assert "Traceback" not in done.stdout + done.stderr
+
+
+class CountedChecks(ModelAPI):
+    """A backend whose server is down, counting how often it is checked."""
+
+    checks: ClassVar[int] = 0
+
+    def __init__(self, config: ModelConfig) -> None:
+        self.spec = self.endpoint = config.spec
+
+    def check(self) -> None:
+        CountedChecks.checks += 1
+        raise ModelsDown("the server is down")
+
+    async def generate(self, request: Request) -> Completion:
+        raise AssertionError("never called")
+
+
+class ModelsDown(DialbenchError):
+    pass
+
+
+def test_a_model_named_by_several_stages_is_checked_once(
+    register: Register, tmp_path: Path
+) -> None:
+    register(BACKENDS, "counted", CountedChecks)
+    judges = [
+        {"stage": "judge", "name": name, "protocol": protocol, "judges": ["counted:j"]}
+        for name, protocol in (("holistic", "holistic"), ("issues", "issues"))
+    ]
+    data = {"stages": [{"stage": "import", "example": "multilingual_dialogues"}, *judges]}
+    path = tmp_path / "pipeline.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    CountedChecks.checks = 0
+    with pytest.raises(ModelsUnavailable) as stopped:
+        run_pipeline(load_pipeline(path), tmp_path / "run")
+    assert [p.where for p in stopped.value.problems] == ["stage holistic", "stage issues"]
+    assert CountedChecks.checks == 1
+    plan = plan_pipeline(load_pipeline(path), tmp_path / "run")
+    assert [len(stage.problems) for stage in plan.stages] == [0, 1, 1]
+    assert CountedChecks.checks == 2

@@ -70,11 +70,22 @@ def model_problem(config: ModelConfig) -> str | None:
     return None
 
 
-def model_problems(configs: Iterable[ModelConfig], where: str = "") -> list[ModelProblem]:
-    """The problems of each distinct model, in the order the models are named."""
+Checked = dict[ModelConfig, str | None]
+"""Models already checked in one pre-flight, and what was found: several stages of a pipeline
+often name the same model."""
+
+
+def model_problems(
+    configs: Iterable[ModelConfig], where: str = "", checked: Checked | None = None
+) -> list[ModelProblem]:
+    """The problems of each distinct model, in the order the models are named; a model in
+    `checked` is not checked again."""
+    checked = {} if checked is None else checked
     problems = []
     for config in dict.fromkeys(configs):
-        if (problem := model_problem(config)) is not None:
+        if config not in checked:
+            checked[config] = model_problem(config)
+        if (problem := checked[config]) is not None:
             problems.append(ModelProblem(spec=config.spec, problem=problem, where=where))
     return problems
 

@@ -19,7 +19,13 @@ from typing import Literal
 from pydantic import Field
 
 from dialbench.errors import DialbenchError
-from dialbench.llm.preflight import ModelProblem, ModelsUnavailable, model_problems, models_in
+from dialbench.llm.preflight import (
+    Checked,
+    ModelProblem,
+    ModelsUnavailable,
+    model_problems,
+    models_in,
+)
 from dialbench.pipeline.config import PipelineConfig
 from dialbench.pipeline.executors import Executor
 from dialbench.pipeline.executors.local import LocalExecutor
@@ -64,9 +70,10 @@ def will_run(node: Node, done: set[str], force: frozenset[str] = frozenset()) ->
     return node.identity not in done or node.name in force
 
 
-def stage_model_problems(node: Node) -> list[ModelProblem]:
-    """Why the models of a stage cannot answer: found before any stage starts."""
-    return model_problems(models_in(node.stage), where=f"stage {node.name}")
+def stage_model_problems(node: Node, checked: Checked) -> list[ModelProblem]:
+    """Why the models of a stage cannot answer: found before any stage starts, each model once
+    for all stages (`checked`)."""
+    return model_problems(models_in(node.stage), f"stage {node.name}", checked)
 
 
 def _record(run_dir: Path, node: Node, output: StageOutput, seconds: float) -> None:
@@ -105,11 +112,12 @@ def run_pipeline(
         known = ", ".join(node.name for node in nodes)
         raise DialbenchError(f"--force {', '.join(sorted(unknown))}: no such stage ({known})")
     done_before = finished_identities(run_dir)
+    checked: Checked = {}
     problems = [
         problem
         for node in nodes
         if will_run(node, done_before, force)
-        for problem in stage_model_problems(node)
+        for problem in stage_model_problems(node, checked)
     ]
     if problems:
         raise ModelsUnavailable(problems)

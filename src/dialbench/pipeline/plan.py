@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import Field
 
 from dialbench.llm.packaged import PACKAGED_MODELS
-from dialbench.llm.preflight import ModelProblem
+from dialbench.llm.preflight import Checked, ModelProblem
 from dialbench.llm.prices import PriceTable
 from dialbench.llm.specs import BACKENDS, parse_spec
 from dialbench.pipeline.config import PipelineConfig
@@ -125,6 +125,7 @@ def plan_pipeline(config: PipelineConfig, run_dir: Path) -> PipelinePlan:
     prices = PriceTable.load()
     context = PlanContext(dialogues=stored_dialogues(run_dir))
     finishes: dict[str, float] = {}
+    checked: Checked = {}
     plans = []
     for node in nodes:
         up_to_date = node.identity in done
@@ -164,7 +165,7 @@ def plan_pipeline(config: PipelineConfig, run_dir: Path) -> PipelinePlan:
                 wall_s=wall,
                 finishes_at_s=start + wall,
                 note=estimate.note,
-                problems=[] if up_to_date else stage_model_problems(node),
+                problems=[] if up_to_date else stage_model_problems(node, checked),
             )
         )
     return PipelinePlan(run_dir=run_dir, stages=plans)
