@@ -85,6 +85,7 @@ def _print_plan(plan: PipelinePlan) -> None:
             "before the first stage",
             markup=False,
             highlight=False,
+            soft_wrap=True,
         )
 
 
