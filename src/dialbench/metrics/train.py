@@ -16,7 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Ridge
 from sklearn.neural_network import MLPRegressor
 
-from dialbench.errors import DialbenchError
+from dialbench.errors import DialbenchError, InputError
 from dialbench.hashing import content_hash, file_sha256
 from dialbench.llm.preflight import check_models
 from dialbench.llm.runner import Runner
@@ -25,11 +25,14 @@ from dialbench.metrics.config import MetricConfig
 from dialbench.metrics.encoders import Encoder, load_encoder
 from dialbench.metrics.examples import (
     Example,
+    TeacherError,
     file_dialogues,
     graded_examples,
     held_out,
     load_dialogues,
     nsp_examples,
+    targeted_examples,
+    teacher_labels,
     vsp_examples,
 )
 from dialbench.metrics.features import featurize
@@ -50,7 +53,7 @@ from dialbench.metrics.model import (
 from dialbench.metrics.qe import ESTIMATORS
 from dialbench.metrics.qe.estimator import QEResources
 from dialbench.metrics.translate import ModelTranslator, Translator
-from dialbench.schema import base_language
+from dialbench.schema import Dialogue, base_language
 from dialbench.store import RunStore
 
 MIN_STD = 1e-6
@@ -102,9 +105,27 @@ def _correlation(function: Callable[..., object], x: np.ndarray, y: np.ndarray) 
     return value if np.isfinite(value) else None
 
 
-def examples_for(config: MetricConfig, stores: Sequence[RunStore]) -> list[Example]:
+def examples_for(
+    config: MetricConfig, stores: Sequence[RunStore]
+) -> tuple[list[Example], MetricConfig]:
+    """The training examples, and the config as trained: a judge objective's teacher names the
+    judge and configuration its targets came from, even where the config left them out."""
     files = file_dialogues(config.data.files, config.data.language)
     dialogues = load_dialogues(stores, config.data.languages, files)
+    if config.teacher is not None:
+        try:
+            labels = teacher_labels(stores, config.teacher)
+        except TeacherError as error:
+            raise InputError(config.source, error.message, field=f"teacher.{error.field}") from None
+        return targeted_examples(dialogues, labels.targets), config.model_copy(
+            update={"teacher": labels.teacher}
+        )
+    return _examples(config, stores, dialogues), config
+
+
+def _examples(
+    config: MetricConfig, stores: Sequence[RunStore], dialogues: Sequence[Dialogue]
+) -> list[Example]:
     if config.objective == "graded":
         assert config.target is not None
         return graded_examples(stores, dialogues, config.target.dimension, config.target.values)
@@ -272,11 +293,12 @@ def train_metric(
     source = available_model(config.finetune.model) if config.finetune is not None else ""
     with ExitStack() as stack:
         stores = [stack.enter_context(RunStore.open(run, create=False)) for run in config.data.runs]
-        examples = examples_for(config, stores)
+        examples, config = examples_for(config, stores)
     if not examples:
         raise DialbenchError(
             "no training examples: the runs hold no dialogues (or, for a graded objective, no "
-            "annotations with the target dimension and values) in the chosen languages"
+            "annotations with the target dimension and values; for a judge objective, no "
+            "teacher's score of their turns) in the chosen languages"
         )
     fraction, seed = config.holdout.fraction, config.holdout.seed
     dev = np.array([held_out(e.dialogue_id, fraction, seed) for e in examples])

@@ -35,7 +35,14 @@ class MetricStage(Stage, MetricScoreConfig):
 
     def reads(self) -> frozenset[str]:
         labels = {ANNOTATIONS} if self.train or self.human_labels else set()
-        return frozenset({DIALOGUES, *labels})
+        return frozenset({DIALOGUES, *labels, *({JUDGMENTS} if self._distils() else set())})
+
+    def _distils(self) -> bool:
+        """Whether the stage trains on a judge's judgments (objective judge): it then runs after
+        the stages that write them, and again when they change."""
+        from dialbench.metrics.config import load_config
+
+        return self.train is not None and load_config(self.train).objective == "judge"
 
     def writes(self) -> frozenset[str]:
         files = {FILES} if self.train else set()
