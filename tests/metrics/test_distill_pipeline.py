@@ -19,7 +19,7 @@ from dialbench.pipeline.graph import build_graph
 from dialbench.schema import Judgment
 from dialbench.store import RunStore
 
-# About 40 s on an idle 2-core machine (32 short calls of the 270M model, the encoder).
+# 16 calls of the 270M model (the last chatbot turn of 4 dialogues per language), the encoder.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 JUDGE = "local:gemma3-270m"
 CONFIG = """\
@@ -41,7 +41,7 @@ def test_the_metric_stage_distils_the_judge_stage_before_it(tmp_path: Path) -> N
     stages = [
         {"stage": "import", "name": "dbdc3", "file": str(sample)},
         {"stage": "import", "name": "humans", "file": str(sample), "records": "annotations"},
-        {"stage": "judge", "protocol": "submetrics", "judges": [JUDGE]}
+        {"stage": "judge", "protocol": "submetrics", "judges": [JUDGE], "limit": 4}
         | {"options": {"turns": "last"}},
         {"stage": "metric", "train": "distil.yaml", "model": "model", "heldout_only": True}
         | {"turns": "last"},
