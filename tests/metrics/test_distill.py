@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from dialbench import examples
 from dialbench.errors import DialbenchError, InputError
@@ -16,6 +17,8 @@ from dialbench.metrics.examples import teacher_labels
 from dialbench.metrics.model import load_model
 from dialbench.metrics.score import score_run
 from dialbench.metrics.train import train_metric
+from dialbench.pipeline.config import load_pipeline
+from dialbench.pipeline.graph import build_graph
 from dialbench.schema import Annotation, Dialogue, JudgeConfiguration, Judgment, Target
 from dialbench.store import RunStore
 from tests.conftest import RunCli
@@ -348,3 +351,25 @@ def test_cli_trains_on_the_teacher_and_metaeval_shows_both_against_humans(
     assert failed.stderr.startswith("error: ")
     assert len(failed.stderr.strip().splitlines()) == 1
     assert "field 'teacher.protocol'" in failed.stderr
+
+
+GRADED = """\
+name: sensibleness
+data: {runs: [run]}
+target: {dimension: breakdown, values: {O: 1.0, X: 0.0}}
+"""
+
+
+@pytest.mark.parametrize(("config", "waits"), [(DISTIL, True), (GRADED, False)])
+def test_the_metric_stage_waits_for_the_judge_stage_only_when_it_distils(
+    tmp_path: Path, config: str, waits: bool
+) -> None:
+    config_file(tmp_path, config)
+    stages = [
+        {"stage": "judge", "protocol": "submetrics", "judges": ["local:gemma3-270m"]},
+        {"stage": "metric", "train": "distil.yaml", "model": "model"},
+    ]
+    path = tmp_path / "pipeline.yaml"
+    path.write_text(yaml.safe_dump({"run": "run", "stages": stages}), encoding="utf-8")
+    metric = build_graph(list(load_pipeline(path).stages))[1]
+    assert (metric.inputs == ("judge",)) is waits

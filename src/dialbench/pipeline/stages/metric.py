@@ -76,7 +76,8 @@ class MetricStage(Stage, MetricScoreConfig):
             figures = ", ".join(
                 f"{d.language} {d.pearson:.2f}" for d in info.dev if d.pearson is not None
             )
-            trained = f"trained {self.model} (held-out Pearson: {figures or '-'}); "
+            truth = " with the teacher" if info.objective == "judge" else ""
+            trained = f"trained {self.model} (held-out Pearson{truth}: {figures or '-'}); "
         result = score_metric(self.config(MetricScoreConfig), run_dir)
         return StageOutput(
             f"{trained}{result.judge_model}: {result.judgments} turn(s) in {result.dialogues} "
