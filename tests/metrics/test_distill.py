@@ -167,43 +167,43 @@ def test_the_teacher_configuration_picks_one_of_several(judged: Path, tmp_path: 
     [
         (
             "{protocol: submetric, dimension: sensibleness}",
-            [],
+            "",
             "protocol",
             "no judgments of 'submetric' (they hold submetrics)",
         ),
         (
             "{protocol: holistic, dimension: quality}",
-            ["holistic"],
+            "holistic",
             "protocol",
             "metric diqad train RUN --protocol holistic",
         ),
         (
             "{protocol: submetrics, dimension: sensibleness}",
-            ["second judge"],
+            "second judge",
             "judge",
             "several judges: local:qwen2.5-1.5b, openai:gpt-4.1; name one",
         ),
         (
             "{protocol: submetrics, dimension: sensibleness, judge: openai:gpt-5}",
-            [],
+            "",
             "judge",
             "no judgments with 'openai:gpt-5'",
         ),
         (
             "{protocol: submetrics, dimension: coherence}",
-            [],
+            "",
             "dimension",
             "has a number at 'coherence'; its results hold sensibleness, understandability",
         ),
     ],
 )
 def test_a_teacher_the_runs_cannot_serve_is_one_error_naming_the_field(
-    judged: Path, tmp_path: Path, teacher: str, extra: list[str], field: str, message: str
+    judged: Path, tmp_path: Path, teacher: str, extra: str, field: str, message: str
 ) -> None:
     first = dialogues(judged)[0]
-    if "holistic" in extra:
+    if extra == "holistic":  # a dialogue-level judge
         add(judged, [verdict(first.id, None, 2, protocol="holistic")])
-    if "second judge" in extra:
+    if extra == "second judge":
         add(judged, [verdict(first.id, 1, 3, judge="local:qwen2.5-1.5b")])
     path = config_file(
         tmp_path, DISTIL.replace("{protocol: submetrics, dimension: sensibleness}", teacher)
