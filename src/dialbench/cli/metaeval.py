@@ -198,7 +198,13 @@ def metaeval(
     predictions: Annotated[
         list[Path], typer.Option(help="Judge or metric ratings in the long format.")
     ] = [],  # noqa: B006
-    protocol: Annotated[str | None, typer.Option(help="Judgments of this protocol only.")] = None,
+    protocol: Annotated[
+        list[str],
+        typer.Option(
+            help="Judgments of this protocol only; repeat it to set several side by side (a "
+            "judge and the metric distilled from it)."
+        ),
+    ] = [],  # noqa: B006
     include_partial: Annotated[
         bool,
         typer.Option(

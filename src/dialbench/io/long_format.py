@@ -140,7 +140,7 @@ def long_rows(store: RunStore, records: str, protocol: str | None) -> list[list[
     if records == "annotations":  # labels do not depend on which protocols judged the run
         ratings = human_ratings(store)
     else:
-        ratings = judge_ratings(store, protocol)[0]
+        ratings = judge_ratings(store, [protocol] if protocol else [])[0]
     return [
         [
             r.item_id,

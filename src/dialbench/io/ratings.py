@@ -89,18 +89,28 @@ def configuration_summary(configuration: JudgeConfiguration | None) -> dict[str,
 
 class JudgeNames:
     """How figures name a judge: its model spec, followed by its configuration's fingerprint
-    where the same model judged the same protocol under several configurations."""
+    where the same model judged the same protocol under several configurations; with
+    `compared_protocols`, also by the protocol where the same model judged several of them (a
+    figure then sets them side by side, where a report shows each protocol apart)."""
 
-    def __init__(self, judgments: Sequence[Judgment]) -> None:
+    def __init__(self, judgments: Sequence[Judgment], compared_protocols: bool = False) -> None:
         seen: dict[tuple[str, str], set[str]] = defaultdict(set)
+        protocols: dict[str, set[str]] = defaultdict(set)
         for j in judgments:
             seen[(j.protocol, j.judge_model)].add(configuration_of(j))
+            protocols[j.judge_model].add(j.protocol)
         self._several = {key for key, found in seen.items() if len(found) > 1}
+        self._several_protocols = {
+            model for model, found in protocols.items() if compared_protocols and len(found) > 1
+        }
 
     def __call__(self, judgment: Judgment) -> str:
+        name = judgment.judge_model
+        if name in self._several_protocols:
+            name = f"{name} ({judgment.protocol})"
         if (judgment.protocol, judgment.judge_model) in self._several:
-            return f"{judgment.judge_model} [{configuration_of(judgment)}]"
-        return judgment.judge_model
+            return f"{name} [{configuration_of(judgment)}]"
+        return name
 
 
 @dataclass(frozen=True)
@@ -118,10 +128,17 @@ def _place(target: Target, rater: str, placements: Mapping[str, tuple[str, str |
     return Placed(item_key(target), language, chatbot or HUMAN, rater)
 
 
-def placed_judgments(store: RunStore, protocol: str | None = None) -> list[tuple[Judgment, Placed]]:
-    """The store's judgments (of one protocol) with their place, judges named by `JudgeNames`."""
-    judgments = list(store.records(Judgment, **({"protocol": protocol} if protocol else {})))
-    names, placements = JudgeNames(judgments), store.dialogue_placements()
+def placed_judgments(
+    store: RunStore, protocols: Sequence[str] = ()
+) -> list[tuple[Judgment, Placed]]:
+    """The store's judgments (of these protocols, default all) with their place, judges named
+    by `JudgeNames`."""
+    if protocols:
+        judgments = [j for p in protocols for j in store.records(Judgment, protocol=p)]
+    else:
+        judgments = list(store.records(Judgment))
+    names = JudgeNames(judgments, compared_protocols=len(protocols) > 1)
+    placements = store.dialogue_placements()
     return [(j, _place(j.target, names(j), placements)) for j in judgments]
 
 
@@ -162,26 +179,27 @@ def human_ratings(store: RunStore, include_partial: bool = False) -> list[Rating
 
 
 def from_store(
-    store: RunStore, protocol: str | None = None, include_partial: bool = False
+    store: RunStore, protocols: Sequence[str] = (), include_partial: bool = False
 ) -> tuple[list[Rating], list[Judgment]]:
     """Human ratings from complete annotations (all, with `include_partial`) and judge ratings
-    from judgments (of one protocol)."""
-    ratings, judgments = judge_ratings(store, protocol)
+    from judgments (of the given protocols)."""
+    ratings, judgments = judge_ratings(store, protocols)
     return human_ratings(store, include_partial) + ratings, judgments
 
 
 def judge_ratings(
-    store: RunStore, protocol: str | None = None
+    store: RunStore, protocols: Sequence[str] = ()
 ) -> tuple[list[Rating], list[Judgment]]:
-    """Ratings from the judgments (of one protocol), and those judgments; a judge that judged
-    under several configurations is one rater per configuration."""
+    """Ratings from the judgments of the given protocols, and those judgments; a judge that
+    judged under several configurations is one rater per configuration. With no protocol
+    given, the run must hold one: judges of different protocols are compared only on request."""
     ratings: list[Rating] = []
-    placed = placed_judgments(store, protocol)
-    protocols = {j.protocol for j, _ in placed}
-    if len(protocols) > 1:
+    placed = placed_judgments(store, protocols)
+    found = {j.protocol for j, _ in placed}
+    if not protocols and len(found) > 1:
         raise DialbenchError(
-            f"the run holds judgments of several protocols ({', '.join(sorted(protocols))}); "
-            "choose one with --protocol"
+            f"the run holds judgments of several protocols ({', '.join(sorted(found))}); "
+            "choose one with --protocol, or repeat it to compare several"
         )
     for judgment, p in placed:
         values = flatten(judgment.result) if judgment.result else [(UNSCORED, None)]

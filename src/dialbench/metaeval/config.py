@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from dialbench.schema import Record
 
@@ -78,7 +78,11 @@ class MetaevalConfig(Record):
     predictions: list[Path] = Field(
         default_factory=list, description="judge or metric ratings in the long format"
     )
-    protocol: str | None = Field(default=None, description="the run's judgments of this protocol")
+    protocol: list[str] = Field(
+        default_factory=list,
+        description="the run's judgments of these protocols (one name or a list), side by side; "
+        "default: the run's one protocol",
+    )
     include_partial: bool = Field(
         default=False,
         description="also the run's annotations not marked complete (an annotator still at it)",
@@ -88,3 +92,8 @@ class MetaevalConfig(Record):
     )
     options: MetaEvalOptions = Field(default_factory=MetaEvalOptions)
     output: Path | None = Field(default=None, description="default RUN/metaeval, else ./metaeval")
+
+    @field_validator("protocol", mode="before")
+    @classmethod
+    def _one_or_several(cls, value: object) -> object:
+        return [value] if isinstance(value, str) else value

@@ -101,7 +101,7 @@ def _preferred(judgment: Judgment) -> str | None:
 
 def position_consistency(judgments: Sequence[Judgment]) -> list[ConsistencyRow]:
     verdicts: dict[tuple[str, str, str], str | None] = {}
-    name_of = JudgeNames(judgments)
+    name_of = JudgeNames(judgments, compared_protocols=True)
     for judgment in judgments:
         if judgment.target.kind == "pair" and judgment.sample_index == 0:
             key = (

@@ -46,7 +46,7 @@ def _paired(ratings: list[Rating], pairs: dict[str, str]) -> list[Rating]:
 
 def configuration_notes(judgments: list[Judgment]) -> list[str]:
     """Which configuration each judge's figures come from, one note per judge as figures name it."""
-    names = JudgeNames(judgments)
+    names = JudgeNames(judgments, compared_protocols=True)
     described: dict[str, Judgment] = {}
     for judgment in judgments:
         described.setdefault(names(judgment), judgment)
