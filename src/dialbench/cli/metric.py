@@ -70,7 +70,13 @@ def train(
 
 @metric_app.command()
 def score(
-    model: Annotated[Path, typer.Argument(help="Model directory written by `metric train`.")],
+    model: Annotated[
+        Path,
+        typer.Argument(
+            help="Model directory written by `metric train`, or a packaged metric's name "
+            "(`dialbench metric list`); a directory of that name wins."
+        ),
+    ],
     run: Annotated[Path, typer.Argument(help="Run directory whose turns to score.")],
     role: Annotated[
         list[str], typer.Option(help="Score turns of this role (repeat for both).")
@@ -127,6 +133,49 @@ def score(
     for lang, count in sorted(result.no_head.items()):
         console.print(f"{count} {lang} turn(s) not scored: no head for {lang}", highlight=False)
 
+
+@metric_app.command("list")
+def list_metrics() -> None:
+    """The metrics that ship trained with dialbench, with their held-out figures per language
+    (Pearson against human labels; AUROC of real vs broken replies)."""
+    from dialbench.metrics.model import load_model
+    from dialbench.metrics.packaged import load_card, metric_folder, packaged_names
+
+    for name in packaged_names():
+        info = load_model(metric_folder(name)).info
+        card = load_card(name)
+        console.print(
+            f"{name}: dimension {info.dimension}, encoder {info.encoder.name} "
+            f"{info.encoder.version}, version {info.version}",
+            highlight=False,
+        )
+        if card is None or card.version != info.version:
+            rows = [
+                ("DBDC3 held-out dialogues", d.language, "Pearson", figure(d.pearson, 3),
+                 str(d.n_items), str(d.n_dialogues))
+                for d in info.dev
+            ]  # fmt: skip
+            data = [f"the runs of its training config ({info.objective})"]
+        else:
+            rows = [
+                (f.evaluation, f.language, MEASURES[f.measure], figure(f.value, 3),
+                 str(f.n_items), str(f.n_dialogues))
+                for f in card.figures
+            ]  # fmt: skip
+            data = card.data
+        console.print(f"  trained on: {'; '.join(data)}", highlight=False)
+        console.print(
+            table(
+                f"{info.judge_model}, held out from training",
+                ("evaluation", "language", "measure", "value", "items", "dialogues"),
+                rows,
+                text=("evaluation", "language", "measure"),
+                compact=True,
+            )
+        )
+
+
+MEASURES = {"pearson": "Pearson", "auroc": "AUROC"}
 
 diqad_app = typer.Typer(
     name="diqad",

@@ -15,7 +15,7 @@ heads' bytes, so two trained versions never share judgment ids.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -144,6 +144,23 @@ class MLPHead:
 
 
 Head = LinearHead | MLPHead
+
+
+def blend(heads: Sequence[MLPHead], weights: Sequence[float]) -> MLPHead:
+    """The weighted sum of MLP heads as one MLP head, so a metric that combines submetrics (the
+    paper's VSP + NSP, or human labels + NSP) is still a handful of plain arrays: each head's
+    centring and projection fold into one hidden layer, side by side."""
+    layers = [head.projection @ head.w1 for head in heads]
+    biases = [head.b1 - head.center @ layer for head, layer in zip(heads, layers, strict=True)]
+    width = sum(layer.shape[1] for layer in layers)
+    return MLPHead(
+        center=np.zeros_like(heads[0].center),
+        projection=np.hstack(layers),
+        w1=np.eye(width, dtype=np.float32),
+        b1=np.concatenate(biases),
+        w2=np.concatenate([w * head.w2 for head, w in zip(heads, weights, strict=True)]),
+        b2=sum(w * head.b2 for head, w in zip(heads, weights, strict=True)),
+    )
 
 
 def _head(arrays: Mapping[str, np.ndarray]) -> Head:

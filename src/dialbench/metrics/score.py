@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dialbench.errors import DialbenchError
-from dialbench.metrics.encoders import Encoder, load_encoder
+from dialbench.metrics.encoders import ENCODERS, Encoder, load_encoder
 from dialbench.metrics.examples import Example, turn_example
 from dialbench.metrics.features import featurize
 from dialbench.metrics.finetune import FOLDER, FineTunedMetric
-from dialbench.metrics.model import MetricInfo, MetricModel
+from dialbench.metrics.model import EncoderInfo, MetricInfo, MetricModel
 from dialbench.schema import (
     Annotation,
     Dialogue,
@@ -113,6 +113,13 @@ def _tuning(model: MetricModel) -> tuple[int, int]:
     return int(str(tuning["hidden"])), int(str(tuning["max_length"]))
 
 
+def _install(expected: EncoderInfo) -> str:
+    """How to get the release a metric was trained on, where its encoder is a known one."""
+    if expected.name not in ENCODERS:
+        return ""
+    return f" (pip install {ENCODERS.load(expected.name).package}=={expected.version})"
+
+
 def check_encoder(model: MetricModel, encoder: Encoder) -> None:
     expected = model.info.encoder
     if (encoder.name, encoder.version, encoder.dim) != (
@@ -122,7 +129,7 @@ def check_encoder(model: MetricModel, encoder: Encoder) -> None:
     ):
         raise DialbenchError(
             f"the metric was trained on encoder {expected.name} {expected.version}; "
-            f"this environment has {encoder.name} {encoder.version}"
+            f"this environment has {encoder.name} {encoder.version}{_install(expected)}"
         )
 
 

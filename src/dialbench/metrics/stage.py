@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from dialbench.metrics.packaged import metric_folder
 from dialbench.schema import Annotation, LanguageCode, Record, Role
 from dialbench.store import RunStore
 
@@ -19,7 +20,10 @@ def _chatbot_turns() -> list[Role]:
 
 
 class MetricScoreConfig(Record):
-    model: Path = Field(description="the model directory `dialbench metric train` wrote")
+    model: Path = Field(
+        description="the model directory `dialbench metric train` wrote, or a packaged "
+        "metric's name (`sensibleness`) where no directory of that name exists"
+    )
     roles: list[Role] = Field(default_factory=_chatbot_turns, min_length=1)
     turns: TurnsToScore = Field(
         default="all",
@@ -61,7 +65,7 @@ def score_metric(config: MetricScoreConfig, run_dir: str | Path) -> MetricScoreR
     from dialbench.metrics.model import load_model  # numpy heads, the encoder when it runs
     from dialbench.metrics.score import human_scores, score_run
 
-    loaded = load_model(config.model)
+    loaded = load_model(metric_folder(config.model))
     info = loaded.info
     derived: list[Annotation] = []
     with RunStore.open(run_dir, create=False) as store:

@@ -8,6 +8,7 @@ model trained on one encoder release is never silently scored with another.
 
 from __future__ import annotations
 
+import time
 import weakref
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -59,12 +60,31 @@ class Encoder:
         return np.asarray(self._encode(list(texts)), dtype=np.float32).reshape(len(texts), -1)
 
 
+def memoised(encoder: Encoder) -> tuple[Encoder, list[float]]:
+    """The encoder with a memo of every text it has embedded, and the seconds spent encoding
+    (one list item, updated as it goes): scripts that train several variants on the same texts
+    embed each text once."""
+    memo: dict[str, np.ndarray] = {}
+    spent = [0.0]
+
+    def encode(texts: list[str]) -> np.ndarray:
+        new = [t for t in dict.fromkeys(texts) if t not in memo]
+        if new:
+            started = time.perf_counter()
+            memo.update(zip(new, encoder.encode(new), strict=True))
+            spent[0] += time.perf_counter() - started
+        return np.stack([memo[t] for t in texts])
+
+    return Encoder(encoder.name, encoder.version, encoder.dim, encode), spent
+
+
 def _package_version(name: str, spec: EncoderSpec) -> str:
     try:
         return metadata.version(spec.package)
     except metadata.PackageNotFoundError:
         raise DialbenchError(
-            f"encoder {name!r} needs the package {spec.package} (pip install 'dialbench[metrics]')"
+            f"encoder {name!r} needs the package {spec.package} (pip install {spec.package}; "
+            "'dialbench[metrics]' has every encoder)"
         ) from None
 
 

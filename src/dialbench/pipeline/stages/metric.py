@@ -11,6 +11,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
+from dialbench.metrics.packaged import is_packaged, metric_folder
 from dialbench.metrics.stage import MetricScoreConfig
 from dialbench.pipeline.stage import (
     ANNOTATIONS,
@@ -54,12 +55,18 @@ class MetricStage(Stage, MetricScoreConfig):
         metric.json holds the version and every head's hash)."""
         from dialbench.metrics.model import METADATA  # numpy, jieba: only for a metric stage
 
-        return [self.train] if self.train is not None else [self.model / METADATA]
+        if self.train is not None:
+            return [self.train]
+        return [metric_folder(self.model) / METADATA]
 
     def resolve_paths(self, folder: Path) -> MetricStage:
+        """Paths are relative to the pipeline file; `model: sensibleness` names the packaged
+        metric unless the pipeline's folder has a directory of that name (or the stage trains
+        into it)."""
+        packaged = self.train is None and is_packaged(self.model, folder)
         return self.model_copy(
             update={
-                "model": relative_to(folder, self.model),
+                "model": self.model if packaged else relative_to(folder, self.model),
                 "train": relative_to(folder, self.train),
             }
         )
