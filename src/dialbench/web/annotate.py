@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import multiprocessing
+import os
 import threading
 import time
 from collections import defaultdict
@@ -176,6 +177,18 @@ def agreement_rows(store: RunStore) -> list[AgreementRow]:
     return meta_evaluate(ratings, agreement_only=True).agreement if ratings else []
 
 
+def _exit_with(parent: int) -> None:
+    """Ends the agreement process once the server's is gone: a server killed with SIGKILL
+    cannot shut it down, and it would wait for work forever."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def _agreement_of(run_dir: Path) -> list[AgreementRow]:
     """`agreement_rows` of a run, in the process that refreshes the organiser's table."""
     with RunStore.open(run_dir, create=False) as store:
@@ -223,7 +236,9 @@ class LiveAgreement:
                 else:
                     if self._process is None:
                         spawn = multiprocessing.get_context("spawn")  # forking threads is unsafe
-                        self._process = ProcessPoolExecutor(1, mp_context=spawn)
+                        self._process = ProcessPoolExecutor(
+                            1, spawn, initializer=_exit_with, initargs=(os.getpid(),)
+                        )
                     self._rows = self._process.submit(_agreement_of, self.run_dir).result()
                 self._version = version
             self._computed = time.monotonic()
