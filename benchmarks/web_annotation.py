@@ -1,13 +1,16 @@
 """Annotation writes through the web app: N simulated annotators (default 40) saving labels
 against `dialbench serve` on 127.0.0.1 for S seconds (default 120) while the organiser's page
 reloads as soon as it has come, then a check that every acknowledged write is in the store.
-Prints writes per second, write latency percentiles and the organiser page's load times.
+Prints writes per second, write latency percentiles and the organiser page's load times, and
+the machine's load average before and after (the load generator shares the server's cores:
+other jobs on them lower every figure).
 
 Usage: .venv/bin/python benchmarks/web_annotation.py [ANNOTATORS] [SECONDS]
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -32,6 +35,7 @@ def _percentiles(seconds: list[float]) -> str:
 def main() -> None:
     annotators = int(sys.argv[1]) if len(sys.argv) > 1 else 40
     seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 120.0
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as scratch:
         load = make_load_run(Path(scratch) / "run", annotators, dialogues=60)
         with serve(load.path) as serving:
@@ -45,6 +49,7 @@ def main() -> None:
         f"{_percentiles(result.organiser_latencies)}"
     )
     print(f"failed requests: {len(result.failures)}; lost acknowledged writes: {len(lost)}")
+    print(f"load average (1 min): {load_before:.2f} before, {os.getloadavg()[0]:.2f} after")
     if lost or result.failures:
         sys.exit(1)
 
