@@ -11,6 +11,7 @@ import threading
 import time
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Annotated
 
@@ -231,17 +232,25 @@ class LiveAgreement:
                 self._store = RunStore.open(self.run_dir, create=False, any_thread=True)
             version = self._store.data_version()
             if self._rows is None or version != self._version:
-                if in_process:
-                    self._rows = agreement_rows(self._store)
-                else:
-                    if self._process is None:
-                        spawn = multiprocessing.get_context("spawn")  # forking threads is unsafe
-                        self._process = ProcessPoolExecutor(
-                            1, spawn, initializer=_exit_with, initargs=(os.getpid(),)
-                        )
-                    self._rows = self._process.submit(_agreement_of, self.run_dir).result()
-                self._version = version
+                rows = agreement_rows(self._store) if in_process else self._computed_apart()
+                if rows is None:
+                    return
+                self._rows, self._version = rows, version
             self._computed = time.monotonic()
+
+    def _computed_apart(self) -> list[AgreementRow] | None:
+        """The table from the agreement process; None when that process was killed (the next
+        refresh starts another)."""
+        if self._process is None:
+            spawn = multiprocessing.get_context("spawn")  # forking a threaded process is unsafe
+            self._process = ProcessPoolExecutor(
+                1, spawn, initializer=_exit_with, initargs=(os.getpid(),)
+            )
+        try:
+            return self._process.submit(_agreement_of, self.run_dir).result()
+        except BrokenProcessPool:
+            self._process = None
+            return None
 
     def warm_up(self) -> None:
         """Import the statistics stack (pandas, scipy: seconds) in the background at start, so
