@@ -178,9 +178,11 @@ def agreement_rows(store: RunStore) -> list[AgreementRow]:
     return meta_evaluate(ratings, agreement_only=True).agreement if ratings else []
 
 
-def _exit_with(parent: int) -> None:
-    """Ends the agreement process once the server's is gone: a server killed with SIGKILL
-    cannot shut it down, and it would wait for work forever."""
+def _in_background(parent: int) -> None:
+    """The agreement process yields the CPU to the server's (nice 10: a refresh is a second of
+    a core, which the writes need more) and ends once the server's is gone: a server killed
+    with SIGKILL cannot shut it down, and it would wait for work forever."""
+    os.nice(10)
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -244,7 +246,7 @@ class LiveAgreement:
         if self._process is None:
             spawn = multiprocessing.get_context("spawn")  # forking a threaded process is unsafe
             self._process = ProcessPoolExecutor(
-                1, spawn, initializer=_exit_with, initargs=(os.getpid(),)
+                1, spawn, initializer=_in_background, initargs=(os.getpid(),)
             )
         try:
             return self._process.submit(_agreement_of, self.run_dir).result()
