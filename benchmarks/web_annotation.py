@@ -1,13 +1,18 @@
 """Annotation writes through the web app: N simulated annotators (default 40) saving labels
 against `dialbench serve` on 127.0.0.1 for S seconds (default 120) while the organiser's page
 reloads as soon as it has come, then a check that every acknowledged write is in the store.
-Prints writes per second, write latency percentiles and the organiser page's load times.
+Prints writes per second, write latency percentiles and the organiser page's load times, and
+the machine's load average before and after (the load generator shares the server's cores:
+other jobs on them lower every figure). The CPU time the server's processes spent per write
+(the organiser's pages and agreement included; Linux only) moves much less with other jobs:
+it compares two versions on a busy machine.
 
 Usage: .venv/bin/python benchmarks/web_annotation.py [ANNOTATORS] [SECONDS]
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -29,13 +34,30 @@ def _percentiles(seconds: list[float]) -> str:
     return f"median {at(0.5):.1f}, p95 {at(0.95):.1f}, p99 {at(0.99):.1f}, max {ordered[-1]:.1f}"
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User and system time of a process and of its children that are still running (the
+    agreement's process), from /proc."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if stat.parent.name == str(pid) or fields[1] == str(pid):
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def main() -> None:
     annotators = int(sys.argv[1]) if len(sys.argv) > 1 else 40
     seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 120.0
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as scratch:
         load = make_load_run(Path(scratch) / "run", annotators, dialogues=60)
         with serve(load.path) as serving:
+            cpu_before = _cpu_seconds(serving.process.pid)
             result = drive(serving.base, load, seconds, serving.organiser_link)
+            cpu = _cpu_seconds(serving.process.pid) - cpu_before
         lost = lost_writes(load, result)
     print(f"{annotators} annotators for {seconds:.0f} s: {result.writes} acknowledged writes")
     print(f"writes/s: {result.writes / seconds:.1f}")
@@ -45,6 +67,11 @@ def main() -> None:
         f"{_percentiles(result.organiser_latencies)}"
     )
     print(f"failed requests: {len(result.failures)}; lost acknowledged writes: {len(lost)}")
+    print(
+        f"server CPU: {1000 * cpu / max(result.writes, 1):.2f} ms per write, "
+        f"{cpu / seconds:.2f} cores meanwhile"
+    )
+    print(f"load average (1 min): {load_before:.2f} before, {os.getloadavg()[0]:.2f} after")
     if lost or result.failures:
         sys.exit(1)
 

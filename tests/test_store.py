@@ -10,8 +10,15 @@ from pathlib import Path
 import pytest
 
 from dialbench.errors import DialbenchError
-from dialbench.schema import Annotation, Dialogue, Judgment, Target
-from dialbench.store import STORE_FILENAME, RunStore, StoreError, schema_version_known
+from dialbench.hashing import canonical_json
+from dialbench.schema import Annotation, Dialogue, Judgment, Run, Target
+from dialbench.store import (
+    STORE_FILENAME,
+    RunStore,
+    StoreError,
+    _migrations,
+    schema_version_known,
+)
 
 
 def make_dialogue(text: str, language: str = "en") -> Dialogue:
@@ -46,6 +53,55 @@ def test_a_file_that_is_not_sqlite_is_refused(tmp_path: Path) -> None:
     (tmp_path / STORE_FILENAME).write_text("not a database at all" * 100)
     with pytest.raises(StoreError, match="not a dialbench store"):
         RunStore.open(tmp_path)
+
+
+def test_a_store_made_before_the_complete_column_keeps_which_labels_are_finished(
+    tmp_path: Path,
+) -> None:
+    """Migration 0006 on a store at schema 5, with rows as the code of that schema wrote them:
+    the new `complete` column is filled from each record, and writes keep it up to date."""
+    db = sqlite3.connect(tmp_path / STORE_FILENAME, isolation_level=None)
+    for version, script in _migrations():
+        if version <= 5:
+            db.executescript(script)
+    db.execute("PRAGMA user_version = 5")
+    run = Run(command="import")
+    db.execute(
+        "INSERT INTO runs VALUES (?, ?, ?, ?, ?)",
+        (run.id, run.command, "finished", run.started_at.isoformat(), run.model_dump_json()),
+    )
+
+    def annotation(dialogue: str, complete: bool, turn: int | None = None) -> Annotation:
+        target = Target(dialogue_id=dialogue, turn_index=turn)
+        return Annotation(annotator_id="ann", target=target, labels={"x": 1}, complete=complete)
+
+    finished, started, turn = (
+        annotation("d1", True),
+        annotation("d2", False),
+        annotation("d3", False, 0),
+    )
+    for old in (finished, started, turn):
+        db.execute(
+            "INSERT INTO annotations VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                old.id,
+                run.id,
+                "ann",
+                old.target.dialogue_id,
+                old.target.turn_index,
+                None,
+                canonical_json(old.model_dump(mode="json")),
+            ),
+        )
+    db.close()
+    with RunStore.open(tmp_path) as store:
+        assert store.schema_version == schema_version_known()
+        assert store.dialogue_labels() == [("ann", "d1", True), ("ann", "d2", False)]
+        assert store.get(Annotation, started.id) == started
+        with store.run("serve") as now:
+            store.add([annotation("d2", True), annotation("d1", False)], now, on_conflict="replace")
+        assert store.dialogue_labels(["ann"]) == [("ann", "d1", False), ("ann", "d2", True)]
+        assert store.dialogue_labels(["someone else"]) == []
 
 
 def test_add_is_idempotent_and_conflicts_are_explicit(tmp_path: Path) -> None:

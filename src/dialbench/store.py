@@ -85,7 +85,7 @@ def _judgment_columns(j: Judgment) -> dict[str, Any]:
 
 
 def _annotation_columns(a: Annotation) -> dict[str, Any]:
-    return {"annotator_id": a.annotator_id, **_target_columns(a.target)}
+    return {"annotator_id": a.annotator_id, "complete": a.complete, **_target_columns(a.target)}
 
 
 TABLES: dict[type[StoredRecord], _Table] = {
@@ -433,14 +433,16 @@ class RunStore:
         self, annotators: Sequence[str] | None = None
     ) -> list[tuple[str, str, bool]]:
         """(annotator, dialogue id, complete) of every annotation of a whole dialogue (of these
-        annotators), in insertion order, without reading the labels themselves."""
+        annotators), by annotator and dialogue: read from an index alone, not the records."""
         query = (
-            "SELECT annotator_id, dialogue_id, json_extract(record, '$.complete') IS NOT 0 "
-            "FROM annotations WHERE turn_index IS NULL AND other_dialogue_id IS NULL"
+            "SELECT annotator_id, dialogue_id, complete FROM annotations "
+            "WHERE turn_index IS NULL AND other_dialogue_id IS NULL"
         )
         if annotators is not None:
             query += f" AND annotator_id IN ({', '.join('?' * len(annotators))})"
-        rows = self._db.execute(query + " ORDER BY rowid", tuple(annotators or ()))
+        rows = self._db.execute(
+            query + " ORDER BY annotator_id, dialogue_id", tuple(annotators or ())
+        )
         return [(annotator, dialogue, bool(complete)) for annotator, dialogue, complete in rows]
 
     def last_annotated(self) -> dict[str, str]:

@@ -111,13 +111,17 @@ def _watch(organiser_link: str, until: float, result: LoadResult) -> None:
         client.get(organiser_link)
         while time.monotonic() < until:
             sent = time.perf_counter()
-            answer = client.get(organiser_link.split("/enter")[0] + "/organiser")
+            try:
+                answer = client.get(organiser_link.split("/enter")[0] + "/organiser")
+                problem = None if answer.status_code == 200 else f"{answer.status_code}"
+            except httpx.HTTPError as error:  # the kill test's server is gone
+                problem = repr(error)
             elapsed = time.perf_counter() - sent
             with result.lock:
-                if answer.status_code == 200:
+                if problem is None:
                     result.organiser_latencies.append(elapsed)
                 else:
-                    result.failures.append((time.monotonic(), f"organiser {answer.status_code}"))
+                    result.failures.append((time.monotonic(), f"organiser {problem}"))
 
 
 def drive(

@@ -4,6 +4,10 @@ table is served while the store is unchanged, and under a stream of labels at mo
 
 from __future__ import annotations
 
+import os
+import signal
+from pathlib import Path
+
 from web_run import WebRun
 
 from dialbench.metaeval.agreement import AgreementRow
@@ -30,17 +34,21 @@ def _label(web_run: WebRun, overall: int, complete: bool = True) -> None:
         )
 
 
+def _settled(live: LiveAgreement) -> list[AgreementRow]:
+    """The table once the refresh this view started (if any) has finished."""
+    shown = live.rows()
+    if live.refreshing is not None:
+        live.refreshing.join()
+    return shown
+
+
 def test_the_table_is_kept_while_nothing_changed_and_throttled_while_labels_stream(
     web_run: WebRun,
 ) -> None:
     live = LiveAgreement(web_run.path, refresh_seconds=0)
 
     def settled() -> list[AgreementRow]:
-        """The table once the refresh this view started (if any) has finished."""
-        shown = live.rows()
-        if live.refreshing is not None:
-            live.refreshing.join()
-        return shown
+        return _settled(live)
 
     assert settled() == []  # the first view computes it
     _label(web_run, overall=1, complete=False)
@@ -58,3 +66,45 @@ def test_the_table_is_kept_while_nothing_changed_and_throttled_while_labels_stre
     assert settled() is first
     assert settled() is not first
     live.close()
+
+
+def test_a_killed_agreement_process_is_replaced_by_the_next_refresh(web_run: WebRun) -> None:
+    """Refreshes compute the table in a process of their own, off the server's GIL; one that
+    died keeps the last table shown until the next refresh starts another."""
+    live = LiveAgreement(web_run.path, refresh_seconds=0)
+    assert _settled(live) == []
+    _label(web_run, overall=1)
+    assert _settled(live) == []  # this view's refresh starts the agreement process
+    first = _settled(live)
+    assert {(row.dimension, row.n_annotators) for row in first} == {("overall", 2)}
+    (process,) = _agreement_processes()
+    os.kill(process, signal.SIGKILL)
+    _label(web_run, overall=2)
+    assert _settled(live) is first  # the refresh found the process gone
+    assert _settled(live) is first  # this one started another, which computed the next table
+    assert _agreement_processes() not in ([], [process])
+    assert _settled(live) is not first
+    live.close()
+
+
+def _agreement_processes() -> list[int]:
+    """This process's children that multiprocessing spawned."""
+    return [
+        int(pid.name)
+        for pid in Path("/proc").iterdir()
+        if pid.name.isdigit() and _parent(pid) == os.getpid() and b"spawn_main" in _cmdline(pid)
+    ]
+
+
+def _parent(process: Path) -> int | None:
+    try:
+        return int((process / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except OSError:  # gone meanwhile
+        return None
+
+
+def _cmdline(process: Path) -> bytes:
+    try:
+        return (process / "cmdline").read_bytes()
+    except OSError:
+        return b""

@@ -5,9 +5,13 @@ organiser's figures: agreement between annotators, agreement with the gold label
 from __future__ import annotations
 
 import importlib
+import multiprocessing
+import os
 import threading
 import time
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Annotated
 
@@ -174,17 +178,40 @@ def agreement_rows(store: RunStore) -> list[AgreementRow]:
     return meta_evaluate(ratings, agreement_only=True).agreement if ratings else []
 
 
+def _in_background(parent: int) -> None:
+    """The agreement process yields the CPU to the server's (nice 10: a refresh is a second of
+    a core, which the writes need more) and ends once the server's is gone: a server killed
+    with SIGKILL cannot shut it down, and it would wait for work forever."""
+    os.nice(10)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _agreement_of(run_dir: Path) -> list[AgreementRow]:
+    """`agreement_rows` of a run, in the process that refreshes the organiser's table."""
+    with RunStore.open(run_dir, create=False) as store:
+        return agreement_rows(store)
+
+
 class LiveAgreement:
     """The organiser page's agreement table, which under load would otherwise be recomputed
     from every label on every view. The first view computes it; after that no view waits for
     it: once the store changed (this connection's `data_version`) and the table is older than
-    `refresh_seconds`, one background thread computes the next while views show the last."""
+    `refresh_seconds`, one background thread has the next computed while views show the last.
+    It is computed in a process of its own: a second of pandas in the server's would hold the
+    GIL, and every write waiting for it, that long."""
 
     def __init__(self, run_dir: Path, refresh_seconds: float = 10.0) -> None:
         self.run_dir = run_dir
         self.refresh_seconds = refresh_seconds
         self.refreshing: threading.Thread | None = None
         self._store: RunStore | None = None
+        self._process: ProcessPoolExecutor | None = None
         self._computing = threading.Lock()
         self._starting = threading.Lock()
         self._rows: list[AgreementRow] | None = None
@@ -193,7 +220,7 @@ class LiveAgreement:
 
     def rows(self) -> list[AgreementRow]:
         if self._rows is None:
-            self._refresh()
+            self._refresh(in_process=True)
         elif time.monotonic() - self._computed >= self.refresh_seconds:
             with self._starting:
                 if self.refreshing is None or not self.refreshing.is_alive():
@@ -201,14 +228,31 @@ class LiveAgreement:
                     self.refreshing.start()
         return self._rows or []
 
-    def _refresh(self) -> None:
+    def _refresh(self, in_process: bool = False) -> None:
         with self._computing:
             if self._store is None:
                 self._store = RunStore.open(self.run_dir, create=False, any_thread=True)
             version = self._store.data_version()
             if self._rows is None or version != self._version:
-                self._rows, self._version = agreement_rows(self._store), version
+                rows = agreement_rows(self._store) if in_process else self._computed_apart()
+                if rows is None:
+                    return
+                self._rows, self._version = rows, version
             self._computed = time.monotonic()
+
+    def _computed_apart(self) -> list[AgreementRow] | None:
+        """The table from the agreement process; None when that process was killed (the next
+        refresh starts another)."""
+        if self._process is None:
+            spawn = multiprocessing.get_context("spawn")  # forking a threaded process is unsafe
+            self._process = ProcessPoolExecutor(
+                1, spawn, initializer=_in_background, initargs=(os.getpid(),)
+            )
+        try:
+            return self._process.submit(_agreement_of, self.run_dir).result()
+        except BrokenProcessPool:
+            self._process = None
+            return None
 
     def warm_up(self) -> None:
         """Import the statistics stack (pandas, scipy: seconds) in the background at start, so
@@ -220,3 +264,6 @@ class LiveAgreement:
             if self._store is not None:
                 self._store.close()
                 self._store = None
+            if self._process is not None:
+                self._process.shutdown(cancel_futures=True)
+                self._process = None

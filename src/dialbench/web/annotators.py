@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -116,36 +117,54 @@ def _languages(annotator: Annotator) -> set[str]:
     return {base_language(tag) for tag in annotator.languages}
 
 
-def assigned_items(
-    benchmark: Benchmark,
-    colleagues: Sequence[Annotator],
-    annotator: Annotator,
-    kept: Collection[str],
-    settings: AssignmentSettings,
-) -> list[BenchmarkItem]:
-    """The annotator's dialogues in benchmark order: those in their languages, shared out
-    round-robin among the benchmark's annotators (`colleagues`) so each has `overlap`
-    annotators, plus every dialogue in `kept` (the gold items, and those they already labelled:
-    an assignment never takes back work done)."""
-    speakers: dict[str, list[str]] = defaultdict(list)
-    for colleague in sorted(colleagues, key=lambda a: a.name):
-        for language in _languages(colleague):
-            speakers[language].append(colleague.name)
-    mine = _languages(annotator)
-    seen_in_language: dict[str, int] = defaultdict(int)
-    assigned = []
-    for item in benchmark.items:
-        language = base_language(item.language)
-        index = seen_in_language[language]
-        seen_in_language[language] += 1
-        if language not in mine:
-            continue
-        shared_by = speakers[language]
-        overlap = min(settings.overlap or len(shared_by), len(shared_by))
-        chosen = {shared_by[(index * overlap + k) % len(shared_by)] for k in range(overlap)}
-        if annotator.name in chosen or item.dialogue_id in kept:
-            assigned.append(item)
-    return assigned
+@dataclass(frozen=True)
+class Shares:
+    """How a benchmark's items are shared out among its annotators (`colleagues`): those in
+    their languages, round-robin so each item has `overlap` annotators. The item with index i
+    among those of its language goes to the `overlap` speakers from position i * overlap on
+    (by name), wrapping round. Worked out once per request, then asked for each annotator: on
+    every write, and for all forty on the organiser's page."""
+
+    items: list[tuple[BenchmarkItem, str, int]]  # item, base language, index in its language
+    positions: dict[str, dict[str, int]]  # language -> speaker -> position
+    overlap: int | None
+
+    @classmethod
+    def of(
+        cls, benchmark: Benchmark, colleagues: Sequence[Annotator], settings: AssignmentSettings
+    ) -> Shares:
+        positions: dict[str, dict[str, int]] = defaultdict(dict)
+        for colleague in sorted(colleagues, key=lambda a: a.name):
+            for language in _languages(colleague):
+                positions[language][colleague.name] = len(positions[language])
+        seen_in_language: dict[str, int] = defaultdict(int)
+        items = []
+        for item in benchmark.items:
+            language = base_language(item.language)
+            items.append((item, language, seen_in_language[language]))
+            seen_in_language[language] += 1
+        return cls(items, positions, settings.overlap)
+
+    def assigned(self, annotator: Annotator, kept: Collection[str]) -> list[BenchmarkItem]:
+        """The annotator's dialogues in benchmark order: their share, plus every dialogue in
+        `kept` (the gold items, and those they already labelled: an assignment never takes
+        back work done)."""
+        mine = _languages(annotator)
+        assigned = []
+        for item, language, index in self.items:
+            if language not in mine:
+                continue
+            if self._shared_with(annotator.name, language, index) or item.dialogue_id in kept:
+                assigned.append(item)
+        return assigned
+
+    def _shared_with(self, name: str, language: str, index: int) -> bool:
+        speakers = self.positions.get(language, {})
+        position = speakers.get(name)
+        if position is None:
+            return False
+        overlap = min(self.overlap or len(speakers), len(speakers))
+        return (position - index * overlap) % len(speakers) < overlap
 
 
 def import_labels(store: RunStore, path: Path, fmt: str | None = None) -> int:

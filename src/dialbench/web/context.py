@@ -99,7 +99,12 @@ def current_session(request: Request) -> Session | None:
     return identify(token, context.organiser_hash, context.annotators()) if token else None
 
 
-def session_of(request: Request) -> Session:
+# The dependencies are coroutines: FastAPI would run each plain function in a worker thread,
+# a hand-over that under load costs the event loop more than their work (reading the small
+# annotators table, a hash or two).
+
+
+async def session_of(request: Request) -> Session:
     found = current_session(request)
     if found is None:
         raise HTTPException(401, "open your secret link first: no page without one")
@@ -107,19 +112,21 @@ def session_of(request: Request) -> Session:
     return found
 
 
-def organiser(session: Annotated[Session, Depends(session_of)]) -> Session:
+async def organiser(session: Annotated[Session, Depends(session_of)]) -> Session:
     if not session.is_organiser:
         raise HTTPException(403, "this page is the organiser's")
     return session
 
 
-def annotator_of(session: Annotated[Session, Depends(session_of)]) -> Annotator:
+async def annotator_of(session: Annotated[Session, Depends(session_of)]) -> Annotator:
     if session.annotator is None:
         raise HTTPException(403, "this page is for annotators: the organiser has /organiser")
     return session.annotator
 
 
-def writer(request: Request, annotator: Annotated[Annotator, Depends(annotator_of)]) -> Annotator:
+async def writer(
+    request: Request, annotator: Annotated[Annotator, Depends(annotator_of)]
+) -> Annotator:
     """An annotator whose write carries the CSRF token of their session."""
     secret = context_of(request).server_secret
     if not csrf_valid(secret, request.state.session, request.headers.get(CSRF_HEADER)):

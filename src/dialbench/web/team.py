@@ -8,13 +8,13 @@ from __future__ import annotations
 import functools
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from dialbench.errors import DialbenchError
 from dialbench.schema import Annotator, Benchmark, BenchmarkItem, Record, StoredRecord
 from dialbench.store import RunStore
-from dialbench.web.annotators import AssignmentSettings, assigned_items
+from dialbench.web.annotators import AssignmentSettings, Shares
 
 R = TypeVar("R", bound=StoredRecord)
 
@@ -59,6 +59,7 @@ class Team:
     annotators: list[Annotator]
     benchmarks: dict[str, Benchmark]
     labelled: dict[str, dict[str, bool]]  # annotator -> dialogue -> complete
+    shares: dict[str, Shares] = field(default_factory=dict)  # benchmark -> its shares, once
 
     @classmethod
     def read(
@@ -86,10 +87,15 @@ class Team:
         return {d for d, complete in self.labelled.get(gold or "", {}).items() if complete}
 
     def assigned(self, annotator: Annotator) -> list[BenchmarkItem]:
-        colleagues = [a for a in self.annotators if a.benchmark == annotator.benchmark]
+        shares = self.shares.get(annotator.benchmark)
+        if shares is None:
+            colleagues = [a for a in self.annotators if a.benchmark == annotator.benchmark]
+            benchmark = self.benchmark(annotator.benchmark)
+            shares = self.shares[annotator.benchmark] = Shares.of(
+                benchmark, colleagues, self.settings
+            )
         kept = self.gold_items() | set(self.labelled.get(annotator.name, {}))
-        benchmark = self.benchmark(annotator.benchmark)
-        return assigned_items(benchmark, colleagues, annotator, kept, self.settings)
+        return shares.assigned(annotator, kept)
 
     def progress(self, annotator: Annotator, assigned: Sequence[str] | None = None) -> Progress:
         """How many of their dialogues (`assigned`, when already known) they finished, and how
