@@ -1,0 +1,214 @@
+"""The packaged local judges' sensibleness against DBDC3's humans, scored by argmax and expected.
+
+A fixed subset of the full DBDC3 release (`../shared/data/dbdc3_breakdown_ja_en.zip`): DIALOGUES
+evaluation dialogues per language drawn with a fixed seed, spread over the language's chatbots,
+imported with their 30 breakdown labels per turn. Each packaged judge rates the sensibleness of
+every chatbot turn (`submetrics`, `dimensions=sensibleness`) twice: the score it wrote (`argmax`)
+and the expectation over the five scores' token probabilities (`expected`). `dialbench
+metaeval`'s own code then correlates each with the humans' mean breakdown label (X < T < O as
+ordinal 0 < 1 < 2; O = 1, T = 0.5, X = 0 is the same up to scale, so the same r), with a 95%
+interval from the bootstrap over dialogues. Calls are cached in the run (default
+runs/expected_scoring), so a second run prints the same figures at once.
+Usage: .venv/bin/python benchmarks/expected_scoring.py [--run DIR] [--dialogues N] [--threads T]
+  [--write]
+  --write: also write the figures to the package's judge_figures.yaml (`dialbench models`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import time
+import zipfile
+from collections import defaultdict
+from pathlib import Path
+
+from dialbench import Dialogue, ImportOptions, Judgment, RunStore, import_file
+from dialbench.io.ratings import JudgeNames
+from dialbench.judge.stage import JudgeConfig, judge
+from dialbench.llm.measured import FIGURES_FILE, JudgeFigure, MeasuredJudges, write_figures
+from dialbench.llm.specs import ModelConfig
+from dialbench.metaeval.config import MetaevalConfig, MetaEvalOptions, ScaleSpec
+from dialbench.metaeval.correlation import CorrelationRow
+from dialbench.metaeval.stage import metaeval
+
+DBDC_ZIP = Path(__file__).resolve().parents[2] / "shared" / "data" / "dbdc3_breakdown_ja_en.zip"
+JUDGES = ("local:qwen2.5-0.5b", "local:qwen2.5-1.5b")
+SCORINGS = ("argmax", "expected")
+LANGUAGES = ("en", "ja", "all")
+SEED = 0
+
+
+def subset(target: Path, per_language: int) -> None:
+    """`per_language` evaluation dialogues of each language, as many from each chatbot as the
+    split allows, drawn with a fixed seed; both releases' copies (the importer keeps the
+    revised one)."""
+    with zipfile.ZipFile(DBDC_ZIP) as source:
+        names = sorted(n for n in source.namelist() if n.endswith(".log.json") and "/eval/" in n)
+        chatbots: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        for name in names:
+            if "/dbdc3/" in name:  # language/eval/chatbot/file in the first release
+                language, _, chatbot, file = name.split("/dbdc3/")[1].split("/")
+                chatbots[language][chatbot].append(file)
+        rng = random.Random(SEED)
+        wanted = set()
+        for language, files in sorted(chatbots.items()):
+            bots = sorted(files)
+            for i, bot in enumerate(bots):
+                share = per_language // len(bots) + (i < per_language % len(bots))
+                wanted |= {f"{language}/eval/{bot}/{f}" for f in rng.sample(files[bot], share)}
+        with zipfile.ZipFile(target, "w") as out:
+            for name in names:
+                if name.split("/dbdc3_revised/")[-1].split("/dbdc3/")[-1] in wanted:
+                    out.writestr(name, source.read(name))
+
+
+def prepare(run: Path, per_language: int) -> None:
+    if (run / "dialbench.sqlite").exists():
+        return
+    run.mkdir(parents=True, exist_ok=True)
+    data = run / "dbdc3_subset.zip"
+    subset(data, per_language)
+    with RunStore.open(run) as store:
+        import_file(store, data)
+        import_file(store, data, ImportOptions(records="annotations"))
+
+
+def judge_all(run: Path, threads: int) -> None:
+    for spec in JUDGES:
+        for scoring in SCORINGS:
+            config = JudgeConfig(
+                protocol="submetrics",
+                options={"dimensions": "sensibleness", "scoring": scoring},
+                judges=[ModelConfig(spec=spec, n_threads=threads)],
+            )
+            started = time.perf_counter()
+            summary = judge(config, run, quiet=True)
+            tally = summary.judges[0]
+            print(
+                f"{spec} scoring={scoring}: {tally.judgments} turns, {tally.ok} judged now, "
+                f"{tally.already_ok} stored, {tally.unscored} unscored, "
+                f"{time.perf_counter() - started:.0f} s (load average "
+                f"{os.getloadavg()[0]:.1f}){': ' + tally.first_error if tally.first_error else ''}",
+                flush=True,
+            )
+
+
+def scorings(run: Path) -> dict[str, tuple[str, str]]:
+    """Each rater name metaeval gives a judge -> (model spec, scoring)."""
+    with RunStore.open(run, create=False) as store:
+        judgments = list(store.records(Judgment, protocol="submetrics"))
+    names = JudgeNames(judgments)
+    found = {}
+    for j in judgments:
+        options = j.configuration.options if j.configuration else {}
+        found[names(j)] = (j.judge_model, str(options.get("scoring", "argmax")))
+    return found
+
+
+def unscored_rates(run: Path) -> dict[tuple[str, str, str], float]:
+    """(spec, scoring, language) -> the share of judgments unscored."""
+    counts: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
+    with RunStore.open(run, create=False) as store:
+        languages = {d.id: d.language for d in store.records(Dialogue)}
+        for j in store.records(Judgment, protocol="submetrics"):
+            options = j.configuration.options if j.configuration else {}
+            scoring = str(options.get("scoring", "argmax"))
+            for language in (languages[j.target.dialogue_id], "all"):
+                counts[(j.judge_model, scoring, language)][0] += j.parse_status == "unscored"
+                counts[(j.judge_model, scoring, language)][1] += 1
+    return {key: bad / total for key, (bad, total) in counts.items()}
+
+
+def figures(run: Path) -> MeasuredJudges:
+    output = metaeval(
+        MetaevalConfig(
+            protocol="submetrics",
+            pairs={"sensibleness": "breakdown"},
+            options=MetaEvalOptions(
+                scales={"breakdown": ScaleSpec(scale="ordinal", order=["X", "T", "O"])}
+            ),
+        ),
+        run,
+    )
+    raters = scorings(run)
+    unscored = unscored_rates(run)
+    rows: dict[tuple[str, str], dict[str, CorrelationRow]] = defaultdict(dict)
+    for row in output.report.correlation:
+        if row.dimension == "breakdown" and row.rater in raters:
+            rows[(row.rater, row.language)][row.method] = row
+    measured: dict[str, list[JudgeFigure]] = defaultdict(list)
+    for rater, (spec, scoring) in sorted(raters.items(), key=lambda r: (r[1], r[0])):
+        for language in LANGUAGES:
+            methods = rows.get((rater, language))
+            if not methods:
+                continue
+            pearson, spearman = methods["pearson"], methods["spearman"]
+            measured[spec].append(
+                JudgeFigure(
+                    language=language,
+                    scoring=scoring,
+                    n_items=pearson.n_items,
+                    n_dialogues=pearson.n_dialogues,
+                    pearson=pearson.r,
+                    pearson_ci=(pearson.ci_low, pearson.ci_high),
+                    spearman=spearman.r,
+                    spearman_ci=(spearman.ci_low, spearman.ci_high),
+                    unscored=round(unscored.get((spec, scoring, language), 0.0), 3),
+                )
+            )
+    return MeasuredJudges(models=dict(measured))
+
+
+def _figure(value: float | None, interval: tuple[float | None, float | None]) -> str:
+    if value is None:
+        return "–"
+    low, high = interval
+    shown = f"{value:.2f}" + (
+        f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else ""
+    )
+    return shown.replace("-", "−")
+
+
+def tables(measured: MeasuredJudges) -> str:
+    """Every figure, one row per judge, scoring and language; then Pearson r alone, en / ja."""
+    lines = [
+        "| judge | scoring | language | turns (dialogues) | Pearson r [95% CI] | "
+        "Spearman ρ [95% CI] | unscored |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    short = ["| judge | scoring | Pearson r en | Pearson r ja |", "| --- | --- | --- | --- |"]
+    for spec, figures in measured.models.items():
+        by = {(f.scoring, f.language): f for f in figures}
+        for f in figures:
+            lines.append(
+                f"| {spec} | {f.scoring} | {f.language} | {f.n_items} ({f.n_dialogues}) | "
+                f"{_figure(f.pearson, f.pearson_ci)} | {_figure(f.spearman, f.spearman_ci)} | "
+                f"{f.unscored:.0%} |"
+            )
+        for scoring in SCORINGS:
+            cells = [by.get((scoring, language)) for language in ("en", "ja")]
+            shown = [_figure(c.pearson, c.pearson_ci) if c else "–" for c in cells]
+            short.append(f"| {spec} | {scoring} | {' | '.join(shown)} |")
+    return "\n".join([*lines, "", *short])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--run", type=Path, default=Path("runs/expected_scoring"))
+    parser.add_argument("--dialogues", type=int, default=10, help="per language")
+    parser.add_argument(
+        "--threads", type=int, default=1, help="llama.cpp threads (1 on cores shared with others)"
+    )
+    parser.add_argument("--write", action="store_true", help=f"write {FIGURES_FILE}")
+    arguments = parser.parse_args()
+    prepare(arguments.run, arguments.dialogues)
+    judge_all(arguments.run, arguments.threads)
+    measured = figures(arguments.run)
+    print(tables(measured), end="\n\n")
+    print(write_figures(measured, write=arguments.write))
+
+
+if __name__ == "__main__":
+    main()
