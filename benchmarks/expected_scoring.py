@@ -2,15 +2,17 @@
 
 A fixed subset of the full DBDC3 release (`../shared/data/dbdc3_breakdown_ja_en.zip`): DIALOGUES
 evaluation dialogues per language drawn with a fixed seed, spread over the language's chatbots,
-imported with their 30 breakdown labels per turn. Each packaged judge rates the sensibleness of
-every chatbot turn (`submetrics`, `dimensions=sensibleness`) twice: the score it wrote (`argmax`)
+imported with their 30 breakdown labels per turn; the first LIMIT of each language (in the order
+of the release's files: by chatbot, then file) are judged, as `judge --limit` takes them. Each
+packaged judge rates the sensibleness of every chatbot turn of those (`submetrics`,
+`dimensions=sensibleness`) twice: the score it wrote (`argmax`)
 and the expectation over the five scores' token probabilities (`expected`). `dialbench
 metaeval`'s own code then correlates each with the humans' mean breakdown label (X < T < O as
 ordinal 0 < 1 < 2; O = 1, T = 0.5, X = 0 is the same up to scale, so the same r), with a 95%
 interval from the bootstrap over dialogues. Calls are cached in the run (default
 runs/expected_scoring), so a second run prints the same figures at once.
-Usage: .venv/bin/python benchmarks/expected_scoring.py [--run DIR] [--dialogues N] [--threads T]
-  [--write]
+Usage: .venv/bin/python benchmarks/expected_scoring.py [--run DIR] [--dialogues 10] [--limit 6]
+  [--threads 1] [--write]
   --write: also write the figures to the package's judge_figures.yaml (`dialbench models`).
 """
 
@@ -75,13 +77,14 @@ def prepare(run: Path, per_language: int) -> None:
         import_file(store, data, ImportOptions(records="annotations"))
 
 
-def judge_all(run: Path, threads: int) -> None:
+def judge_all(run: Path, threads: int, limit: int) -> None:
     for spec in JUDGES:
         for scoring in SCORINGS:
             config = JudgeConfig(
                 protocol="submetrics",
                 options={"dimensions": "sensibleness", "scoring": scoring},
                 judges=[ModelConfig(spec=spec, n_threads=threads)],
+                limit=limit,
             )
             started = time.perf_counter()
             summary = judge(config, run, quiet=True)
@@ -197,14 +200,15 @@ def tables(measured: MeasuredJudges) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--run", type=Path, default=Path("runs/expected_scoring"))
-    parser.add_argument("--dialogues", type=int, default=10, help="per language")
+    parser.add_argument("--dialogues", type=int, default=10, help="imported, per language")
+    parser.add_argument("--limit", type=int, default=6, help="judged, per language")
     parser.add_argument(
         "--threads", type=int, default=1, help="llama.cpp threads (1 on cores shared with others)"
     )
     parser.add_argument("--write", action="store_true", help=f"write {FIGURES_FILE}")
     arguments = parser.parse_args()
     prepare(arguments.run, arguments.dialogues)
-    judge_all(arguments.run, arguments.threads)
+    judge_all(arguments.run, arguments.threads, arguments.limit)
     measured = figures(arguments.run)
     print(tables(measured), end="\n\n")
     print(write_figures(measured, write=arguments.write))

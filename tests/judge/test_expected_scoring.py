@@ -16,6 +16,8 @@ from dialbench.judge.protocols.holistic import HolisticProtocol
 from dialbench.judge.protocols.submetrics import SubmetricsProtocol
 from dialbench.judge.stage import JudgeConfig, judge
 from dialbench.llm.base import Completion, GeneratedToken, Request, TokenLogprob
+from dialbench.report.config import ReportConfig
+from dialbench.report.writer import report
 from dialbench.schema import Judgment
 from dialbench.store import RunStore
 from tests.conftest import RunCli
@@ -108,6 +110,33 @@ def test_a_judge_without_log_probabilities_leaves_the_judgment_unscored(run_dir:
         "sensibleness: scoring=expected: the backend returned no log-probabilities"
     )
     assert found[0].raw_output == '{"score": 4}'
+
+
+def test_an_expected_quality_counts_at_its_nearest_level_in_the_report(run_dir: Path) -> None:
+    parts = ['{"', "reason", '":', ' "', "fine", '",', ' "', "quality", '":', " ", "1", "}"]
+    weights = {"1": 0.3, "2": 0.7}
+    tokens = [
+        GeneratedToken(
+            token=part,
+            logprob=0.0,
+            top=[TokenLogprob(token=t, logprob=math.log(p)) for t, p in weights.items()]
+            if part == "1"
+            else [],
+        )
+        for part in parts
+    ]
+    model = ScriptedModel("quality", lambda request: Completion(text="".join(parts), tokens=tokens))
+    config = JudgeConfig(
+        protocol="holistic", options={"scoring": "expected"}, judges=[model.config()]
+    )
+    judge(config, run_dir, quiet=True)
+    with RunStore.open(run_dir) as store:
+        [judgment] = store.records(Judgment)
+    assert judgment.result == {"quality": 1.7, "reason": "fine"}
+    levels = report(ReportConfig(), run_dir).folder / "tables" / "holistic_distribution.csv"
+    rows = [line.split(",") for line in levels.read_text().splitlines()]
+    header, first = rows[0], rows[1]
+    assert (first[header.index("n_1")], first[header.index("n_2")]) == ("0", "1")
 
 
 @pytest.mark.slow
