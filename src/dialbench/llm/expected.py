@@ -124,15 +124,16 @@ def expectation(
     token = token_at(text, tokens, offset)
     if token is None:
         return unscored(f"no generated token covers the {scored.name!r} value")
-    options = {option.token: option.logprob for option in token.top}
-    options.setdefault(token.token, token.logprob)
+    options = list(token.top)
+    if all(option.token != token.token for option in options):
+        options.append(token)  # the written token counts, wherever it ranked
     allowed = {str(value): 0.0 for value in scored.values}
-    for option, logprob in options.items():
-        if (value := _value_of(option)) in allowed:
-            allowed[value] += math.exp(logprob)
+    for option in options:
+        if (value := _value_of(option.token)) in allowed:
+            allowed[value] += math.exp(option.logprob)
     mass = sum(allowed.values())
     if mass == 0.0:
-        shown = ", ".join(repr(option) for option in list(options)[:5])
+        shown = ", ".join(repr(option.token) for option in options[:5])
         return unscored(
             f"no allowed {scored.name!r} value among the {len(options)} top tokens ({shown}, ...)"
         )
