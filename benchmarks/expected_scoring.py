@@ -2,16 +2,16 @@
 
 A fixed subset of the full DBDC3 release (`../shared/data/dbdc3_breakdown_ja_en.zip`): DIALOGUES
 evaluation dialogues per language drawn with a fixed seed, spread over the language's chatbots,
-imported with their 30 breakdown labels per turn; the first LIMIT of each language (in the order
-of the release's files: by chatbot, then file) are judged, as `judge --limit` takes them. Each
-packaged judge rates the sensibleness of every chatbot turn of those (`submetrics`,
-`dimensions=sensibleness`) twice: the score it wrote (`argmax`)
-and the expectation over the five scores' token probabilities (`expected`). `dialbench
+imported with their 30 breakdown labels per turn; the first LIMITS of each language (6 for the
+0.5B, 3 for the slower 1.5B; in the order of the release's files: by chatbot, then file) are
+judged, as `judge --limit` takes them. Each packaged judge rates the sensibleness of every
+chatbot turn of those (`submetrics`, `dimensions=sensibleness`) twice: the score it wrote
+(`argmax`) and the expectation over the five scores' token probabilities (`expected`). `dialbench
 metaeval`'s own code then correlates each with the humans' mean breakdown label (X < T < O as
 ordinal 0 < 1 < 2; O = 1, T = 0.5, X = 0 is the same up to scale, so the same r), with a 95%
 interval from the bootstrap over dialogues. Calls are cached in the run (default
 runs/expected_scoring), so a second run prints the same figures at once.
-Usage: .venv/bin/python benchmarks/expected_scoring.py [--run DIR] [--dialogues 10] [--limit 6]
+Usage: .venv/bin/python benchmarks/expected_scoring.py [--run DIR] [--dialogues 10] [--limits 6 3]
   [--threads 1] [--write]
   --write: also write the figures to the package's judge_figures.yaml (`dialbench models`).
 """
@@ -27,16 +27,18 @@ from collections import defaultdict
 from pathlib import Path
 
 from dialbench import Dialogue, ImportOptions, Judgment, RunStore, import_file
-from dialbench.io.ratings import JudgeNames
-from dialbench.judge.stage import JudgeConfig, judge
+from dialbench.io.ratings import JudgeNames, from_store, item_target
+from dialbench.judge.protocols.submetrics import SubmetricsProtocol
+from dialbench.judge.stage import JudgeConfig, judge, select_dialogues
 from dialbench.llm.measured import FIGURES_FILE, JudgeFigure, MeasuredJudges, write_figures
 from dialbench.llm.specs import ModelConfig
-from dialbench.metaeval.config import MetaevalConfig, MetaEvalOptions, ScaleSpec
+from dialbench.metaeval.config import MetaEvalOptions, ScaleSpec
 from dialbench.metaeval.correlation import CorrelationRow
-from dialbench.metaeval.stage import metaeval
+from dialbench.metaeval.evaluate import meta_evaluate
 
 DBDC_ZIP = Path(__file__).resolve().parents[2] / "shared" / "data" / "dbdc3_breakdown_ja_en.zip"
 JUDGES = ("local:qwen2.5-0.5b", "local:qwen2.5-1.5b")
+LIMITS = (6, 3)  # dialogues judged per language: the 1.5B takes about three times as long a call
 SCORINGS = ("argmax", "expected")
 LANGUAGES = ("en", "ja", "all")
 SEED = 0
@@ -77,8 +79,8 @@ def prepare(run: Path, per_language: int) -> None:
         import_file(store, data, ImportOptions(records="annotations"))
 
 
-def judge_all(run: Path, threads: int, limit: int) -> None:
-    for spec in JUDGES:
+def judge_all(run: Path, threads: int, limits: list[int]) -> None:
+    for spec, limit in zip(JUDGES, limits, strict=True):
         for scoring in SCORINGS:
             config = JudgeConfig(
                 protocol="submetrics",
@@ -98,47 +100,61 @@ def judge_all(run: Path, threads: int, limit: int) -> None:
             )
 
 
-def scorings(run: Path) -> dict[str, tuple[str, str]]:
+def judged(store: RunStore, limit: int) -> set[str]:
+    """The dialogues the judge stage selects under `limit`: the figures rest on these alone, so
+    every judge and scoring is measured on the same turns (a run judged further keeps more)."""
+    protocol = SubmetricsProtocol()
+    return {d.id for d in select_dialogues(store, limit=limit, protocol=protocol)}
+
+
+def scorings(judgments: list[Judgment]) -> dict[str, tuple[str, str]]:
     """Each rater name metaeval gives a judge -> (model spec, scoring)."""
-    with RunStore.open(run, create=False) as store:
-        judgments = list(store.records(Judgment, protocol="submetrics"))
     names = JudgeNames(judgments)
-    found = {}
-    for j in judgments:
-        options = j.configuration.options if j.configuration else {}
-        found[names(j)] = (j.judge_model, str(options.get("scoring", "argmax")))
-    return found
+    return {names(j): (j.judge_model, _scoring(j)) for j in judgments}
 
 
-def unscored_rates(run: Path) -> dict[tuple[str, str, str], float]:
+def _scoring(judgment: Judgment) -> str:
+    options = judgment.configuration.options if judgment.configuration else {}
+    return str(options.get("scoring", "argmax"))
+
+
+def unscored_rates(
+    judgments: list[Judgment], languages: dict[str, str]
+) -> dict[tuple[str, str, str], float]:
     """(spec, scoring, language) -> the share of judgments unscored."""
     counts: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
-    with RunStore.open(run, create=False) as store:
-        languages = {d.id: d.language for d in store.records(Dialogue)}
-        for j in store.records(Judgment, protocol="submetrics"):
-            options = j.configuration.options if j.configuration else {}
-            scoring = str(options.get("scoring", "argmax"))
-            for language in (languages[j.target.dialogue_id], "all"):
-                counts[(j.judge_model, scoring, language)][0] += j.parse_status == "unscored"
-                counts[(j.judge_model, scoring, language)][1] += 1
+    for j in judgments:
+        for language in (languages[j.target.dialogue_id], "all"):
+            counts[(j.judge_model, _scoring(j), language)][0] += j.parse_status == "unscored"
+            counts[(j.judge_model, _scoring(j), language)][1] += 1
     return {key: bad / total for key, (bad, total) in counts.items()}
 
 
-def figures(run: Path) -> MeasuredJudges:
-    output = metaeval(
-        MetaevalConfig(
-            protocol="submetrics",
-            pairs={"sensibleness": "breakdown"},
-            options=MetaEvalOptions(
-                scales={"breakdown": ScaleSpec(scale="ordinal", order=["X", "T", "O"])}
-            ),
-        ),
-        run,
+def figures(run: Path, limits: list[int]) -> MeasuredJudges:
+    """`dialbench metaeval RUN --protocol submetrics --pair breakdown=sensibleness --scale
+    breakdown=ordinal:X,T,O`, each judge on the turns of the dialogues it was asked to judge."""
+    with RunStore.open(run, create=False) as store:
+        keep = {spec: judged(store, limit) for spec, limit in zip(JUDGES, limits, strict=True)}
+        languages = {d.id: d.language for d in store.records(Dialogue)}
+        ratings, judgments = from_store(store, "submetrics")
+    judgments = [j for j in judgments if j.target.dialogue_id in keep[j.judge_model]]
+    raters = scorings(judgments)
+    shown = set().union(*keep.values())
+    ratings = [
+        r.model_copy(update={"dimension": "breakdown"})
+        if r.kind == "judge" and r.dimension == "sensibleness"
+        else r
+        for r in ratings
+        if item_target(r.item_id).dialogue_id
+        in (keep[raters[r.rater][0]] if r.kind == "judge" else shown)
+    ]
+    options = MetaEvalOptions(
+        scales={"breakdown": ScaleSpec(scale="ordinal", order=["X", "T", "O"])}
     )
-    raters = scorings(run)
-    unscored = unscored_rates(run)
+    report = meta_evaluate(ratings, judgments, options)
+    unscored = unscored_rates(judgments, languages)
     rows: dict[tuple[str, str], dict[str, CorrelationRow]] = defaultdict(dict)
-    for row in output.report.correlation:
+    for row in report.correlation:
         if row.dimension == "breakdown" and row.rater in raters:
             rows[(row.rater, row.language)][row.method] = row
     measured: dict[str, list[JudgeFigure]] = defaultdict(list)
@@ -201,15 +217,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--run", type=Path, default=Path("runs/expected_scoring"))
     parser.add_argument("--dialogues", type=int, default=10, help="imported, per language")
-    parser.add_argument("--limit", type=int, default=6, help="judged, per language")
+    parser.add_argument(
+        "--limits", type=int, nargs=2, default=list(LIMITS), help="judged per language, per judge"
+    )
     parser.add_argument(
         "--threads", type=int, default=1, help="llama.cpp threads (1 on cores shared with others)"
     )
     parser.add_argument("--write", action="store_true", help=f"write {FIGURES_FILE}")
     arguments = parser.parse_args()
     prepare(arguments.run, arguments.dialogues)
-    judge_all(arguments.run, arguments.threads, arguments.limit)
-    measured = figures(arguments.run)
+    judge_all(arguments.run, arguments.threads, arguments.limits)
+    measured = figures(arguments.run, arguments.limits)
     print(tables(measured), end="\n\n")
     print(write_figures(measured, write=arguments.write))
 
