@@ -130,6 +130,11 @@ def unscored_rates(
     return {key: bad / total for key, (bad, total) in counts.items()}
 
 
+def _rounded(value: float | None) -> float | None:
+    """Three decimals: what the figures file keeps, so every table prints the same figure."""
+    return None if value is None else round(value, 3)
+
+
 def figures(run: Path, limits: list[int]) -> MeasuredJudges:
     """`dialbench metaeval RUN --protocol submetrics --pair breakdown=sensibleness --scale
     breakdown=ordinal:X,T,O`, each judge on the turns of the dialogues it was asked to judge."""
@@ -170,10 +175,10 @@ def figures(run: Path, limits: list[int]) -> MeasuredJudges:
                     scoring=scoring,
                     n_items=pearson.n_items,
                     n_dialogues=pearson.n_dialogues,
-                    pearson=pearson.r,
-                    pearson_ci=(pearson.ci_low, pearson.ci_high),
-                    spearman=spearman.r,
-                    spearman_ci=(spearman.ci_low, spearman.ci_high),
+                    pearson=_rounded(pearson.r),
+                    pearson_ci=(_rounded(pearson.ci_low), _rounded(pearson.ci_high)),
+                    spearman=_rounded(spearman.r),
+                    spearman_ci=(_rounded(spearman.ci_low), _rounded(spearman.ci_high)),
                     unscored=round(unscored.get((spec, scoring, language), 0.0), 3),
                 )
             )

@@ -52,19 +52,9 @@ def measured_judges() -> MeasuredJudges:
     return load_yaml_record(__name__.rsplit(".", 1)[0], FIGURES_FILE, MeasuredJudges)
 
 
-def _rounded(value: object) -> object:
-    if isinstance(value, float):
-        return round(value, 3)
-    if isinstance(value, list | tuple):
-        return [_rounded(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
-    return value
-
-
 def write_figures(figures: MeasuredJudges, *, write: bool) -> str:
     """The figures file's text, and written into the package when `write`."""
-    body = _rounded(figures.model_dump(mode="json", exclude={"sha256"}))
+    body = figures.model_dump(mode="json", exclude={"sha256"})
     text = f"# Written by `{COMMAND}`: do not edit by hand.\n" + yaml.safe_dump(
         body, allow_unicode=True, sort_keys=False, width=100
     )
