@@ -2,16 +2,16 @@
 
 A fixed subset of the full DBDC3 release (`../shared/data/dbdc3_breakdown_ja_en.zip`): DIALOGUES
 evaluation dialogues per language drawn with a fixed seed, spread over the language's chatbots,
-imported with their 30 breakdown labels per turn; the first LIMITS of each language (6 for the
-0.5B, 3 for the slower 1.5B; in the order of the release's files: by chatbot, then file) are
-judged, as `judge --limit` takes them. Each packaged judge rates the sensibleness of every
+imported with their 30 breakdown labels per turn; the first LIMITS of each language (6 for each
+judge; in the order of the release's files: by chatbot, then file) are judged, as `judge
+--limit` takes them. Each packaged judge rates the sensibleness of every
 chatbot turn of those (`submetrics`, `dimensions=sensibleness`) twice: the score it wrote
 (`argmax`) and the expectation over the five scores' token probabilities (`expected`). `dialbench
 metaeval`'s own code then correlates each with the humans' mean breakdown label (X < T < O as
 ordinal 0 < 1 < 2; O = 1, T = 0.5, X = 0 is the same up to scale, so the same r), with a 95%
 interval from the bootstrap over dialogues. Calls are cached in the run (default
 runs/expected_scoring), so a second run prints the same figures at once.
-Usage: .venv/bin/python benchmarks/expected_scoring.py [--run DIR] [--dialogues 10] [--limits 6 3]
+Usage: .venv/bin/python benchmarks/expected_scoring.py [--run DIR] [--dialogues 10] [--limits 6 6]
   [--threads 1] [--write]
   --write: also write the figures to the package's judge_figures.yaml (`dialbench models`).
 """
@@ -38,7 +38,7 @@ from dialbench.metaeval.evaluate import meta_evaluate
 
 DBDC_ZIP = Path(__file__).resolve().parents[2] / "shared" / "data" / "dbdc3_breakdown_ja_en.zip"
 JUDGES = ("local:qwen2.5-0.5b", "local:qwen2.5-1.5b")
-LIMITS = (6, 3)  # dialogues judged per language: the 1.5B takes about three times as long a call
+LIMITS = (6, 6)  # dialogues judged per language, per judge (the 1.5B's calls take longer)
 SCORINGS = ("argmax", "expected")
 LANGUAGES = ("en", "ja", "all")
 SEED = 0
@@ -135,9 +135,10 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
 
 
-def figures(run: Path, limits: list[int]) -> MeasuredJudges:
+def figures(run: Path, limits: list[int]) -> tuple[MeasuredJudges, list[CorrelationRow]]:
     """`dialbench metaeval RUN --protocol submetrics --pair breakdown=sensibleness --scale
-    breakdown=ordinal:X,T,O`, each judge on the turns of the dialogues it was asked to judge."""
+    breakdown=ordinal:X,T,O`, each judge on the turns of the dialogues it was asked to judge;
+    and the human ceiling on the judges' turns (Pearson)."""
     with RunStore.open(run, create=False) as store:
         keep = {spec: judged(store, limit) for spec, limit in zip(JUDGES, limits, strict=True)}
         languages = {d.id: d.language for d in store.records(Dialogue)}
@@ -182,7 +183,14 @@ def figures(run: Path, limits: list[int]) -> MeasuredJudges:
                     unscored=round(unscored.get((spec, scoring, language), 0.0), 3),
                 )
             )
-    return MeasuredJudges(models=dict(measured))
+    ceiling = [
+        row
+        for row in report.correlation
+        if row.dimension == "breakdown"
+        and row.rater.startswith("human")
+        and row.method == "pearson"
+    ]
+    return MeasuredJudges(models=dict(measured)), ceiling
 
 
 def _figure(value: float | None, interval: tuple[float | None, float | None]) -> str:
@@ -195,7 +203,7 @@ def _figure(value: float | None, interval: tuple[float | None, float | None]) ->
     return shown.replace("-", "−")
 
 
-def tables(measured: MeasuredJudges) -> str:
+def tables(measured: MeasuredJudges, ceiling: list[CorrelationRow]) -> str:
     """Every figure, one row per judge, scoring and language; then Pearson r alone, en / ja."""
     lines = [
         "| judge | scoring | language | turns (dialogues) | Pearson r [95% CI] | "
@@ -215,6 +223,15 @@ def tables(measured: MeasuredJudges) -> str:
             cells = [by.get((scoring, language)) for language in ("en", "ja")]
             shown = [_figure(c.pearson, c.pearson_ci) if c else "–" for c in cells]
             short.append(f"| {spec} | {scoring} | {' | '.join(shown)} |")
+    for row in ceiling:
+        lines.append(
+            f"| {row.rater} | – | {row.language} | {row.n_items} ({row.n_dialogues}) | "
+            f"{_figure(row.r, (row.ci_low, row.ci_high))} | – | – |"
+        )
+    by_language = {row.language: row for row in ceiling}
+    cells = [by_language.get(language) for language in ("en", "ja")]
+    shown = [_figure(c.r, (c.ci_low, c.ci_high)) if c else "–" for c in cells]
+    short.append(f"| human (ceiling) | – | {' | '.join(shown)} |")
     return "\n".join([*lines, "", *short])
 
 
@@ -232,8 +249,8 @@ def main() -> None:
     arguments = parser.parse_args()
     prepare(arguments.run, arguments.dialogues)
     judge_all(arguments.run, arguments.threads, arguments.limits)
-    measured = figures(arguments.run, arguments.limits)
-    print(tables(measured), end="\n\n")
+    measured, ceiling = figures(arguments.run, arguments.limits)
+    print(tables(measured, ceiling), end="\n\n")
     print(write_figures(measured, write=arguments.write))
 
 
