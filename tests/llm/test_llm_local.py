@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from dialbench.llm.backends.local import LocalAPI
-from dialbench.llm.base import GenerationParams
+from dialbench.llm.base import GenerationParams, Message, Request
 from dialbench.llm.model import Model
 from dialbench.llm.packaged import PACKAGED_MODELS, ensure_assembled
 from dialbench.llm.runner import Runner
@@ -84,6 +85,45 @@ def test_yes_probability_ranks_true_above_false(local: Model) -> None:
 
     assert p_yes("北京是中国的首都吗？") > p_yes("月亮是用奶酪做的吗？") + 0.15
     assert p_yes("Is Paris the capital of France?") > p_yes("Is Paris the capital of Japan?")
+
+
+def test_chat_log_probabilities_are_llama_cpps_own() -> None:
+    """Read from the raw logits as each token is sampled (no `logits_all`), every generated
+    token and its alternatives match what llama.cpp computes with every position kept."""
+    api = LocalAPI(ModelConfig(spec=LOCAL))
+    request = Request(
+        kind="chat",
+        messages=(Message(role="user", content=RATING_QUESTION),),
+        params=GenerationParams(max_tokens=16),
+        json_schema=RATING_SCHEMA,
+        top_logprobs=5,
+    )
+    ours = asyncio.run(api.generate(request))
+    theirs = api.context(logits_all=True).llama.create_chat_completion(
+        messages=[{"role": "user", "content": RATING_QUESTION}],
+        response_format={"type": "json_object", "schema": RATING_SCHEMA},
+        max_tokens=16,
+        temperature=0.0,
+        seed=0,
+        logprobs=True,
+        top_logprobs=5,
+    )
+    expected = theirs["choices"][0]["logprobs"]["content"]  # type: ignore[index]
+    assert ours.text == theirs["choices"][0]["message"]["content"]  # type: ignore[index]
+    assert [t.token for t in ours.tokens] == [t["token"] for t in expected]
+    # llama.cpp computes a batch of positions with other kernels than one position at a time,
+    # and a context that kept an earlier prompt evaluates only the rest: log-probabilities
+    # differ by a few percent, so near-ties among unlikely alternatives may swap places.
+    close = {"rel": 0.05, "abs": 0.05}
+    for token, reference in zip(ours.tokens, expected, strict=True):
+        assert token.logprob == pytest.approx(reference["logprob"], **close)
+        options = {t["token"]: t["logprob"] for t in reference["top_logprobs"]}
+        assert token.top[0].token == reference["top_logprobs"][0]["token"]
+        shared = [t for t in token.top if t.token in options]
+        assert len(shared) >= 3
+        assert [t.logprob for t in shared] == pytest.approx(
+            [options[t.token] for t in shared], **close
+        )
 
 
 def test_rerun_from_cache_loads_no_model_call(tmp_path: Path) -> None:

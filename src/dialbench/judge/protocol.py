@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
-from typing import ClassVar, Generic, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import Field, JsonValue
 
 from dialbench.hashing import canonical_json
 from dialbench.judge.settings import JudgeSettings
 from dialbench.llm.base import GenerationParams, JsonSchema, Message
+from dialbench.llm.expected import ScoredField
 from dialbench.prompts import Prompt
 from dialbench.schema import Dialogue, Record, Target
 
@@ -31,12 +32,15 @@ Result = dict[str, JsonValue]
 
 
 class Question(Record):
-    """One structured call: messages and the JSON schema the answer must satisfy."""
+    """One structured call: messages and the JSON schema the answer must satisfy. Each of the
+    `scored` fields of the answer becomes the expectation over its values' probabilities
+    (`llm/expected.py`) instead of the value written."""
 
     name: str
     messages: tuple[Message, ...]
     json_schema: JsonSchema
     params: GenerationParams
+    scored: list[ScoredField] = Field(default_factory=list)
 
 
 class Task(Record):
@@ -46,15 +50,51 @@ class Task(Record):
     questions: list[Question] = Field(min_length=1)
 
 
+def added_option(default: Any, description: str) -> Any:
+    """A field for an option added to a protocol after judgments were stored under it: at its
+    default it is left out of the configuration, so those judgments keep their ids."""
+    return Field(default=default, description=description, json_schema_extra={"added": True})
+
+
 class ProtocolOptions(Record):
     """A protocol's own options, given as `--option KEY=VALUE`; part of each judgment's
     configuration, so judgments under other options are kept apart."""
+
+    def configuration(self) -> dict[str, JsonValue]:
+        """The options as a judgment's configuration holds them (`added_option`)."""
+        dumped = self.model_dump(mode="json")
+        for name, field in type(self).model_fields.items():
+            extra = field.json_schema_extra
+            if (
+                isinstance(extra, dict)
+                and extra.get("added")
+                and getattr(self, name) == field.default
+            ):
+                del dumped[name]
+        return dumped
 
 
 class TurnOptions(ProtocolOptions):
     turns: Literal["all", "last"] = Field(
         default="all", description="judge every chatbot turn, or only each dialogue's last one"
     )
+
+
+Scoring = Literal["argmax", "expected"]
+
+
+def scoring_option() -> Any:
+    """The `scoring` option of a protocol whose answers hold scores `scoring=expected` weighs."""
+    return added_option(
+        "argmax",
+        "argmax: the score the judge wrote; expected: the mean of the allowed scores weighted "
+        "by their token probabilities (needs a backend with log-probabilities)",
+    )
+
+
+def scored_fields(scoring: Scoring, *fields: ScoredField) -> list[ScoredField]:
+    """The fields a question's answer has weighed under this scoring: all or none."""
+    return list(fields) if scoring == "expected" else []
 
 
 def enum_of(values: range | list[int]) -> JsonSchema:

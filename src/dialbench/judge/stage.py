@@ -30,12 +30,14 @@ from pathlib import Path
 from pydantic import Field, JsonValue, ValidationError, field_validator
 
 from dialbench.errors import DialbenchError
+from dialbench.hashing import canonical_json
 from dialbench.judge.protocol import JudgeProtocol, PairProtocol, Question, Task
 from dialbench.judge.registry import get_protocol
 from dialbench.judge.settings import JudgeSettings
 from dialbench.llm.base import CallDeferred
 from dialbench.llm.batch import BatchCollector
 from dialbench.llm.collection import long_job
+from dialbench.llm.expected import TOP_LOGPROBS, expectation
 from dialbench.llm.model import Model
 from dialbench.llm.preflight import check_models
 from dialbench.llm.runner import CallFailed, Runner
@@ -199,7 +201,7 @@ def judge_configuration(protocol: JudgeProtocol, model: Model) -> JudgeConfigura
     """Everything besides the item that shapes this judge's answers under this protocol."""
     schema_in_prompt = model.api.structured_mode == "prompt"
     return JudgeConfiguration(
-        options=protocol.options.model_dump(mode="json"),
+        options=protocol.options.configuration(),
         params=protocol.params.model_dump(mode="json"),
         structured_mode=model.api.structured_mode,
         max_reasks=protocol.settings.max_reasks,
@@ -208,22 +210,44 @@ def judge_configuration(protocol: JudgeProtocol, model: Model) -> JudgeConfigura
 
 
 async def _ask(model: Model, question: Question, sample: int, max_reasks: int) -> StructuredResult:
-    """A structured answer for one sample: the sample number is part of the call's cache key."""
+    """A structured answer for one sample: the sample number is part of the call's cache key.
+    A question with scored fields asks for every token's alternatives."""
     return await model.structured(
         question.messages,
         question.json_schema,
         question.params,
         sample=sample,
         max_reasks=max_reasks,
+        top_logprobs=TOP_LOGPROBS if question.scored else None,
     )
 
 
-def _raw_output(named: list[tuple[str, list[str]]]) -> str:
-    """Every answer the judge gave, labelled when there were several (re-asks, questions)."""
-    flat = [(name, i, text) for name, texts in named for i, text in enumerate(texts, 1)]
-    if len(flat) == 1:
-        return flat[0][2]
-    return "\n\n".join(f"--- {name}, answer {i} ---\n{text}" for name, i, text in flat)
+def _weighed(
+    question: Question, answer: StructuredResult
+) -> tuple[JsonValue, list[str], list[tuple[str, str]]]:
+    """The answer with each scored field's value replaced by its expectation, why a field could
+    not be weighed, and each weighing (its probabilities and argmax) as a labelled output."""
+    value = answer.value
+    if not question.scored or not isinstance(value, dict):
+        return value, [], []
+    weighed, errors, audit = dict(value), [], []
+    for scored in question.scored:
+        found = expectation(answer.raw_outputs[-1], answer.tokens, scored)
+        if found.expected is None:
+            errors.append(f"{question.name}: scoring=expected: {found.error}")
+            continue
+        weighed[scored.name] = found.expected
+        shown = found.model_dump(mode="json", exclude={"field", "status", "error"})
+        audit.append((f"{question.name}, {scored.name} weighed", canonical_json(shown)))
+    return weighed, errors, audit
+
+
+def _raw_output(outputs: list[tuple[str, str]]) -> str:
+    """Every answer the judge gave (and each weighing), labelled when there are several
+    (re-asks, questions, scored fields)."""
+    if len(outputs) == 1:
+        return outputs[0][1]
+    return "\n\n".join(f"--- {label} ---\n{text}" for label, text in outputs)
 
 
 def _job(
@@ -255,7 +279,7 @@ async def _judge(protocol: JudgeProtocol, job: _Job, run: Run) -> Judgment | Non
     """The judgment, or None when a call went to a batch (every question is still asked, so
     the batch holds all of them)."""
     answers: dict[str, JsonValue] = {}
-    outputs: list[tuple[str, list[str]]] = []
+    outputs: list[tuple[str, str]] = []
     errors: list[str] = []
     deferred = False
     usage = Usage()
@@ -270,10 +294,14 @@ async def _judge(protocol: JudgeProtocol, job: _Job, run: Run) -> Judgment | Non
         except CallDeferred:
             deferred = True
             continue
-        outputs.append((question.name, answer.raw_outputs))
+        outputs += [
+            (f"{question.name}, answer {i}", t) for i, t in enumerate(answer.raw_outputs, 1)
+        ]
         usage = usage + answer.usage
         if answer.status == "ok":
-            answers[question.name] = answer.value
+            answers[question.name], problems, weighings = _weighed(question, answer)
+            errors += problems
+            outputs += weighings
         else:
             tries = len(answer.raw_outputs)
             errors.append(f"{question.name}: unparseable after {tries} answer(s): {answer.error}")

@@ -105,6 +105,12 @@ class TokenLogprob(Record):
     logprob: float
 
 
+class GeneratedToken(TokenLogprob):
+    """One generated token, with the alternatives the model weighed at its position."""
+
+    top: list[TokenLogprob] = Field(default_factory=list)
+
+
 class Completion(Record):
     """What one call produced. `raw` is the provider's response, kept for audit."""
 
@@ -115,6 +121,11 @@ class Completion(Record):
     model: str = ""
     top_logprobs: list[TokenLogprob] = Field(
         default_factory=list, description="alternatives for the first generated token"
+    )
+    tokens: list[GeneratedToken] = Field(
+        default_factory=list,
+        description="every generated token with its alternatives, when log-probabilities were "
+        "asked for (empty in completions cached before this field existed)",
     )
     raw: JsonValue = None
     cached: bool = False

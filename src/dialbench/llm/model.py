@@ -113,6 +113,7 @@ class Model:
         *,
         max_reasks: int = DEFAULT_MAX_REASKS,
         sample: int = 0,
+        top_logprobs: int | None = None,
     ) -> StructuredResult:
         return await structured_output(
             self._call,
@@ -122,6 +123,7 @@ class Model:
             schema_in_prompt=self.api.structured_mode == "prompt",
             max_reasks=max_reasks,
             sample=sample,
+            top_logprobs=top_logprobs,
         )
 
     async def yes_probability(self, messages: MessagesLike) -> YesNo:

@@ -10,6 +10,7 @@ from typing import Any
 
 from dialbench.llm.base import (
     Completion,
+    GeneratedToken,
     JsonSchema,
     ModelError,
     ReasoningEffort,
@@ -90,6 +91,38 @@ def request_arguments(request: Request, style: RequestStyle) -> dict[str, Any]:
     return arguments
 
 
+def _chat_tokens(logprobs: Any) -> list[GeneratedToken]:
+    """`choices[0].logprobs.content`: one entry per token, its alternatives in `top_logprobs`."""
+    return [
+        GeneratedToken(
+            token=entry["token"],
+            logprob=entry["logprob"],
+            top=[
+                TokenLogprob(token=t["token"], logprob=t["logprob"])
+                for t in entry.get("top_logprobs") or []
+            ],
+        )
+        for entry in logprobs.get("content") or []
+    ]
+
+
+def _completion_tokens(logprobs: Any) -> list[GeneratedToken]:
+    """The legacy completion shape: parallel lists of tokens, their log-probabilities and a
+    token -> log-probability mapping of alternatives per position."""
+    tokens = logprobs.get("tokens") or []
+    chosen = logprobs.get("token_logprobs") or []
+    options = logprobs.get("top_logprobs") or []
+    return [
+        GeneratedToken(
+            token=token,
+            logprob=logprob,
+            top=[TokenLogprob(token=t, logprob=lp) for t, lp in (top or {}).items()],
+        )
+        for token, logprob, top in zip(tokens, chosen, options, strict=False)
+        if logprob is not None
+    ]
+
+
 def completion_from_response(response: Any, latency_s: float, *, chat: bool) -> Completion:
     """A `Completion` from a decoded chat.completion or text_completion response."""
     try:
@@ -97,12 +130,10 @@ def completion_from_response(response: Any, latency_s: float, *, chat: bool) -> 
         logprobs = choice.get("logprobs") or {}
         if chat:
             text = choice["message"].get("content") or ""
-            first = (logprobs.get("content") or [{}])[0].get("top_logprobs") or []
-            top = [TokenLogprob(token=t["token"], logprob=t["logprob"]) for t in first]
+            tokens = _chat_tokens(logprobs)
         else:
             text = choice["text"]
-            first_options = (logprobs.get("top_logprobs") or [{}])[0] or {}
-            top = [TokenLogprob(token=t, logprob=lp) for t, lp in first_options.items()]
+            tokens = _completion_tokens(logprobs)
         usage = response.get("usage") or {}
         return Completion(
             text=text,
@@ -113,7 +144,8 @@ def completion_from_response(response: Any, latency_s: float, *, chat: bool) -> 
             ),
             latency_s=latency_s,
             model=response.get("model") or "",
-            top_logprobs=top,
+            top_logprobs=tokens[0].top if tokens else [],
+            tokens=tokens,
             raw=response,
         )
     except (KeyError, IndexError, TypeError, AttributeError) as error:

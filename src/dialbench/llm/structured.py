@@ -18,7 +18,14 @@ from jsonschema.exceptions import best_match
 from pydantic import Field, JsonValue
 
 from dialbench.hashing import canonical_json
-from dialbench.llm.base import Completion, GenerationParams, JsonSchema, Message, Request
+from dialbench.llm.base import (
+    Completion,
+    GeneratedToken,
+    GenerationParams,
+    JsonSchema,
+    Message,
+    Request,
+)
 from dialbench.prompts import load_prompt
 from dialbench.schema import ParseStatus, Record, Usage
 
@@ -32,6 +39,10 @@ class StructuredResult(Record):
     error: str | None = Field(default=None, description="why the last answer was rejected")
     raw_outputs: list[str] = Field(default_factory=list, description="every answer, in order")
     usage: Usage = Field(default_factory=Usage)
+    tokens: list[GeneratedToken] = Field(
+        default_factory=list,
+        description="the accepted answer's tokens, when log-probabilities were asked for",
+    )
 
 
 def file_hashes(*, schema_in_prompt: bool) -> dict[str, str]:
@@ -77,9 +88,11 @@ async def structured_output(
     schema_in_prompt: bool,
     max_reasks: int = DEFAULT_MAX_REASKS,
     sample: int = 0,
+    top_logprobs: int | None = None,
 ) -> StructuredResult:
     """Ask, validate, re-ask up to `max_reasks` times, then give up as unscored. `sample`
-    numbers independent draws of the same question (it is part of every call's cache key)."""
+    numbers independent draws of the same question (it is part of every call's cache key);
+    `top_logprobs` asks for each token's alternatives (`llm/expected.py` reads them)."""
     schema_text = canonical_json(schema)
     reask = load_prompt("llm_reask")
     conversation = list(messages)
@@ -96,6 +109,7 @@ async def structured_output(
             params=params,
             json_schema=schema,
             sample=sample,
+            top_logprobs=top_logprobs,
         )
         completion = await call(request)
         outputs.append(completion.text)
@@ -105,7 +119,13 @@ async def structured_output(
         except InvalidOutput as invalid:
             error = str(invalid)
         else:
-            return StructuredResult(value=value, status="ok", raw_outputs=outputs, usage=usage)
+            return StructuredResult(
+                value=value,
+                status="ok",
+                raw_outputs=outputs,
+                usage=usage,
+                tokens=completion.tokens,
+            )
         conversation += [
             Message(role="assistant", content=completion.text),
             Message(role="user", content=reask.format(error=error, schema=schema_text)),

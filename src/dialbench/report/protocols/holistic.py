@@ -13,7 +13,11 @@ from dialbench.store import RunStore
 
 
 def holistic_distribution(frame: pd.DataFrame) -> pd.DataFrame:
+    """Levels per judge, chatbot and language; an expected quality (`scoring=expected`, a float)
+    counts at its nearest level."""
     by = ["judge", "chatbot", "language"]
+    if "quality" in frame:
+        frame = frame.assign(quality=frame["quality"].round())
     return distribution(frame, HolisticProtocol.name, "quality", QUALITY_LEVELS, by)
 
 

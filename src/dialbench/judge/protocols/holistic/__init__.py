@@ -1,5 +1,7 @@
 """DiQAD's holistic dialogue quality: 0 / 1 / 2 over six dimensions, with the paper's decision
-rules, the reason, and optionally the paper's three examples as few-shot turns."""
+rules, the reason, and optionally the paper's three examples as few-shot turns. With
+`scoring=expected` the quality is the expectation over 0/1/2's token probabilities where the judge
+wrote it, after its reason."""
 
 from __future__ import annotations
 
@@ -15,11 +17,15 @@ from dialbench.judge.protocol import (
     ProtocolOptions,
     Question,
     Result,
+    Scoring,
     enum_of,
     hashes,
+    scored_fields,
+    scoring_option,
 )
 from dialbench.judge.transcript import transcript
 from dialbench.llm.base import JsonSchema, Message
+from dialbench.llm.expected import ScoredField
 from dialbench.prompts import load_prompt
 from dialbench.schema import Dialogue, LanguageCode, Record, Turn
 from dialbench.yaml_records import load_yaml_record
@@ -38,16 +44,21 @@ SCHEMA: JsonSchema = {
 }
 
 
+SCORED = ScoredField(name="quality", values=QUALITY_LEVELS)
+
+
 class HolisticOptions(ProtocolOptions):
     few_shot: bool = Field(default=False, description="DiQAD's three examples as turns")
+    scoring: Scoring = scoring_option()
 
 
 class HolisticAnswer(Record):
     reason: str
-    quality: int = Field(ge=0, le=2)
+    quality: int | float = Field(ge=0, le=2, description="a float under scoring=expected")
 
 
 class HolisticExample(HolisticAnswer):
+    quality: int = Field(ge=0, le=2)
     language: LanguageCode
     turns: list[Turn] = Field(min_length=1)
 
@@ -87,7 +98,11 @@ class HolisticProtocol(DialogueProtocol):
         messages.append(ask(dialogue.language, dialogue.turns))
         return [
             Question(
-                name=self.name, messages=tuple(messages), json_schema=SCHEMA, params=self.params
+                name=self.name,
+                messages=tuple(messages),
+                json_schema=SCHEMA,
+                params=self.params,
+                scored=scored_fields(self.options.scoring, SCORED),
             )
         ]
 

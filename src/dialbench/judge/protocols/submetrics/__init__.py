@@ -1,16 +1,32 @@
 """Turn-level submetrics, the LLM baseline of the multilingual submetrics paper (§4.1.3):
 understandability from the response alone, sensibleness from the response given its context,
-each asked on its own from 1 to 5 and combined into one judgment per chatbot turn."""
+each asked on its own from 1 to 5 and combined into one judgment per chatbot turn. With
+`scoring=expected` each score is the expectation over the five scores' token probabilities;
+`dimensions` asks only one of the two, at half the calls."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import ClassVar, Literal
 
 from pydantic import Field, JsonValue
 
-from dialbench.judge.protocol import Question, Result, TurnProtocol, enum_of, hashes
+from dialbench.judge.protocol import (
+    ProtocolOptions,
+    Question,
+    Result,
+    Scoring,
+    TurnOptions,
+    TurnProtocol,
+    added_option,
+    enum_of,
+    hashes,
+    scored_fields,
+    scoring_option,
+)
 from dialbench.judge.transcript import transcript
 from dialbench.llm.base import JsonSchema, Message
+from dialbench.llm.expected import ScoredField
 from dialbench.prompts import Prompt, load_prompt
 from dialbench.schema import Dialogue, Record
 
@@ -22,10 +38,18 @@ SCHEMA: JsonSchema = {
     "additionalProperties": False,
 }
 DIMENSIONS = ("understandability", "sensibleness")
+SCORED = ScoredField(name="score", values=SCORES)
+
+
+class SubmetricsOptions(TurnOptions):
+    scoring: Scoring = scoring_option()
+    dimensions: Literal["both", "understandability", "sensibleness"] = added_option(
+        "both", "ask both submetrics, or only one (half the calls)"
+    )
 
 
 class ScoreAnswer(Record):
-    score: int = Field(ge=1, le=5)
+    score: int | float = Field(ge=1, le=5, description="a float under scoring=expected")
 
 
 def _prompts() -> tuple[Prompt, Prompt, dict[str, Prompt]]:
@@ -39,6 +63,13 @@ class SubmetricsProtocol(TurnProtocol):
     name = "submetrics"
     description = "turn level: understandability (response alone), sensibleness (in context), 1-5"
     default_max_tokens = 16
+    Options: ClassVar[type[ProtocolOptions]] = SubmetricsOptions
+    options: SubmetricsOptions
+
+    @property
+    def dimensions(self) -> tuple[str, ...]:
+        wanted = self.options.dimensions
+        return DIMENSIONS if wanted == "both" else (wanted,)
 
     def file_hashes(self) -> dict[str, str]:
         alone, in_context, instructions = _prompts()
@@ -61,9 +92,10 @@ class SubmetricsProtocol(TurnProtocol):
                 ),
                 json_schema=SCHEMA,
                 params=self.params,
+                scored=scored_fields(self.options.scoring, SCORED),
             )
-            for name in DIMENSIONS
+            for name in self.dimensions
         ]
 
     def result(self, answers: Mapping[str, JsonValue]) -> Result:
-        return {name: ScoreAnswer.model_validate(answers[name]).score for name in DIMENSIONS}
+        return {name: ScoreAnswer.model_validate(answers[name]).score for name in self.dimensions}

@@ -1,0 +1,65 @@
+"""How well each packaged local model judges, as measured: sensibleness against DBDC3's humans,
+per language and scoring, so `dialbench models` shows a weak judge for what it is.
+
+The figures live in `judge_figures.yaml` beside this module, written by the benchmark that
+measures them (`benchmarks/expected_scoring.py --write`), never by hand.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import Field
+
+from dialbench.schema import Record
+from dialbench.yaml_records import load_yaml_record
+
+FIGURES_FILE = "judge_figures.yaml"
+COMMAND = ".venv/bin/python benchmarks/expected_scoring.py --write"
+MEASURED = (
+    "sensibleness (submetrics, 1-5) of every chatbot turn of a fixed subset of DBDC3's "
+    "evaluation dialogues, against the mean of the 30 humans' breakdown labels (X < T < O); "
+    "95% intervals from a bootstrap over dialogues"
+)
+
+
+class JudgeFigure(Record):
+    """One judge's agreement with the humans in one language (or `all`) under one scoring."""
+
+    language: str
+    scoring: Literal["argmax", "expected"]
+    n_items: int = Field(ge=0)
+    n_dialogues: int = Field(ge=0)
+    pearson: float | None
+    pearson_ci: tuple[float | None, float | None]
+    spearman: float | None
+    spearman_ci: tuple[float | None, float | None]
+    unscored: float = Field(ge=0.0, le=1.0, description="share of turns the judge left unscored")
+
+
+class MeasuredJudges(Record):
+    measured: str = MEASURED
+    models: dict[str, list[JudgeFigure]] = Field(
+        default_factory=dict, description="model spec -> its figures"
+    )
+    sha256: str = ""
+
+
+def measured_judges() -> MeasuredJudges:
+    return load_yaml_record(__name__.rsplit(".", 1)[0], FIGURES_FILE, MeasuredJudges)
+
+
+def write_figures(figures: MeasuredJudges, *, write: bool) -> str:
+    """The figures file's text, and written into the package when `write`."""
+    body = figures.model_dump(mode="json", exclude={"sha256"})
+    text = f"# Written by `{COMMAND}`: do not edit by hand.\n" + yaml.safe_dump(
+        body, allow_unicode=True, sort_keys=False, width=100
+    )
+    if write:
+        Path(str(resources.files(__name__.rsplit(".", 1)[0]) / FIGURES_FILE)).write_text(
+            text, encoding="utf-8"
+        )
+    return text
