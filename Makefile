@@ -26,8 +26,8 @@ $(VENV)/.browser-installed: | $(BIN)/python
 	touch $@
 
 lint: $(VENV)/.dev-installed
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks scripts
+	$(BIN)/ruff format --check src tests benchmarks scripts
 	$(BIN)/mypy src
 	$(BIN)/lint-imports
 
