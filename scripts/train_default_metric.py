@@ -542,15 +542,21 @@ def write(
     data = [
         "DBDC3, the whole release (MIT licence): graded sensibleness, en + ja, 80% of dialogues",
     ]
-    if nsp:
+    tasks = [
+        task
+        for task, used_here in (
+            ("next-turn prediction", nsp),
+            ("valid-sentence prediction (a turn lightly perturbed 1, broken 0)", variant.vsp > 0),
+        )
+        if used_here
+    ]
+    if tasks:
         versions = {p: metadata.version(p) for p in ("chitchat-dataset", "chatterbot-corpus")}
         data.append(
-            f"next-turn prediction on chitchat-dataset {versions['chitchat-dataset']} (MIT, "
+            f"{' and '.join(tasks)} on chitchat-dataset {versions['chitchat-dataset']} (MIT, "
             f"{CHITCHAT_DIALOGUES} chats) and chatterbot-corpus {versions['chatterbot-corpus']} "
             "(BSD-3-Clause; en zh de fr pt es ja), 80% of dialogues"
         )
-    if variant.vsp > 0:
-        data.append("valid-sentence prediction (lightly perturbed turn 1, broken 0), same chats")
     info = MetricInfo(
         name=NAME,
         dimension=NAME,
