@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -23,6 +24,15 @@ CSV_MAPPING = (
     *("--column", "dialogue_id=conv", "--column", "role=speaker", "--column", "text=utterance"),
     *("--role", "A=user", "--role", "B=assistant"),
 )
+
+
+def pytest_configure() -> None:
+    """Ctrl-C reaches the commands the tests start as it does at a user's terminal. A shell that
+    starts a job in the background (`make test &` in a script, some CI runners) has it ignore
+    SIGINT, every process it starts inherits that, and the tests of stopping a run with Ctrl-C
+    (and Ray's cancelling of a task, which sends one) would then see it ignored."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture

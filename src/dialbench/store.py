@@ -10,6 +10,7 @@ import json
 import os
 import socket
 import sqlite3
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -142,6 +143,24 @@ def schema_version_known() -> int:
     return max(version for version, _ in _migrations())
 
 
+LOCK_TIMEOUT_S = 30.0
+
+
+def _write_ahead_log(connection: sqlite3.Connection) -> None:
+    """Switch the store to WAL. A new store's switch needs it to itself, and SQLite answers
+    "locked" at once, without waiting, while another process (a command started at the same
+    time on the same new run) is making it: wait for that one as for any lock."""
+    deadline = time.monotonic() + LOCK_TIMEOUT_S
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 class RunStore:
     """A run directory's SQLite store. Use as a context manager, or call `close()`."""
 
@@ -166,9 +185,9 @@ class RunStore:
             run_dir.mkdir(parents=True, exist_ok=True)
         try:
             connection = sqlite3.connect(
-                path, isolation_level=None, timeout=30.0, check_same_thread=not any_thread
+                path, isolation_level=None, timeout=LOCK_TIMEOUT_S, check_same_thread=not any_thread
             )
-            connection.execute("PRAGMA journal_mode=WAL")
+            _write_ahead_log(connection)
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{path}: not a dialbench store ({error})") from error
         connection.execute("PRAGMA synchronous=NORMAL")
@@ -199,10 +218,20 @@ class RunStore:
                 f"({__version__}) knows ({known}); upgrade dialbench to open it"
             )
         for version, script in _migrations():
-            if version > current:
+            if version <= self.schema_version:  # read again: another process may have moved it
+                continue
+            try:
                 self._db.executescript(
                     f"BEGIN IMMEDIATE;\n{script}\nPRAGMA user_version = {version};\nCOMMIT;"
                 )
+            except sqlite3.OperationalError:
+                # Two processes opening a new store at once: the second waits for the first's
+                # lock, then finds its tables made. Its own attempt is void; only a step that
+                # is still missing is an error.
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                if self.schema_version < version:
+                    raise
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

@@ -133,6 +133,8 @@ def placed_judgments(
 ) -> list[tuple[Judgment, Placed]]:
     """The store's judgments (of these protocols, default all) with their place, judges named
     by `JudgeNames`."""
+    if isinstance(protocols, str):  # one name is one protocol, not its letters
+        protocols = [protocols]
     if protocols:
         judgments = [j for p in protocols for j in store.records(Judgment, protocol=p)]
     else:
@@ -194,6 +196,8 @@ def judge_ratings(
     judged under several configurations is one rater per configuration. With no protocol
     given, the run must hold one: judges of different protocols are compared only on request."""
     ratings: list[Rating] = []
+    if isinstance(protocols, str):
+        protocols = [protocols]
     placed = placed_judgments(store, protocols)
     found = {j.protocol for j, _ in placed}
     if not protocols and len(found) > 1:
