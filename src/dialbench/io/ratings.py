@@ -196,8 +196,6 @@ def judge_ratings(
     judged under several configurations is one rater per configuration. With no protocol
     given, the run must hold one: judges of different protocols are compared only on request."""
     ratings: list[Rating] = []
-    if isinstance(protocols, str):
-        protocols = [protocols]
     placed = placed_judgments(store, protocols)
     found = {j.protocol for j, _ in placed}
     if not protocols and len(found) > 1:
