@@ -105,42 +105,61 @@ def _annotate(
             sequence += 1
 
 
-def _watch(organiser_link: str, until: float, result: LoadResult) -> None:
-    """The organiser's page loaded again as soon as it has come (a tab refreshing itself)."""
-    with httpx.Client(timeout=120) as client:
-        client.get(organiser_link)
-        while time.monotonic() < until:
-            sent = time.perf_counter()
-            try:
-                answer = client.get(organiser_link.split("/enter")[0] + "/organiser")
-                problem = None if answer.status_code == 200 else f"{answer.status_code}"
-            except httpx.HTTPError as error:  # the kill test's server is gone
-                problem = repr(error)
-            elapsed = time.perf_counter() - sent
-            with result.lock:
-                if problem is None:
-                    result.organiser_latencies.append(elapsed)
-                else:
-                    result.failures.append((time.monotonic(), f"organiser {problem}"))
+def _view(client: httpx.Client, result: LoadResult) -> float:
+    """One load of the organiser's page; its time, also kept in `result` (a failure there)."""
+    sent = time.perf_counter()
+    try:
+        answer = client.get("/organiser")
+        problem = None if answer.status_code == 200 else f"{answer.status_code}"
+    except httpx.HTTPError as error:  # the kill test's server is gone
+        problem = repr(error)
+    elapsed = time.perf_counter() - sent
+    with result.lock:
+        if problem is None:
+            result.organiser_latencies.append(elapsed)
+        else:
+            result.failures.append((time.monotonic(), f"organiser {problem}"))
+    return elapsed
+
+
+def _watch(client: httpx.Client, every: float, until: float, result: LoadResult) -> None:
+    """The organiser's page loaded again `every` seconds after the last load began (at once when
+    it took longer; the page itself reloads every 30 s)."""
+    while time.monotonic() < until:
+        time.sleep(max(0.0, every - _view(client, result)))
 
 
 def drive(
-    base: str, load: LoadRun, seconds: float, organiser_link: str | None = None
+    base: str,
+    load: LoadRun,
+    seconds: float,
+    organiser_link: str | None = None,
+    organiser_every: float = 0.0,
 ) -> LoadResult:
-    """Every annotator writing at once for `seconds` (and the organiser's page reloading, given
-    the organiser's link); the result holds each acknowledged write."""
+    """Every annotator writing at once for `seconds`; given the organiser's link, the organiser
+    opens their page first (as one does after `dialbench serve` prints the link, before sending
+    the annotators theirs), then it reloads every `organiser_every` seconds meanwhile. The
+    result holds each acknowledged write, and the organiser's first view first."""
     result = LoadResult(seconds=seconds)
-    until = time.monotonic() + seconds
-    threads = [
-        threading.Thread(target=_annotate, args=(base, name, token, load.dialogues, until, result))
-        for name, token in load.tokens.items()
-    ]
-    if organiser_link is not None:
-        threads.append(threading.Thread(target=_watch, args=(organiser_link, until, result)))
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    with httpx.Client(base_url=base, timeout=120) as organiser:
+        if organiser_link is not None:
+            organiser.get(organiser_link)
+            _view(organiser, result)
+        until = time.monotonic() + seconds
+        threads = [
+            threading.Thread(
+                target=_annotate, args=(base, name, token, load.dialogues, until, result)
+            )
+            for name, token in load.tokens.items()
+        ]
+        if organiser_link is not None:
+            threads.append(
+                threading.Thread(target=_watch, args=(organiser, organiser_every, until, result))
+            )
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
     return result
 
 

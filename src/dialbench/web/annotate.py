@@ -218,6 +218,11 @@ class LiveAgreement:
         self._version = -1
         self._computed = 0.0
 
+    @property
+    def ready(self) -> bool:
+        """Whether `rows` answers at once (the first table has been computed)."""
+        return self._rows is not None
+
     def rows(self) -> list[AgreementRow]:
         if self._rows is None:
             self._refresh(in_process=True)

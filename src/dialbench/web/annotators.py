@@ -122,8 +122,9 @@ class Shares:
     """How a benchmark's items are shared out among its annotators (`colleagues`): those in
     their languages, round-robin so each item has `overlap` annotators. The item with index i
     among those of its language goes to the `overlap` speakers from position i * overlap on
-    (by name), wrapping round. Worked out once per request, then asked for each annotator: on
-    every write, and for all forty on the organiser's page."""
+    (by name), wrapping round. Worked out once while the annotators and the benchmark stay as
+    they are, then asked for each annotator: on every write, and for all forty on the
+    organiser's page."""
 
     items: list[tuple[BenchmarkItem, str, int]]  # item, base language, index in its language
     positions: dict[str, dict[str, int]]  # language -> speaker -> position
@@ -131,7 +132,7 @@ class Shares:
 
     @classmethod
     def of(
-        cls, benchmark: Benchmark, colleagues: Sequence[Annotator], settings: AssignmentSettings
+        cls, benchmark: Benchmark, colleagues: Sequence[Annotator], overlap: int | None
     ) -> Shares:
         positions: dict[str, dict[str, int]] = defaultdict(dict)
         for colleague in sorted(colleagues, key=lambda a: a.name):
@@ -143,7 +144,7 @@ class Shares:
             language = base_language(item.language)
             items.append((item, language, seen_in_language[language]))
             seen_in_language[language] += 1
-        return cls(items, positions, settings.overlap)
+        return cls(items, positions, overlap)
 
     def assigned(self, annotator: Annotator, kept: Collection[str]) -> list[BenchmarkItem]:
         """The annotator's dialogues in benchmark order: their share, plus every dialogue in

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse
+from starlette.concurrency import run_in_threadpool
 
 from dialbench.web.annotate import with_gold_scores
 from dialbench.web.browse import DialogueFilters, dialogue_list, dialogue_view
@@ -15,15 +16,20 @@ router = APIRouter(dependencies=[Depends(organiser)])
 
 
 @router.get("/organiser")
-def organiser_page(request: Request) -> HTMLResponse:
+async def organiser_page(request: Request) -> HTMLResponse:
+    """A coroutine, like the label writes: under their load each hand-over between the event
+    loop and a worker thread waits for a whole round of the loop. Only the first agreement
+    table, computed in this process (seconds), is left to a worker thread."""
     context = context_of(request)
+    agreement = context.agreement
+    rows = agreement.rows() if agreement.ready else await run_in_threadpool(agreement.rows)
     team = context.team()
     progress = [team.progress(annotator) for annotator in team.annotators]
     return page(
         request,
         "organiser.html.j2",
         progress=with_gold_scores(context.store(), team, progress),
-        agreement=context.agreement.rows(),
+        agreement=rows,
         settings=context.settings,
         report=(context.run_dir / "report" / "index.html").exists(),
         run=str(context.run_dir),

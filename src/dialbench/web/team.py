@@ -35,11 +35,6 @@ def stored_annotators(store: RunStore) -> list[Annotator]:
     return [_parsed(Annotator, text) for text in store.records_json(Annotator)]
 
 
-def _benchmarks(store: RunStore) -> dict[str, Benchmark]:
-    parsed = [_parsed(Benchmark, text) for text in store.records_json(Benchmark)]
-    return {b.name: b for b in parsed}
-
-
 class Progress(Record):
     annotator: str
     benchmark: str
@@ -54,12 +49,39 @@ class Progress(Record):
 
 
 @dataclass(frozen=True)
-class Team:
-    settings: AssignmentSettings
+class Roster:
+    """The annotators and benchmarks as stored, and how each benchmark is shared out among its
+    annotators: the same on every request until one of them changes, so worked out once."""
+
     annotators: list[Annotator]
     benchmarks: dict[str, Benchmark]
-    labelled: dict[str, dict[str, bool]]  # annotator -> dialogue -> complete
+    overlap: int | None
     shares: dict[str, Shares] = field(default_factory=dict)  # benchmark -> its shares, once
+
+    def shares_of(self, benchmark: Benchmark) -> Shares:
+        found = self.shares.get(benchmark.name)
+        if found is None:
+            colleagues = [a for a in self.annotators if a.benchmark == benchmark.name]
+            found = self.shares[benchmark.name] = Shares.of(benchmark, colleagues, self.overlap)
+        return found
+
+
+@functools.lru_cache(maxsize=8)
+def _roster(
+    annotators: tuple[str, ...], benchmarks: tuple[str, ...], overlap: int | None
+) -> Roster:
+    """The roster of these stored records (JSON texts: the key compares them, cheaply)."""
+    parsed = [_parsed(Benchmark, text) for text in benchmarks]
+    return Roster(
+        [_parsed(Annotator, text) for text in annotators], {b.name: b for b in parsed}, overlap
+    )
+
+
+@dataclass(frozen=True)
+class Team:
+    settings: AssignmentSettings
+    roster: Roster
+    labelled: dict[str, dict[str, bool]]  # annotator -> dialogue -> complete
 
     @classmethod
     def read(
@@ -72,12 +94,21 @@ class Team:
         labelled: dict[str, dict[str, bool]] = defaultdict(dict)
         for annotator, dialogue, complete in store.dialogue_labels(wanted):
             labelled[annotator][dialogue] = complete
-        return cls(settings, stored_annotators(store), _benchmarks(store), labelled)
+        roster = _roster(
+            tuple(store.records_json(Annotator)),
+            tuple(store.records_json(Benchmark)),
+            settings.overlap,
+        )
+        return cls(settings, roster, labelled)
+
+    @property
+    def annotators(self) -> list[Annotator]:
+        return self.roster.annotators
 
     def benchmark(self, name: str) -> Benchmark:
-        found = self.benchmarks.get(name)
+        found = self.roster.benchmarks.get(name)
         if found is None:
-            known = ", ".join(sorted(self.benchmarks)) or "none yet"
+            known = ", ".join(sorted(self.roster.benchmarks)) or "none yet"
             raise DialbenchError(f"no benchmark named {name!r} (have: {known})")
         return found
 
@@ -87,13 +118,7 @@ class Team:
         return {d for d, complete in self.labelled.get(gold or "", {}).items() if complete}
 
     def assigned(self, annotator: Annotator) -> list[BenchmarkItem]:
-        shares = self.shares.get(annotator.benchmark)
-        if shares is None:
-            colleagues = [a for a in self.annotators if a.benchmark == annotator.benchmark]
-            benchmark = self.benchmark(annotator.benchmark)
-            shares = self.shares[annotator.benchmark] = Shares.of(
-                benchmark, colleagues, self.settings
-            )
+        shares = self.roster.shares_of(self.benchmark(annotator.benchmark))
         kept = self.gold_items() | set(self.labelled.get(annotator.name, {}))
         return shares.assigned(annotator, kept)
 
