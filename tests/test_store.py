@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import sqlite3
@@ -33,6 +34,33 @@ def test_open_creates_a_migrated_wal_store(tmp_path: Path) -> None:
         assert store.schema_version == schema_version_known()
     db = sqlite3.connect(tmp_path / "run" / STORE_FILENAME)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def _open_at_once(run_dir: Path, barrier: multiprocessing.synchronize.Barrier) -> None:
+    barrier.wait()
+    with RunStore.open(run_dir) as store:
+        store.start_run("at once")
+
+
+@pytest.mark.parametrize("attempt", range(4))
+def test_processes_opening_a_new_store_at_once_all_get_it_migrated(
+    tmp_path: Path, attempt: int
+) -> None:
+    """Commands started together on a new run (a shell loop, a scheduler): each waits for the
+    one migrating and finds nothing left to do, whatever the interleaving."""
+    forked = multiprocessing.get_context("fork")
+    barrier = forked.Barrier(8)
+    processes = [
+        forked.Process(target=_open_at_once, args=(tmp_path / "run", barrier)) for _ in range(8)
+    ]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(timeout=60)
+    assert [process.exitcode for process in processes] == [0] * 8
+    with RunStore.open(tmp_path / "run", create=False) as store:
+        assert store.schema_version == schema_version_known()
+        assert len(store.runs()) == 8
 
 
 def test_open_without_create_needs_an_existing_store(tmp_path: Path) -> None:

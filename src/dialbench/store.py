@@ -161,6 +161,17 @@ def _write_ahead_log(connection: sqlite3.Connection) -> None:
             time.sleep(0.01)
 
 
+def _statements(script: str) -> Iterator[str]:
+    """A migration script's statements one by one: `executescript` would commit the
+    transaction they must run in."""
+    statement = ""
+    for piece in script.split(";"):
+        statement += piece + ";"
+        if sqlite3.complete_statement(statement):
+            yield statement
+            statement = ""
+
+
 class RunStore:
     """A run directory's SQLite store. Use as a context manager, or call `close()`."""
 
@@ -211,27 +222,24 @@ class RunStore:
         return int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
     def _migrate(self) -> None:
-        current, known = self.schema_version, schema_version_known()
-        if current > known:
-            raise StoreError(
-                f"{self.path}: schema version {current} is newer than this dialbench "
-                f"({__version__}) knows ({known}); upgrade dialbench to open it"
-            )
-        for version, script in _migrations():
-            if version <= self.schema_version:  # read again: another process may have moved it
-                continue
-            try:
-                self._db.executescript(
-                    f"BEGIN IMMEDIATE;\n{script}\nPRAGMA user_version = {version};\nCOMMIT;"
+        """Bring the schema to this version. The version is read again under the write lock:
+        commands started at once on a new run each wait for the one migrating, then find
+        nothing left to do."""
+        known = schema_version_known()
+        if self.schema_version == known:
+            return
+        with self.transaction() as db:
+            current = self.schema_version
+            if current > known:
+                raise StoreError(
+                    f"{self.path}: schema version {current} is newer than this dialbench "
+                    f"({__version__}) knows ({known}); upgrade dialbench to open it"
                 )
-            except sqlite3.OperationalError:
-                # Two processes opening a new store at once: the second waits for the first's
-                # lock, then finds its tables made. Its own attempt is void; only a step that
-                # is still missing is an error.
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                if self.schema_version < version:
-                    raise
+            for version, script in _migrations():
+                if version > current:
+                    for statement in _statements(script):
+                        db.execute(statement)
+                    db.execute(f"PRAGMA user_version = {version}")
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
