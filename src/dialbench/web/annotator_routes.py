@@ -101,8 +101,7 @@ async def save_labels(
     team = context.team([annotator.name])
     order = assigned_order(team, annotator, dialogue_id)
     annotation = labels_given.annotation(annotator, dialogue_id)
-    with context.stores.writing:
-        context.store().add([annotation], context.serving[0], on_conflict="replace")
+    context.store().add([annotation], context.serving[0], on_conflict="replace")
     team.labelled[annotator.name][dialogue_id] = annotation.complete
     mine = team.progress(annotator, order)
     return JSONResponse(

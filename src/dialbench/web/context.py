@@ -24,13 +24,11 @@ from dialbench.web.team import Team, stored_annotators
 
 class Stores:
     """One store connection per server thread (SQLite connections are not shared): WAL lets
-    readers run beside the writer, and each write commits before its response is sent. Writes
-    take `writing` first: threads queue for it at once, where SQLite's busy handler would have
-    them sleep and retry, for up to 100 ms a try, while another thread writes."""
+    the pages' readers run beside the writer. The app writes from the event loop's thread
+    alone, one write at a time, each committed before its response is sent."""
 
     def __init__(self, run_dir: Path) -> None:
         self.run_dir = run_dir
-        self.writing = threading.Lock()
         self._local = threading.local()
         self._opened: list[RunStore] = []
         self._lock = threading.Lock()
