@@ -9,7 +9,8 @@ other jobs on them lower every figure). The CPU time the server's processes spen
 (the organiser's pages and agreement included; Linux only) moves much less with other jobs:
 it compares two versions on a busy machine.
 
-Usage: .venv/bin/python benchmarks/web_annotation.py [ANNOTATORS] [SECONDS] [--organiser-every S]
+Usage (after `make test`, whose venv has the clients' httpx):
+.venv/bin/python benchmarks/web_annotation.py [ANNOTATORS] [SECONDS] [--organiser-every S]
 """
 
 from __future__ import annotations
@@ -22,8 +23,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "web"))
 
-from annotator_load import drive, lost_writes, make_load_run
-from serve_process import serve
+try:
+    from annotator_load import drive, lost_writes, make_load_run
+    from serve_process import serve
+except ModuleNotFoundError as missing:  # the clients need httpx, from the dev extra
+    sys.exit(f"no module {missing.name}: run `make test` first, which sets up what this needs")
 
 
 def _percentiles(seconds: list[float]) -> str:
