@@ -134,8 +134,13 @@ def test_a_killed_selfchat_resumes_without_asking_a_completed_utterance_again(
         stored, cached = len(self_chats(run)), cached_calls(run)
         assert 2 <= stored < 6
         subprocess.run(command, check=True, capture_output=True, timeout=120)
-        resumed = int(server.stats()["requests"]) - asked_before_kill
-        assert resumed == 6 * 4 - cached  # only utterances neither stored nor cached are asked
+        stats = server.stats()
+        resumed = int(stats["requests"]) - asked_before_kill
+        # Asked again: at most the one call in flight at the kill (concurrency 1), never an
+        # answered one. A stored dialogue's calls are all known, even the one whose cache row
+        # the cache's writer thread had not committed yet when the dialogue was.
+        assert int(stats["repeated"]) <= 1
+        assert resumed <= 6 * 4 - max(cached, 4 * stored) + 1
         assert [len(d.turns) for d in self_chats(run)] == [6] * 6
     finally:
         server.stop()
