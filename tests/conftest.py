@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -26,13 +27,27 @@ CSV_MAPPING = (
 )
 
 
-def pytest_configure() -> None:
+def pytest_configure(config: pytest.Config) -> None:
     """Ctrl-C reaches the commands the tests start as it does at a user's terminal. A shell that
     starts a job in the background (`make test &` in a script, some CI runners) has it ignore
     SIGINT, every process it starts inherits that, and the tests of stopping a run with Ctrl-C
     (and Ray's cancelling of a task, which sends one) would then see it ignored."""
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    if worker is not None:
+        pin_to_one_core(int(worker.removeprefix("gw")))
+
+
+def pin_to_one_core(worker: int) -> None:
+    """Each pytest-xdist worker (`make test` runs one per core) gets a core of its own, and so
+    does everything it starts: llama.cpp, which takes as many threads as the process may use
+    cores, then runs one thread per worker instead of two busy-waiting teams fighting over the
+    same two cores. Every thread of the worker is moved, execnet's included."""
+    cores = sorted(os.sched_getaffinity(0))
+    core = {cores[worker % len(cores)]}
+    for thread in os.listdir("/proc/self/task"):
+        os.sched_setaffinity(int(thread), core)
 
 
 @pytest.fixture

@@ -224,7 +224,7 @@ class LocalAPI(ModelAPI):
         self.structured_mode: StructuredMode = "json_object"
 
     def context(self, *, logits_all: bool = False) -> _Context:
-        threads = self.config.n_threads or os.cpu_count() or 1
+        threads = self.config.n_threads or len(os.sched_getaffinity(0))
         key = _ContextKey(self.path, self.config.n_ctx, threads, self.chat_format, logits_all)
         return _context(key)
 
