@@ -15,9 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from dialbench.curate.api import curate
 from dialbench.curate.config import CurateConfig
 from dialbench.curate.selection import Candidate, select_balanced
-from dialbench.curate.stage import curate
 from dialbench.issue_labels import load_issue_labels
 from dialbench.schema import Dialogue, Judgment, Participants, Target, Turn
 from dialbench.store import RunStore

@@ -27,14 +27,16 @@ from collections import defaultdict
 from pathlib import Path
 
 from dialbench import Dialogue, ImportOptions, Judgment, RunStore, import_file
-from dialbench.io.ratings import JudgeNames, from_store, item_target
+from dialbench.judge.api import judge
+from dialbench.judge.config import JudgeConfig
+from dialbench.judge.judging import select_dialogues
 from dialbench.judge.protocols.submetrics import SubmetricsProtocol
-from dialbench.judge.stage import JudgeConfig, judge, select_dialogues
 from dialbench.llm.measured import FIGURES_FILE, JudgeFigure, MeasuredJudges, write_figures
 from dialbench.llm.specs import ModelConfig
 from dialbench.metaeval.config import MetaEvalOptions, ScaleSpec
 from dialbench.metaeval.correlation import CorrelationRow
 from dialbench.metaeval.evaluate import meta_evaluate
+from dialbench.ratings import JudgeNames, from_store, item_target
 
 DBDC_ZIP = Path(__file__).resolve().parents[2] / "shared" / "data" / "dbdc3_breakdown_ja_en.zip"
 JUDGES = ("local:qwen2.5-0.5b", "local:qwen2.5-1.5b")

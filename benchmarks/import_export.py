@@ -14,8 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dialbench.io.exporter import export_records
-from dialbench.io.formats import ImportOptions, load_records
-from dialbench.io.importer import import_file
+from dialbench.io.importer import ImportOptions, import_file, load_records
 from dialbench.store import RunStore
 
 UTTERANCES = {

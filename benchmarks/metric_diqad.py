@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from dialbench.io.formats import ImportOptions, load_records
+from dialbench.io.importer import ImportOptions, load_records
 from dialbench.metrics.diqad import DIQAD_CLASSIFIERS
 from dialbench.metrics.diqad.data import breakdown_grades, split
 from dialbench.metrics.diqad.evaluate import evaluate

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from dialbench import Dialogue, ImportOptions, Judgment, RunStore, import_file
-from dialbench.metrics.config import DataConfig, HoldoutConfig, MetricConfig, TargetConfig
+from dialbench.metrics.config import DataConfig, HoldoutConfig, MetricTrainConfig, TargetConfig
 from dialbench.metrics.encoders import load_encoder, memoised
 from dialbench.metrics.model import load_model
 from dialbench.metrics.score import score_run
@@ -98,7 +98,7 @@ def main() -> None:
             for strategy, head in (("ML", "ridge"), ("LANG", "ridge"), ("EN", "ridge"),
                                    ("ML", "mlp"), ("LANG", "mlp")):  # fmt: skip
                 suffix = "" if head == "ridge" else f"-{head}"
-                config = MetricConfig(
+                config = MetricTrainConfig(
                     name=f"sens-{name}-{strategy.lower()}{suffix}",
                     dimension="sensibleness",
                     data=DataConfig(runs=[run]),

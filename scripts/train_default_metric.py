@@ -54,7 +54,7 @@ from dialbench import Dialogue, ImportOptions, RunStore, import_file
 from dialbench.hashing import content_hash
 from dialbench.llm.runner import Runner
 from dialbench.llm.specs import ModelConfig
-from dialbench.metrics.config import DataConfig, HoldoutConfig, MetricConfig, TargetConfig
+from dialbench.metrics.config import DataConfig, HoldoutConfig, MetricTrainConfig, TargetConfig
 from dialbench.metrics.encoders import DEFAULT_ENCODER, Encoder, load_encoder, memoised
 from dialbench.metrics.examples import (
     Example,
@@ -524,7 +524,7 @@ def write(
     encoder: Encoder,
 ) -> None:
     variant, head, figures = result
-    config = MetricConfig(
+    config = MetricTrainConfig(
         name=NAME,
         dimension=NAME,
         data=DataConfig(runs=[Path("runs/dbdc3")], languages=["en", "ja"]),

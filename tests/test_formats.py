@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from dialbench.cli import app
 from dialbench.errors import InputError
 from dialbench.io.file_format import Content, FileFormat, Item, ReadRequest
-from dialbench.io.formats import FORMATS, ImportOptions, detect_format
-from dialbench.io.importer import import_file
+from dialbench.io.importer import ImportOptions, import_file
+from dialbench.io.registry import FORMATS, detect_format
 from dialbench.schema import Dialogue
 from dialbench.store import RunStore
 from tests.conftest import Register
@@ -123,7 +123,7 @@ def test_every_format_is_registered_under_its_own_name() -> None:
 def test_detecting_a_format_imports_no_heavy_library() -> None:
     """Readers of xlsx, Parquet and datasets import their library when they read, not before."""
     script = (
-        "import sys; from pathlib import Path; from dialbench.io.formats import detect_format; "
+        "import sys; from pathlib import Path; from dialbench.io.registry import detect_format; "
         "[detect_format(Path('x' + s), 'dialogues') for s in ('.xlsx', '.parquet', '.jsonl')]; "
         "print(sorted({'openpyxl', 'pyarrow', 'pandas', 'datasets'} & set(sys.modules)))"
     )

@@ -54,7 +54,7 @@ def test_the_contracts_hold() -> None:
             "dialbench.judge.protocol -> dialbench.report.tables (l.",
         ),
         # the store importing what is built on it
-        ("store.py", "import dialbench.io.ratings", "dialbench.store -> dialbench.io.ratings (l."),
+        ("store.py", "import dialbench.ratings", "dialbench.store -> dialbench.ratings (l."),
         # a figure drawn where models are called
         ("llm/runner.py", "import matplotlib.pyplot", "dialbench.llm.runner -> matplotlib (l."),
         # a circle between two siblings

@@ -11,8 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dialbench.io.exporter import export_records
-from dialbench.io.formats import ImportOptions, load_records
-from dialbench.io.importer import import_file
+from dialbench.io.importer import ImportOptions, import_file, load_records
 from dialbench.io.jsonl import write_jsonl
 from dialbench.schema import Dialogue, StoredRecord
 from dialbench.store import RunStore

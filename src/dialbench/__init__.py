@@ -6,8 +6,7 @@ can do with these names.
 
 from dialbench.errors import DialbenchError, InputError, InputErrors
 from dialbench.io.exporter import export_records
-from dialbench.io.formats import ImportOptions, load_records
-from dialbench.io.importer import ImportReport, import_file
+from dialbench.io.importer import ImportOptions, ImportReport, import_file, load_records
 from dialbench.schema import (
     Annotation,
     Dialogue,

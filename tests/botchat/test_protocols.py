@@ -11,6 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from dialbench.botchat.api import selfchat
+from dialbench.botchat.config import SelfChatConfig
 from dialbench.botchat.passrate import pass_at_n
 from dialbench.botchat.results import (
     Ratings,
@@ -19,10 +21,10 @@ from dialbench.botchat.results import (
     self_chats,
     win_tie_lose,
 )
-from dialbench.botchat.selfchat import SelfChatConfig, selfchat
 from dialbench.botchat.verdicts import order_consistency, win_matrix
+from dialbench.judge.api import judge
+from dialbench.judge.config import JudgeConfig
 from dialbench.judge.registry import get_protocol
-from dialbench.judge.stage import JudgeConfig, judge
 from dialbench.llm.base import Request
 from dialbench.report.config import ReportConfig
 from dialbench.report.writer import ReportOutput, report

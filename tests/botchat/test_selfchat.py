@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from dialbench.botchat.api import selfchat
+from dialbench.botchat.config import SelfChatConfig
 from dialbench.botchat.lengths import length_table, utterance_lengths
-from dialbench.botchat.selfchat import SelfChatConfig, fit_history, selfchat, speaker_roles
+from dialbench.botchat.selfchat import fit_history, speaker_roles
 from dialbench.botchat.tokens import cl100k_tokens
 from dialbench.errors import DialbenchError
 from dialbench.llm.base import ModelError, Request

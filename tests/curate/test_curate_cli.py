@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from dialbench.curate.api import curate
 from dialbench.curate.config import CurateConfig
-from dialbench.curate.stage import curate
 from dialbench.errors import DialbenchError
 from dialbench.schema import Benchmark, Dialogue
 from dialbench.store import RunStore

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from dialbench.curate.api import curate
 from dialbench.curate.config import CurateConfig
-from dialbench.curate.stage import curate
-from dialbench.judge.stage import JudgeConfig, judge
+from dialbench.judge.api import judge
+from dialbench.judge.config import JudgeConfig
 from dialbench.llm.base import Completion, Request
 from dialbench.schema import Dialogue, Judgment
 from dialbench.store import RunStore

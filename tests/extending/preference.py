@@ -7,8 +7,8 @@ from collections.abc import Mapping
 
 from pydantic import JsonValue
 
+from dialbench.judge.numbered_transcript import numbered_transcript
 from dialbench.judge.protocol import PairProtocol, Question, Result, hashes
-from dialbench.judge.transcript import transcript
 from dialbench.llm.base import JsonSchema, Message
 from dialbench.prompts import load_prompt
 from dialbench.schema import Dialogue, Participants, SeedContext, Turn
@@ -32,7 +32,7 @@ class PreferenceProtocol(PairProtocol):
 
     def questions(self, first: Dialogue, second: Dialogue) -> list[Question]:
         shown = "\n\n".join(
-            f"[{n}]\n{transcript(d.turns)}" for n, d in (("1", first), ("2", second))
+            f"[{n}]\n{numbered_transcript(d.turns)}" for n, d in (("1", first), ("2", second))
         )
         message = Message(role="user", content=f"Which chatbot did better?\n{shown}")
         return [

@@ -122,7 +122,8 @@ def test_a_protocol_and_its_report_sections_are_one_line_each(
     register(PROTOCOLS, "preference", PreferenceProtocol)
     register(PROTOCOL_SECTIONS, "preference", winner_counts)
     register(BACKENDS, "upper", PLUGIN)
-    from dialbench.judge.stage import JudgeConfig, judge
+    from dialbench.judge.api import judge
+    from dialbench.judge.config import JudgeConfig
     from dialbench.llm.specs import ModelConfig
 
     run = tmp_path / "run"

@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from scripted import dialogue
 
+from dialbench.judge.api import judge
+from dialbench.judge.config import JudgeConfig
 from dialbench.judge.protocols.holistic import HolisticProtocol
 from dialbench.judge.protocols.submetrics import SubmetricsProtocol
-from dialbench.judge.stage import JudgeConfig, judge
 from dialbench.llm.base import Completion, GeneratedToken, Request, TokenLogprob
 from dialbench.report.config import ReportConfig
 from dialbench.report.writer import report

@@ -14,11 +14,12 @@ import pytest
 from scripted import dialogue, scripted_judge
 
 from dialbench import yaml_records
-from dialbench.io.ratings import from_store
 from dialbench.issue_labels import load_issue_labels
-from dialbench.judge.stage import JudgeConfig, judge
-from dialbench.metaeval.stage import configuration_notes
+from dialbench.judge.api import judge
+from dialbench.judge.config import JudgeConfig
+from dialbench.metaeval.api import configuration_notes
 from dialbench.prompts import load_prompt
+from dialbench.ratings import from_store
 from dialbench.report.config import ReportConfig
 from dialbench.report.writer import report
 from dialbench.schema import Judgment

@@ -13,8 +13,10 @@ from scripted import dialogue
 
 from dialbench.errors import DialbenchError
 from dialbench.judge import registry
+from dialbench.judge.api import judge
+from dialbench.judge.config import JudgeConfig
+from dialbench.judge.judging import select_dialogues
 from dialbench.judge.registry import get_protocol
-from dialbench.judge.stage import JudgeConfig, judge, select_dialogues
 from dialbench.metaeval.diagnostics import position_consistency
 from dialbench.schema import Judgment
 from dialbench.store import RunStore

@@ -11,9 +11,9 @@ from pydantic import JsonValue
 from scripted import ISSUES_SCRIPT, dialogue, scripted_judge
 
 from dialbench.errors import DialbenchError
+from dialbench.judge.judging import JudgeRunSummary, judge_dialogues, select_dialogues
 from dialbench.judge.registry import get_protocol
 from dialbench.judge.settings import JudgeSettings
-from dialbench.judge.stage import JudgeRunSummary, judge_dialogues, select_dialogues
 from dialbench.llm.runner import Runner
 from dialbench.schema import Dialogue, Judgment
 from dialbench.store import RunStore

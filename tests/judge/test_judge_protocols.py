@@ -7,10 +7,10 @@ from pathlib import Path
 
 from scripted import ISSUE_KEYS, dialogue
 
-from dialbench.io.ratings import from_store
 from dialbench.issue_labels import load_issue_labels
 from dialbench.judge.protocols.holistic import load_examples
 from dialbench.judge.registry import get_protocol
+from dialbench.ratings import from_store
 from dialbench.schema import Judgment, Target
 from dialbench.store import RunStore
 

@@ -15,7 +15,8 @@ import pytest
 from loopback_server import Loopback, start_loopback
 
 from dialbench.errors import DialbenchError
-from dialbench.judge.stage import JudgeConfig, judge
+from dialbench.judge.api import judge
+from dialbench.judge.config import JudgeConfig
 from dialbench.llm.backends.scripted import register_script
 from dialbench.llm.batch import BatchError, load_batches, unanswered, wait_for_batches
 from dialbench.llm.preflight import ModelsUnavailable

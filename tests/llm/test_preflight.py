@@ -12,15 +12,16 @@ import pytest
 import yaml
 
 from dialbench.errors import DialbenchError
-from dialbench.judge.stage import JudgeConfig, judge
+from dialbench.judge.api import judge
+from dialbench.judge.config import JudgeConfig
 from dialbench.llm.base import Completion, ModelAPI, Request
 from dialbench.llm.preflight import ModelsUnavailable, model_problems, models_in
 from dialbench.llm.specs import BACKENDS, ModelConfig
 from dialbench.pipeline.config import load_pipeline
 from dialbench.pipeline.execute import run_pipeline
 from dialbench.pipeline.plan import plan_pipeline
+from dialbench.simulate.api import simulate
 from dialbench.simulate.config import SimulationConfig
-from dialbench.simulate.simulation import simulate
 from dialbench.store import RunStore
 from tests.conftest import DIALBENCH, Register
 from tests.scripted_models import ScriptedModel

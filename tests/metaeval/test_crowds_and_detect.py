@@ -18,11 +18,11 @@ from pydantic import ValidationError
 from sklearn.metrics import accuracy_score, precision_recall_fscore_support
 
 from dialbench.errors import DialbenchError
-from dialbench.io.ratings import Rating
 from dialbench.metaeval.config import DetectSpec
 from dialbench.metaeval.detection import confusion_scores
 from dialbench.metaeval.references import HUMAN_CEILING
 from dialbench.metaeval.scales import parse_detect
+from dialbench.ratings import Rating
 from tests.conftest import RunCli
 from tests.metaeval.test_figures import evaluate, only, ratings
 from tests.metaeval.test_metaeval_hardening import long_csv

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from dialbench.io.ratings import Rating, flatten
 from dialbench.metaeval.config import MetaEvalOptions, ScaleSpec
 from dialbench.metaeval.evaluate import MetaEvalReport, meta_evaluate
+from dialbench.ratings import Rating, flatten
 from dialbench.schema import Judgment, Target
 
 A = [1, 1, 0, 0]

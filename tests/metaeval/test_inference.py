@@ -16,16 +16,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import kendalltau, pearsonr, spearmanr
 
-from dialbench.io.ratings import Rating
 from dialbench.metaeval import weighted
+from dialbench.metaeval.api import metaeval
 from dialbench.metaeval.clusters import MIN_CLUSTERS, Resamples
 from dialbench.metaeval.config import DetectSpec, MetaevalConfig, MetaEvalOptions
 from dialbench.metaeval.detection import confusion_scores, resampled_f1
 from dialbench.metaeval.evaluate import MetaEvalReport, meta_evaluate
 from dialbench.metaeval.panels import build_panels, ratings_frame
 from dialbench.metaeval.references import HUMAN_CEILING, ceiling_panels
-from dialbench.metaeval.stage import metaeval
 from dialbench.metaeval.weighted import METHODS
+from dialbench.ratings import Rating
 from dialbench.schema import Annotation, Dialogue, Target, Turn
 from dialbench.store import RunStore
 from tests.conftest import RunCli

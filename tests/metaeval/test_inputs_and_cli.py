@@ -12,8 +12,8 @@ import pytest
 
 from dialbench.errors import InputErrors
 from dialbench.io.long_format import read_ratings
-from dialbench.io.ratings import from_store
 from dialbench.metaeval.evaluate import meta_evaluate
+from dialbench.ratings import from_store
 from dialbench.schema import Dialogue
 from dialbench.store import RunStore
 from tests.conftest import SHARED_DATA, RunCli

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dialbench.llm.runner import Runner
-from dialbench.metrics.config import AugmentConfig, DataConfig, MetricConfig, TargetConfig
+from dialbench.metrics.config import AugmentConfig, DataConfig, MetricTrainConfig, TargetConfig
 from dialbench.metrics.model import load_model
 from dialbench.metrics.qe import ESTIMATORS
 from dialbench.metrics.qe.embedding import embedding_similarity
@@ -56,7 +56,7 @@ def test_quality_estimators() -> None:
 def test_training_with_translated_data(tmp_path: Path) -> None:
     run = annotated_run(tmp_path / "run")
     translator = ScriptedTranslator()
-    base = MetricConfig(
+    base = MetricTrainConfig(
         name="sens",
         data=DataConfig(runs=[run], languages=["en"]),
         target=TargetConfig(dimension="breakdown", values={"O": 1.0, "X": 0.0}),
@@ -82,7 +82,7 @@ def test_training_with_translated_data(tmp_path: Path) -> None:
     assert isinstance(saved, dict)
     assert saved["translator"] == "local:qwen2.5-0.5b", "a bare spec is saved as one, as before"
     assert load_model(tmp_path / "mt100").info.version == info.version
-    assert MetricConfig.model_validate(info.config).augment == config.augment
+    assert MetricTrainConfig.model_validate(info.config).augment == config.augment
     forward, back = frozenset({("en", "de"), ("en", "zh")}), frozenset({("de", "en"), ("zh", "en")})
     assert [pairs for pairs, _ in translator.calls] == [forward, back] * 2, (
         "each training: one call out for every language, one back"
@@ -119,7 +119,7 @@ def test_llm_qe_is_p_yes_and_drives_selection(loopback: Loopback, tmp_path: Path
     asked = loopback.stats()["last_body"]["messages"][0]["content"]
     assert "Hallo" in asked
     assert "fluent German" in asked
-    config = MetricConfig(
+    config = MetricTrainConfig(
         name="sens",
         data=DataConfig(runs=[annotated_run(tmp_path / "run")], languages=["en"]),
         target=TargetConfig(dimension="breakdown", values={"O": 1.0, "X": 0.0}),
@@ -155,7 +155,7 @@ def test_every_language_streams_at_the_translators_own_concurrency(tmp_path: Pat
         )
     server = start_loopback(0.2)
     try:
-        config = MetricConfig(
+        config = MetricTrainConfig(
             name="nsp",
             objective="nsp",
             data=DataConfig(runs=[run]),

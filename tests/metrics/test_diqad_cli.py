@@ -10,7 +10,7 @@ import pytest
 
 from dialbench import import_file
 from dialbench.errors import DialbenchError
-from dialbench.io.formats import ImportOptions, load_records
+from dialbench.io.importer import ImportOptions, load_records
 from dialbench.metrics.diqad.data import breakdown_grades
 from dialbench.metrics.diqad.model import load_classifier
 from dialbench.schema import Annotation, Dialogue, Judgment

@@ -12,7 +12,7 @@ import yaml
 
 from dialbench import examples
 from dialbench.errors import DialbenchError, InputError
-from dialbench.metrics.config import MetricConfig, TeacherConfig, load_config
+from dialbench.metrics.config import MetricTrainConfig, TeacherConfig, load_config
 from dialbench.metrics.examples import teacher_labels
 from dialbench.metrics.model import load_model
 from dialbench.metrics.score import score_run
@@ -267,7 +267,7 @@ def test_config_errors_name_file_line_and_field(
 
 def test_a_config_without_a_teacher_dumps_as_before() -> None:
     """metric.json holds the dumped config: a graded metric trained again keeps its version."""
-    graded = MetricConfig.model_validate(
+    graded = MetricTrainConfig.model_validate(
         {
             "name": "s",
             "data": {"runs": ["r"]},

@@ -19,10 +19,12 @@ from typer.testing import CliRunner
 
 from dialbench.cli.app import app
 from dialbench.errors import DialbenchError
+from dialbench.metrics.api import score_metric
 from dialbench.metrics.config import (
     AugmentConfig,
     DataConfig,
-    MetricConfig,
+    MetricScoreConfig,
+    MetricTrainConfig,
     TargetConfig,
     load_config,
 )
@@ -33,7 +35,6 @@ from dialbench.metrics.qe import ESTIMATORS
 from dialbench.metrics.qe.embedding import embedding_similarity
 from dialbench.metrics.qe.estimator import QEResources
 from dialbench.metrics.qe.round_trip_chrf import round_trip_chrf
-from dialbench.metrics.stage import MetricScoreConfig, score_metric
 from dialbench.metrics.train import train_metric
 from dialbench.metrics.translate import TranslationRequest, Translator
 from dialbench.schema import Judgment, Run
@@ -127,7 +128,7 @@ class CautiousQE:
 def test_a_new_quality_estimator_selects_translations(register: Register, tmp_path: Path) -> None:
     register(ESTIMATORS, "cautious", CautiousQE)
     translator = ScriptedTranslator()
-    config = MetricConfig(
+    config = MetricTrainConfig(
         name="sens",
         data=DataConfig(runs=[annotated_run(tmp_path / "run")], languages=["en"]),
         target=TargetConfig(dimension="breakdown", values={"O": 1.0, "X": 0.0}),

@@ -15,7 +15,7 @@ from dialbench.metrics.config import (
     AugmentConfig,
     DataConfig,
     FinetuneConfig,
-    MetricConfig,
+    MetricTrainConfig,
     TargetConfig,
 )
 from dialbench.metrics.model import load_model
@@ -65,7 +65,7 @@ def tiny_xlmr(folder: Path) -> Path:
 
 def test_fine_tune_save_load_score(tmp_path: Path) -> None:
     run = annotated_run(tmp_path / "run")
-    config = MetricConfig(
+    config = MetricTrainConfig(
         name="sens-ft",
         dimension="sensibleness",
         data=DataConfig(runs=[run]),
@@ -101,7 +101,7 @@ def test_fine_tune_on_translated_and_qe_filtered_data(tmp_path: Path) -> None:
     """The fine-tuned path trains on the same data as the frozen one: the training dialogues
     plus the translations the QE kept (top k% per language), never the held-out ones."""
     run = annotated_run(tmp_path / "run")
-    config = MetricConfig(
+    config = MetricTrainConfig(
         name="sens-ft-mt",
         dimension="sensibleness",
         data=DataConfig(runs=[run], languages=["en"]),
@@ -246,7 +246,7 @@ def test_an_encoder_in_the_hub_cache_trains_offline(
     (cache / "models--dialbench--tiny-xlmr" / "refs" / "main").write_text("0123abcd")
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
-    config = MetricConfig(
+    config = MetricTrainConfig(
         name="sens-ft",
         data=DataConfig(runs=[annotated_run(tmp_path / "run")]),
         target=TargetConfig(dimension="breakdown", values={"O": 1.0, "X": 0.0}),

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import yaml
 
+from dialbench.metrics.api import MetricScoreResult
 from dialbench.metrics.model import load_model
-from dialbench.metrics.stage import MetricScoreResult
 from dialbench.pipeline.config import load_pipeline
 from dialbench.pipeline.execute import run_pipeline
 from dialbench.pipeline.stage import StageOutput

@@ -11,7 +11,7 @@ import pytest
 
 from dialbench import examples
 from dialbench.errors import DialbenchError
-from dialbench.metrics.config import DataConfig, MetricConfig, TargetConfig
+from dialbench.metrics.config import DataConfig, MetricTrainConfig, TargetConfig
 from dialbench.metrics.encoders import Encoder
 from dialbench.metrics.model import load_model
 from dialbench.metrics.score import MANY_TURNS, encoder_processes, score_run
@@ -26,8 +26,8 @@ def run_dir(tmp_path: Path) -> Path:
     return annotated_run(tmp_path / "run")
 
 
-def _config(run_dir: Path, **changes: object) -> MetricConfig:
-    base = MetricConfig(
+def _config(run_dir: Path, **changes: object) -> MetricTrainConfig:
+    base = MetricTrainConfig(
         name="sens",
         dimension="sensibleness",
         data=DataConfig(runs=[run_dir]),
@@ -102,7 +102,7 @@ def test_nsp_and_vsp_from_a_dialogue_file(tmp_path: Path) -> None:
     """Unlabelled dialogues from any importable file: self-supervised targets, every language."""
     jsonl = examples.bundled()["multilingual_dialogues"]
     for objective, dimension in (("nsp", "next_turn"), ("vsp", "well_formed")):
-        config = MetricConfig(
+        config = MetricTrainConfig(
             name=objective,
             objective=objective,
             data=DataConfig(files=[jsonl]),
@@ -118,7 +118,7 @@ def test_nsp_and_vsp_from_a_dialogue_file(tmp_path: Path) -> None:
 
 def test_a_graded_metric_needs_runs() -> None:
     with pytest.raises(ValueError, match="reads human labels from runs"):
-        MetricConfig.model_validate(
+        MetricTrainConfig.model_validate(
             {
                 "name": "x",
                 "data": {"files": ["a.jsonl"]},

@@ -11,11 +11,11 @@ import pytest
 import yaml
 
 from dialbench.errors import DialbenchError
+from dialbench.metrics.api import MetricScoreResult
 from dialbench.metrics.encoders import load_encoder
 from dialbench.metrics.model import MetricModel, load_model
 from dialbench.metrics.packaged import PACKAGED, load_card, metric_folder, packaged_names
 from dialbench.metrics.score import check_encoder
-from dialbench.metrics.stage import MetricScoreResult
 from dialbench.pipeline.config import load_pipeline
 from dialbench.pipeline.execute import run_pipeline
 from dialbench.pipeline.stage import StageOutput

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
+from dialbench.metaeval.api import MetaevalOutput
 from dialbench.metaeval.references import HUMAN_CEILING
-from dialbench.metaeval.stage import MetaevalOutput
 from dialbench.pipeline.config import load_pipeline
 from dialbench.pipeline.execute import run_pipeline
 from dialbench.pipeline.stage import StageOutput

@@ -17,10 +17,10 @@ from dialbench.botchat.lengths import utterance_lengths
 from dialbench.botchat.selfchat import SOURCE
 from dialbench.botchat.verdicts import comparisons, groups, win_matrix
 from dialbench.errors import DialbenchError
-from dialbench.io.ratings import JudgeNames
 from dialbench.judge.protocols.arena import ArenaProtocol, self_chat_key
 from dialbench.judge.protocols.gteval import GTEvalProtocol
 from dialbench.judge.protocols.unieval import UniEvalProtocol
+from dialbench.ratings import JudgeNames
 from dialbench.schema import Dialogue, Judgment
 from dialbench.store import RunStore
 

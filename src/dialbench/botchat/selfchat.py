@@ -17,17 +17,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from pathlib import Path
 
 from pydantic import Field
 
+from dialbench.botchat.config import SelfChatConfig
 from dialbench.botchat.tokens import cl100k_tokens
 from dialbench.errors import DialbenchError
 from dialbench.hashing import content_hash
 from dialbench.llm.base import GenerationParams, Message
-from dialbench.llm.collection import calls_started, long_job
+from dialbench.llm.collection import calls_started
 from dialbench.llm.model import Model
-from dialbench.llm.preflight import check_models
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import ModelConfig
 from dialbench.prompts import load_prompt
@@ -40,36 +39,12 @@ from dialbench.schema import (
     SeedContext,
     Turn,
 )
-from dialbench.sharding import Shard, owned
 from dialbench.store import RunStore
 
 SOURCE = "selfchat"
 PACKAGE = "dialbench.botchat"  # where the prompt file sits
 SYSTEM_PROMPT = "selfchat_system"
-DEFAULT_N = 16
 MESSAGE_OVERHEAD_TOKENS = 8  # role markers and separators a chat template adds per message
-
-
-class SelfChatConfig(Record):
-    """One `selfchat` stage: which ChatSEEDs, which models, how long."""
-
-    models: list[ModelConfig] = Field(min_length=1)
-    n: int = Field(default=DEFAULT_N, ge=1, description="utterances per dialogue, seed included")
-    seeds: str = Field(default="mutual", min_length=1, description="source of the seed dialogues")
-    limit: int | None = Field(default=None, ge=1, description="only the first K ChatSEEDs")
-    min_seed_utterances: int = Field(
-        default=0, ge=0, description="only seeds whose human dialogue has at least this many"
-    )
-    params: GenerationParams = Field(
-        default_factory=lambda: GenerationParams(max_tokens=128, temperature=0.0)
-    )
-    context_tokens: int | None = Field(
-        default=None,
-        ge=64,
-        description="context window for the history rule; default: a local model's n_ctx, "
-        "else unlimited",
-    )
-    concurrency: int = Field(default=16, ge=1, description="dialogues in flight")
 
 
 class SelfChatSummary(Record):
@@ -175,7 +150,7 @@ def dialogue_id(seed: Dialogue, model: ModelConfig, config: SelfChatConfig) -> s
     return "d-" + content_hash(key)[:24]
 
 
-async def self_chat(
+async def continue_chatseed(
     model: Model,
     seed: list[str],
     n: int,
@@ -229,7 +204,7 @@ class SelfChat:
         window = context_window(self.config, model.config)
         start = chatseed(seed)
         async with self.slots:
-            utterances, dropped, error = await self_chat(
+            utterances, dropped, error = await continue_chatseed(
                 model, start, self.config.n, self.config.params, window
             )
         self.store.add(
@@ -292,19 +267,3 @@ class SelfChat:
                 "metadata": metadata,
             }
         )
-
-
-def selfchat(
-    config: SelfChatConfig, run_dir: str | Path, *, quiet: bool = False, shard: Shard | None = None
-) -> SelfChatSummary:
-    """Generate every self-chat of the config not yet stored in `run_dir` (`shard`: of the
-    seeds it owns; the limit counts every seed, so the shards share the same ones)."""
-    with long_job(), RunStore.open(run_dir, create=False) as store:
-        seeds = [seed for seed in seed_dialogues(store, config) if owned(shard, seed.id)]
-        check_models(config)
-        with (
-            store.run("selfchat", config.model_dump(mode="json")) as record,
-            Runner(run_dir, run_id=record.id, quiet=quiet) as runner,
-        ):
-            job = SelfChat(config, store, record, runner)
-            return runner.run_sync(job.run(seeds))

@@ -9,11 +9,10 @@ import typer
 from rich.console import Console
 
 from dialbench.cli.app import app
-from dialbench.cli.format_option import format_option
-from dialbench.cli.records import DEFAULT_RUN, RunOption
-from dialbench.cli.tables import table
+from dialbench.cli.options import DEFAULT_RUN, RunOption, format_option
+from dialbench.cli.terminal_tables import table
 from dialbench.io.exporter import counted, export_records
-from dialbench.io.formats import detect_format
+from dialbench.io.registry import detect_format
 from dialbench.schema import Annotator
 from dialbench.store import RunStore
 

@@ -11,11 +11,12 @@ from rich.console import Console
 
 from dialbench.cli.app import app
 from dialbench.cli.judge import print_judged
-from dialbench.cli.records import DEFAULT_RUN, RunDir
+from dialbench.cli.options import DEFAULT_RUN, RunDir
 from dialbench.errors import DialbenchError
+from dialbench.judge.api import judge
+from dialbench.judge.config import JudgeConfig
 from dialbench.judge.protocols.arena import ArenaProtocol
 from dialbench.judge.settings import JudgeSettings
-from dialbench.judge.stage import JudgeConfig, judge
 from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig
 from dialbench.schema import Dialogue
 from dialbench.store import RunStore

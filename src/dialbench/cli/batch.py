@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 
 from dialbench.cli.app import app
-from dialbench.cli.records import DEFAULT_RUN, RunDir
+from dialbench.cli.options import DEFAULT_RUN, RunDir
 from dialbench.errors import DialbenchError
 from dialbench.llm.batch import (
     DEFAULT_POLL_INTERVAL_S,

@@ -10,8 +10,8 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from dialbench.cli.app import app
-from dialbench.cli.records import DEFAULT_RUN, RunDir
-from dialbench.cli.tables import table
+from dialbench.cli.options import DEFAULT_RUN, RunDir
+from dialbench.cli.terminal_tables import table
 from dialbench.errors import DialbenchError
 from dialbench.io.validation import describe_error
 from dialbench.schema import Benchmark
@@ -79,8 +79,8 @@ def curate_command(
         return
     if name is None:
         raise DialbenchError("name the benchmark with --name (or list them with --list)")
+    from dialbench.curate.api import curate, outcome_frame  # pandas, matplotlib
     from dialbench.curate.config import CurateConfig
-    from dialbench.curate.stage import curate, outcome_frame  # pandas, matplotlib
 
     try:
         config = CurateConfig(

@@ -10,12 +10,14 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from dialbench.cli.app import app
-from dialbench.cli.records import DEFAULT_RUN, RunDir, key_value_pairs
+from dialbench.cli.options import DEFAULT_RUN, RunDir, key_value_pairs
 from dialbench.errors import DialbenchError
 from dialbench.io.validation import describe_error
+from dialbench.judge.api import judge
+from dialbench.judge.config import DEFAULT_BATCH_SIZE, JudgeConfig
+from dialbench.judge.judging import JudgeRunSummary
 from dialbench.judge.registry import PROTOCOLS
 from dialbench.judge.settings import JudgeSettings
-from dialbench.judge.stage import DEFAULT_BATCH_SIZE, JudgeConfig, JudgeRunSummary, judge
 from dialbench.llm.base import ReasoningEffort, StructuredMode
 from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig
 

@@ -10,17 +10,17 @@ import typer
 from rich.console import Console
 
 from dialbench.cli.app import app
-from dialbench.cli.tables import figure, table
+from dialbench.cli.terminal_tables import figure, table
 from dialbench.errors import DialbenchError
 
 if TYPE_CHECKING:
     from rich.table import Table
 
     from dialbench.metaeval.agreement import AgreementRow
+    from dialbench.metaeval.api import MetaevalOutput
     from dialbench.metaeval.correlation import CorrelationRow
     from dialbench.metaeval.detection import DetectionRow
     from dialbench.metaeval.evaluate import MetaEvalReport
-    from dialbench.metaeval.stage import MetaevalOutput
 
 # Kept here rather than imported, so `--help` does not load the statistics stack.
 ALL_LANGUAGES, UNKNOWN_LANGUAGE = "all", "und"
@@ -253,9 +253,9 @@ def metaeval(
     annotators."""
     # The statistics stack (pandas, scipy, scikit-learn, matplotlib) takes a second and a half
     # to import: only this command pays for it.
+    from dialbench.metaeval.api import metaeval as evaluate
     from dialbench.metaeval.config import MetaevalConfig, MetaEvalOptions
     from dialbench.metaeval.scales import parse_detect, parse_scale
-    from dialbench.metaeval.stage import metaeval as evaluate
 
     config = MetaevalConfig(
         against=against,

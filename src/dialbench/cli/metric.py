@@ -9,11 +9,11 @@ import typer
 from rich.console import Console
 
 from dialbench.cli.app import app
-from dialbench.cli.tables import figure, table
+from dialbench.cli.terminal_tables import figure, table
 from dialbench.errors import DialbenchError
+from dialbench.metrics.config import TurnsToScore
 from dialbench.metrics.diqad import DIQAD_CLASSIFIERS
 from dialbench.metrics.diqad.config import DEFAULT_CLASSIFIERS, DiqadTrainConfig
-from dialbench.metrics.stage import TurnsToScore
 from dialbench.schema import ROLES
 from dialbench.store import RunStore
 
@@ -108,7 +108,8 @@ def score(
     ] = False,
 ) -> None:
     """Write one Judgment per turn (protocol metric:NAME), as an LLM judge does."""
-    from dialbench.metrics.stage import MetricScoreConfig, score_metric
+    from dialbench.metrics.api import score_metric
+    from dialbench.metrics.config import MetricScoreConfig
 
     unknown = sorted(set(role) - set(ROLES))
     if unknown:

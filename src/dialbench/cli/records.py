@@ -12,44 +12,20 @@ from rich.table import Table
 
 from dialbench import examples
 from dialbench.cli.app import app
-from dialbench.cli.format_option import format_option
-from dialbench.cli.tables import table
+from dialbench.cli.options import DEFAULT_RUN, RunDir, RunOption, format_option, key_value_pairs
+from dialbench.cli.terminal_tables import table
 from dialbench.errors import DialbenchError, InputError
 from dialbench.io.exporter import counted, default_export_path, export_records
 from dialbench.io.file_format import RECORD_KINDS, RecordKind
-from dialbench.io.formats import ImportOptions, detect_format, load_records
-from dialbench.io.importer import import_file
+from dialbench.io.importer import ImportOptions, import_file, load_records
+from dialbench.io.registry import detect_format
 from dialbench.store import OnConflict, RunStore
 from dialbench.summary import StoreSummary, summarize
 
 console = Console()
 
-RunDir = Annotated[
-    Path,
-    typer.Argument(
-        envvar="DIALBENCH_RUN", help="Run directory holding dialbench.sqlite.", show_default=True
-    ),
-]
-RunOption = Annotated[
-    Path,
-    typer.Option(
-        "--run", "-r", envvar="DIALBENCH_RUN", help="Run directory (created when missing)."
-    ),
-]
 Records = Annotated[RecordKind, typer.Option(help="Which kind of record.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the result as JSON, for scripts.")]
-DEFAULT_RUN = Path("runs/default")
-
-
-def key_value_pairs(values: list[str], what: str) -> dict[str, str]:
-    """Repeated KEY=VALUE options (`--column text=utterance`, `--option few_shot=true`)."""
-    pairs = {}
-    for value in values:
-        key, sep, mapped = value.partition("=")
-        if not sep or not key or not mapped:
-            raise DialbenchError(f"{what} {value!r} is not of the form KEY=VALUE")
-        pairs[key] = mapped
-    return pairs
 
 
 def _import_options(

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from dialbench.cli.app import app
-from dialbench.cli.records import DEFAULT_RUN, RunDir
+from dialbench.cli.options import DEFAULT_RUN, RunDir
 
 console = Console()
 

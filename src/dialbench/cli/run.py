@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from dialbench.cli.app import app
-from dialbench.cli.tables import figure, table
+from dialbench.cli.terminal_tables import figure, table
 from dialbench.errors import DialbenchError
 from dialbench.registry import Registry
 

@@ -8,9 +8,11 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from dialbench.botchat.selfchat import SelfChatConfig, SelfChatSummary, selfchat
+from dialbench.botchat.api import selfchat
+from dialbench.botchat.config import SelfChatConfig
+from dialbench.botchat.selfchat import SelfChatSummary
 from dialbench.cli.app import app
-from dialbench.cli.records import DEFAULT_RUN, RunDir
+from dialbench.cli.options import DEFAULT_RUN, RunDir
 from dialbench.errors import DialbenchError
 from dialbench.io.validation import describe_error
 from dialbench.llm.base import GenerationParams

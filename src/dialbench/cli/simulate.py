@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from dialbench.cli.app import app
-from dialbench.cli.records import DEFAULT_RUN, RunOption
+from dialbench.cli.options import DEFAULT_RUN, RunOption
 from dialbench.errors import DialbenchError
 from dialbench.io.validation import describe_error
 from dialbench.seeds import crossed_coverage_table

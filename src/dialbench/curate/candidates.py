@@ -15,8 +15,8 @@ from pydantic import ValidationError
 
 from dialbench.curate.selection import Candidate
 from dialbench.errors import DialbenchError
-from dialbench.io.ratings import JudgeNames, configuration_of
 from dialbench.judge.protocols.issues import IssuesAnswer, IssuesProtocol
+from dialbench.ratings import JudgeNames, configuration_of
 from dialbench.schema import Dialogue, Judgment
 from dialbench.store import RunStore
 from dialbench.summary import HUMAN

@@ -11,7 +11,7 @@ from dialbench.schema import Benchmark, LanguageCode, Record
 
 
 class CurateConfig(Record):
-    """One `curate` stage: the benchmark's name, whose verdicts, how many per language."""
+    """The benchmark's name, whose verdicts, how many per language."""
 
     benchmark: str = Field(description="the benchmark's name")
     judge: str | None = Field(

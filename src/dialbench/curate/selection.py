@@ -58,7 +58,7 @@ class Candidate(Record):
 
 
 class Pick(Record):
-    """A selected dialogue: `reason` is `issue-free` (first stage) or `issue:KEY` (second)."""
+    """A selected dialogue: `reason` is `issue-free` (first step) or `issue:KEY` (second)."""
 
     dialogue_id: str
     reason: str

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from dialbench.errors import DialbenchError
 from dialbench.io.file_format import RECORD_KINDS, FileFormat, RecordKind, Selection, Writer
-from dialbench.io.formats import FORMATS, formats_holding
+from dialbench.io.registry import FORMATS, formats_holding
 from dialbench.store import RunStore
 
 

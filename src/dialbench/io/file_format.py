@@ -1,7 +1,7 @@
 """What a file format is: the files it claims, what it holds, and how it is read and written.
 
 Each format is one `FileFormat`, defined beside the code that reads it and listed by name in
-`io/formats.py` (FORMATS). What is being read matters as much as the file's name: a `.csv`
+`io/registry.py` (FORMATS). What is being read matters as much as the file's name: a `.csv`
 holds turns when dialogues are read, and the long ratings format when ratings are.
 """
 

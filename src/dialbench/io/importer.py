@@ -1,15 +1,85 @@
-"""Importing a file into a run store: read and validate everything first, then one transaction."""
+"""Importing a file into a run store: read and validate everything first (`load_records`, also
+what `validate` and scripts call), then one transaction (`import_file`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from pydantic import Field, field_validator
+
+from dialbench.errors import InputError, InputErrors
 from dialbench.hashing import file_sha256
-from dialbench.io.file_format import RecordKind
-from dialbench.io.formats import ImportOptions, format_for, load_records
-from dialbench.schema import Dialogue, Judgment, Provenance, Record, Run, StoredRecord
+from dialbench.io.file_format import Item, ReadRequest, RecordKind
+from dialbench.io.registry import FORMATS, format_for, read_items
+from dialbench.io.validation import validate_items
+from dialbench.schema import (
+    RECORD_TYPES,
+    Dialogue,
+    Judgment,
+    LanguageCode,
+    Provenance,
+    Record,
+    Run,
+    StoredRecord,
+)
 from dialbench.store import OnConflict, RunStore
+
+
+class ImportOptions(Record):
+    """How to read a file: its format (else guessed from its name), defaults for missing fields."""
+
+    format: str | None = Field(default=None, description="a name in FORMATS")
+    records: RecordKind = "dialogues"
+    language: LanguageCode | None = Field(
+        default=None, description="language of dialogues that do not name one"
+    )
+    source: str | None = Field(default=None, description="source of dialogues that do not name one")
+    columns: dict[str, str] = Field(default_factory=dict, description="CSV/TSV: field -> column")
+    roles: dict[str, str] = Field(default_factory=dict, description="CSV/TSV: speaker -> role")
+
+    @field_validator("format")
+    @classmethod
+    def _known_format(cls, name: str | None) -> str | None:
+        return name if name is None else FORMATS.known_name(name)
+
+
+def load_records(path: str | Path, options: ImportOptions) -> list[tuple[int | None, StoredRecord]]:
+    """Read and validate a whole file, collecting every problem; raise if there was any."""
+    path = Path(path)
+    request = ReadRequest(options.records, options.columns, options.roles)
+    items = read_items(path, request, options.format)
+    if options.records == "dialogues":
+        items = (_with_defaults(item, options) for item in items)
+    records = validate_items(path, items, RECORD_TYPES[options.records])
+    repeated = list(_ids_repeated_with_other_content(path, records))
+    if repeated:
+        raise InputErrors(repeated)
+    return records
+
+
+def _ids_repeated_with_other_content(
+    path: Path, records: list[tuple[int | None, StoredRecord]]
+) -> Iterator[InputError]:
+    """An id given twice in one file with different content: which one the user meant is
+    theirs to say (an identical repeat is harmless and is stored once)."""
+    first: dict[str, tuple[int | None, dict[str, object]]] = {}
+    for line, record in records:
+        content = record.model_dump(mode="json", exclude={"provenance"})
+        seen = first.setdefault(record.id, (line, content))
+        if seen[1] != content:
+            where = "an earlier record" if seen[0] is None else f"line {seen[0]}"
+            message = f"id {record.id!r} is also used by {where}, with different content"
+            yield InputError(path, message, line=line, field="id")
+
+
+def _with_defaults(item: Item, options: ImportOptions) -> Item:
+    line, raw = item
+    if not isinstance(raw, InputError):
+        for field, default in (("language", options.language), ("source", options.source)):
+            if default is not None:
+                raw.setdefault(field, default)
+    return line, raw
 
 
 class ImportReport(Record):

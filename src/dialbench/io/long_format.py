@@ -20,10 +20,13 @@ from pathlib import Path
 from pydantic import Field, JsonValue
 
 from dialbench.errors import DialbenchError, InputError, InputErrors
+from dialbench.io.csv_turns import read_rows
 from dialbench.io.file_format import Export, FileFormat, Item, Reader, ReadRequest, Selection
-from dialbench.io.formats import read_items
 from dialbench.io.jsonl import read_jsonl
-from dialbench.io.ratings import (
+from dialbench.io.registry import read_items
+from dialbench.io.validation import validate_items
+from dialbench.issue_labels import ISSUES_PREFIX
+from dialbench.ratings import (
     UNKNOWN_LANGUAGE,
     RaterKind,
     Rating,
@@ -32,9 +35,6 @@ from dialbench.io.ratings import (
     judge_ratings,
     scalar,
 )
-from dialbench.io.table import read_rows
-from dialbench.io.validation import validate_items
-from dialbench.issue_labels import ISSUES_PREFIX
 from dialbench.safe_text import from_spreadsheet_cell, spreadsheet_cell
 from dialbench.schema import LanguageCode, Record
 from dialbench.store import RunStore

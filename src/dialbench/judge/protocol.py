@@ -4,7 +4,7 @@ validated answers become one judgment's result.
 Three kinds of item, each a base class that enumerates its targets: a whole dialogue
 (`DialogueProtocol`), one chatbot turn in its dialogue (`TurnProtocol`, every turn or only the
 last), and an ordered pair of dialogues (`PairProtocol`). A protocol knows nothing of models,
-caches or the store: `stage.py` does the asking and storing. One task is one judgment; a task
+caches or the store: `judging.py` does the asking and storing. One task is one judgment; a task
 may need several questions (submetrics asks understandability without the context and
 sensibleness with it), and its result exists only when all are answered.
 
@@ -148,7 +148,7 @@ class JudgeProtocol(ABC):
         """The sha256 of every prompt and data file the questions are built from, by name."""
 
     def judges(self, dialogue: Dialogue) -> bool:
-        """Whether this protocol has anything to judge in the dialogue: the stage selects only
+        """Whether this protocol has anything to judge in the dialogue: judging selects only
         such dialogues, so `--limit` counts them and not others."""
         return True
 

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from dialbench.io.ratings import UNSCORED, JudgeNames
 from dialbench.metaeval.panels import ALL_LANGUAGES, Panel
+from dialbench.ratings import UNSCORED, JudgeNames
 from dialbench.schema import Judgment, Record
 
 HUMANS = "humans"

@@ -10,7 +10,6 @@ import pandas as pd
 from pydantic import Field
 
 from dialbench.errors import DialbenchError
-from dialbench.io.ratings import Rating
 from dialbench.metaeval.agreement import AgreementRow, KappaRow, agreement, pairwise_kappa
 from dialbench.metaeval.classification import ClassificationRow, classification
 from dialbench.metaeval.clusters import DESIGN, MIN_CLUSTERS
@@ -33,6 +32,7 @@ from dialbench.metaeval.panels import (
     repeated,
 )
 from dialbench.metaeval.significance import McNemarRow, mcnemar_rows
+from dialbench.ratings import Rating
 from dialbench.schema import Judgment, Record
 
 

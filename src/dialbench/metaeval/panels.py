@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 
 from dialbench.errors import DialbenchError
-from dialbench.io.ratings import UNKNOWN_LANGUAGE, UNSCORED, Rating, item_target
 from dialbench.metaeval.config import DetectSpec, ScaleSpec
 from dialbench.metaeval.scales import encode, infer_scale
+from dialbench.ratings import UNKNOWN_LANGUAGE, UNSCORED, Rating, item_target
 
 ALL_LANGUAGES = "all"
 ALL_POOLED = (

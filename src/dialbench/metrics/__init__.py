@@ -2,7 +2,8 @@
 
 `words` (language-aware tokens, perturbations, NSP negatives), `encoders` (packaged sentence
 encoders, by name), `examples` (training pairs from a run store), `features`, `config` (the
-training YAML), `translate` and `qe` (machine-translated training data and its quality estimators,
-by name), `model` (the versioned model directory), `train` and `score` (Judgments like an LLM
-judge's). `diqad`: DiQAD's 0/1/2 dialogue-quality classifiers, by name.
+training YAML and the scoring options), `translate` and `qe` (machine-translated training data
+and its quality estimators, by name), `model` (the versioned model directory), `train` and
+`score` (Judgments like an LLM judge's), `api` (`metric score` as one call). `diqad`: DiQAD's
+0/1/2 dialogue-quality classifiers, by name.
 """

@@ -1,5 +1,6 @@
-"""The training config of `dialbench metric train`: YAML validated into records, each error
-reported as `file:line: field …`.
+"""What `dialbench metric train` and `metric score` are asked for. The training config is YAML
+validated into records, each error reported as `file:line: field …`; scoring is
+`MetricScoreConfig`, at the end.
 
     name: sensibleness                 # protocol metric:sensibleness
     data:
@@ -60,7 +61,7 @@ from pydantic import (
 from dialbench.llm.specs import BACKENDS, ModelConfig, as_model_config, readable_model
 from dialbench.metrics.encoders import DEFAULT_ENCODER, ENCODERS
 from dialbench.metrics.qe import ESTIMATORS
-from dialbench.schema import LanguageCode, Record
+from dialbench.schema import LanguageCode, Record, Role
 from dialbench.yaml_config import load_yaml_config
 
 Objective = Literal["graded", "nsp", "vsp", "judge"]
@@ -184,7 +185,7 @@ class FinetuneConfig(Record):
     hidden: int = Field(default=1024, ge=1, description="regression head's hidden size")
 
 
-class MetricConfig(Record):
+class MetricTrainConfig(Record):
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     dimension: str | None = Field(
         default=None,
@@ -212,7 +213,7 @@ class MetricConfig(Record):
     _source: Path | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
-    def _target_for_graded(self) -> MetricConfig:
+    def _target_for_graded(self) -> MetricTrainConfig:
         if self.objective == "graded" and self.target is None:
             raise ValueError("objective 'graded' needs target: {dimension: ..., values: {...}}")
         if self.finetune is not None and self.strategy == "LANG":
@@ -222,7 +223,7 @@ class MetricConfig(Record):
         return self
 
     @model_validator(mode="after")
-    def _teacher_for_judge(self) -> MetricConfig:
+    def _teacher_for_judge(self) -> MetricTrainConfig:
         if self.objective != "judge":
             if self.teacher is not None:
                 raise ValueError("teacher: is for objective 'judge'")
@@ -264,10 +265,10 @@ class MetricConfig(Record):
         return self.dimension or DEFAULT_DIMENSION.get(self.objective, self.name)
 
 
-def load_config(path: str | Path) -> MetricConfig:
+def load_config(path: str | Path) -> MetricTrainConfig:
     """Read and validate a config; relative run directories are resolved against its folder."""
     path = Path(path)
-    config = load_yaml_config(path, MetricConfig, "a metric config", "name:, data:, ...")
+    config = load_yaml_config(path, MetricTrainConfig, "a metric config", "name:, data:, ...")
     data = config.data
     runs = [run if run.is_absolute() else path.parent / run for run in data.runs]
     files = [file if file.is_absolute() else path.parent / file for file in data.files]
@@ -276,3 +277,39 @@ def load_config(path: str | Path) -> MetricConfig:
     )
     resolved._source = path
     return resolved
+
+
+TurnsToScore = Literal["all", "last"]
+
+
+def _chatbot_turns() -> list[Role]:
+    return ["assistant"]
+
+
+class MetricScoreConfig(Record):
+    model: Path = Field(
+        description="the model directory `dialbench metric train` wrote, or a packaged "
+        "metric's name (`sensibleness`) where no directory of that name exists"
+    )
+    roles: list[Role] = Field(default_factory=_chatbot_turns, min_length=1)
+    turns: TurnsToScore = Field(
+        default="all",
+        description="score every turn of those roles, or only each dialogue's last one (as a "
+        "judge's turns=last)",
+    )
+    languages: list[LanguageCode] = Field(
+        default_factory=list, description="only dialogues in these languages (default: all)"
+    )
+    heldout_only: bool = Field(
+        default=False, description="only the dialogues held out from training (honest figures)"
+    )
+    human_labels: bool = Field(
+        default=False,
+        description="also store the human labels the metric learned from on its dimension, "
+        "for metaeval --protocol metric:NAME",
+    )
+    workers: int | None = Field(
+        default=None,
+        ge=1,
+        description="encoder processes (default: one per core from 10,000 turns, else one)",
+    )

@@ -24,7 +24,7 @@ from pathlib import Path
 from pydantic import JsonValue
 
 from dialbench.errors import DialbenchError
-from dialbench.io.formats import ImportOptions, load_records
+from dialbench.io.importer import ImportOptions, load_records
 from dialbench.metrics.config import TeacherConfig
 from dialbench.metrics.words import NEGATIVE, POSITIVE, perturb, random_negative
 from dialbench.schema import Annotation, Dialogue, Judgment, base_language

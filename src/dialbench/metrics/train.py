@@ -21,7 +21,7 @@ from dialbench.hashing import content_hash, file_sha256
 from dialbench.llm.preflight import check_models
 from dialbench.llm.runner import Runner
 from dialbench.metrics.augment import augment
-from dialbench.metrics.config import MetricConfig
+from dialbench.metrics.config import MetricTrainConfig
 from dialbench.metrics.encoders import Encoder, load_encoder
 from dialbench.metrics.examples import (
     Example,
@@ -106,8 +106,8 @@ def _correlation(function: Callable[..., object], x: np.ndarray, y: np.ndarray) 
 
 
 def examples_for(
-    config: MetricConfig, stores: Sequence[RunStore]
-) -> tuple[list[Example], MetricConfig]:
+    config: MetricTrainConfig, stores: Sequence[RunStore]
+) -> tuple[list[Example], MetricTrainConfig]:
     """The training examples, and the config as trained: a judge objective's teacher names the
     judge and configuration its targets came from, even where the config left them out."""
     files = file_dialogues(config.data.files, config.data.language)
@@ -124,7 +124,7 @@ def examples_for(
 
 
 def _examples(
-    config: MetricConfig, stores: Sequence[RunStore], dialogues: Sequence[Dialogue]
+    config: MetricTrainConfig, stores: Sequence[RunStore], dialogues: Sequence[Dialogue]
 ) -> list[Example]:
     if config.objective == "graded":
         assert config.target is not None
@@ -135,7 +135,7 @@ def _examples(
 
 
 def _heads(
-    config: MetricConfig, features: np.ndarray, targets: np.ndarray, languages: np.ndarray
+    config: MetricTrainConfig, features: np.ndarray, targets: np.ndarray, languages: np.ndarray
 ) -> dict[str, Head]:
     def fit(rows: np.ndarray) -> Head:
         if config.head == "mlp":
@@ -190,7 +190,7 @@ def _dev_figures(examples: Sequence[Example], predictions: np.ndarray) -> list[D
 
 
 def _augmented(
-    config: MetricConfig,
+    config: MetricTrainConfig,
     output: Path,
     train: list[Example],
     encoder: Callable[[], Encoder],
@@ -210,7 +210,7 @@ def _augmented(
 
 
 def _train_fine_tuned(
-    config: MetricConfig,
+    config: MetricTrainConfig,
     output: Path,
     examples: list[Example],
     dev: np.ndarray,
@@ -280,7 +280,7 @@ def _train_fine_tuned(
 
 
 def train_metric(
-    config: MetricConfig,
+    config: MetricTrainConfig,
     output: Path,
     encoder: Encoder | None = None,
     translator: Translator | None = None,

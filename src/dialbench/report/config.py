@@ -9,6 +9,6 @@ from dialbench.schema import Record
 
 
 class ReportConfig(Record):
-    """The `report` stage: where to write (default: the run directory's `report/`)."""
+    """Where to write (default: the run directory's `report/`)."""
 
     output: Path | None = None

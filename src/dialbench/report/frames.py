@@ -1,5 +1,5 @@
 """Judgments as one flat table: a row per judgment, placed by item, chatbot and language as
-`io.ratings` places them for the meta-evaluation, the result flattened to dotted columns
+`ratings.py` places them for the meta-evaluation, the result flattened to dotted columns
 (`issues.repetitive`), and the judge named with its configuration where it had several
 (`settings` holds the configuration itself, or None for judgments from before they existed)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dialbench.io.ratings import configuration_of, flatten, placed_judgments
+from dialbench.ratings import configuration_of, flatten, placed_judgments
 from dialbench.store import RunStore
 
 BASE_COLUMNS = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dialbench.io.ratings import configuration_summary
+from dialbench.ratings import configuration_summary
 from dialbench.report.frames import BASE_COLUMNS
 
 ALL = "all"

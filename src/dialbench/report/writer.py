@@ -79,6 +79,6 @@ def write_report(store: RunStore, folder: Path) -> ReportOutput:
 
 
 def report(config: ReportConfig, run_dir: str | Path) -> ReportOutput:
-    """Run the stage: the report of the run directory's store."""
+    """The report of the run directory's store, written to `config.output` (default: RUN/report)."""
     with RunStore.open(run_dir, create=False) as store:
         return write_report(store, config.output or Path(run_dir) / "report")

@@ -1,5 +1,5 @@
 """Scene and persona lists from users' files: JSONL, CSV/TSV, or plain text (one per line),
-in the formats of `io/formats.py` that hold texts.
+in the formats of `io/registry.py` that hold texts.
 
 The paper's sources load as they are published: Atomic10X rows (`head`/`relation`/`tail`, or the
 sentence expansion in `literal` as released with SODA) and PersonaHub rows (`persona`, or
@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from dialbench.errors import InputError, InputErrors
 from dialbench.io.file_format import ReadRequest
-from dialbench.io.formats import read_items
+from dialbench.io.registry import read_items
 from dialbench.schema import Record
 
 Axis = Literal["scene", "persona"]

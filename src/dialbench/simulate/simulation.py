@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from pydantic import Field
@@ -21,19 +20,16 @@ from rich.progress import Progress, TaskID
 
 from dialbench.hashing import content_hash
 from dialbench.llm.base import Conversation
-from dialbench.llm.collection import calls_started, long_job
-from dialbench.llm.preflight import check_models
+from dialbench.llm.collection import calls_started
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import ModelConfig
 from dialbench.prompts import load_prompt
 from dialbench.schema import Dialogue, Participants, Provenance, Record, Run, SeedContext
 from dialbench.seeds import LanguageTarget, load_seed_texts, sample_contexts, starter_texts
-from dialbench.sharding import Shard, owned
 from dialbench.simulate import chatbot, filters, user, validator
 from dialbench.simulate.chatbot import Chatbot
 from dialbench.simulate.config import SimulationConfig, resolve_form
 from dialbench.simulate.dialogue import DialogueLoop, Outcome, UserTurn, write_user_turn
-from dialbench.simulate.progress import progress_bar
 from dialbench.simulate.user import UserAgent
 from dialbench.simulate.validator import Validator
 from dialbench.store import RunStore
@@ -272,28 +268,3 @@ class Simulation:
             rate = summary.acceptance_rate
             bar, task = self.progress
             bar.update(task, advance=1, acceptance="-" if rate is None else f"{rate:.0%}")
-
-
-def simulate(
-    config: SimulationConfig,
-    run_dir: str | Path,
-    *,
-    quiet: bool = False,
-    shard: Shard | None = None,
-) -> SimulationSummary:
-    """Generate every dialogue of the config not yet stored in `run_dir`; usage is recorded.
-
-    `shard`: only the contexts it owns; a context's dialogues share its first user turn, so
-    they are generated together."""
-    contexts = [c for c in build_contexts(config) if owned(shard, c.model_dump(mode="json"))]
-    check_models(config)
-    with (
-        long_job(),
-        RunStore.open(run_dir) as store,
-        store.run("simulate", config.model_dump(mode="json")) as run,
-        Runner(run_dir, run_id=run.id, quiet=quiet) as runner,
-        progress_bar(quiet=quiet) as progress,
-    ):
-        simulation = Simulation(config, store, run, runner)
-        runner.run_sync(simulation.run(contexts, progress))
-        return simulation.summary

@@ -171,8 +171,8 @@ def with_gold_scores(store: RunStore, team: Team, progress: list[Progress]) -> l
 def agreement_rows(store: RunStore) -> list[AgreementRow]:
     """Krippendorff's alpha and kappa between annotators, per dimension and language, from the
     meta-evaluation's own code, over finished labels; none until two annotators share an item."""
-    from dialbench.io.ratings import human_ratings
     from dialbench.metaeval.evaluate import meta_evaluate
+    from dialbench.ratings import human_ratings
 
     ratings = human_ratings(store)
     return meta_evaluate(ratings, agreement_only=True).agreement if ratings else []

@@ -16,8 +16,7 @@ from pydantic import Field
 
 from dialbench.errors import DialbenchError, InputError, InputErrors
 from dialbench.hashing import sha256_text
-from dialbench.io.formats import ImportOptions
-from dialbench.io.importer import Loaded, import_file
+from dialbench.io.importer import ImportOptions, Loaded, import_file
 from dialbench.issue_labels import ISSUES_PREFIX
 from dialbench.schema import (
     ANNOTATOR_NAME,

@@ -1,6 +1,6 @@
 """The organiser's view of a run: dialogues filtered as the report's tables break them down
 (language, chatbot, judge, issue, overall score) plus source and benchmark, and everything known
-about one dialogue. Judges and chatbots are named as `io.ratings` names them, so a link from a
+about one dialogue. Judges and chatbots are named as `ratings.py` names them, so a link from a
 report cell finds exactly the dialogues behind it."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from dialbench.io.ratings import flatten, placed_judgments
 from dialbench.issue_labels import ISSUES_PREFIX
+from dialbench.ratings import flatten, placed_judgments
 from dialbench.schema import Annotation, Benchmark, Dialogue, Judgment, ParseStatus, Record
 from dialbench.store import RunStore
 from dialbench.summary import HUMAN

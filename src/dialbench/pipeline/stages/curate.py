@@ -33,7 +33,7 @@ class CurateStage(Stage, CurateConfig):
         return self.model_copy(update={"keywords": relative_to(folder, self.keywords)})
 
     def execute(self, run_dir: Path) -> StageOutput:
-        from dialbench.curate.stage import curate  # pandas and the judges, when it runs
+        from dialbench.curate.api import curate  # pandas and the judges, when it runs
 
         result = curate(self.config(CurateConfig), run_dir)
         picked = ", ".join(f"{o.language} {o.picked}" for o in result.languages)

@@ -10,8 +10,7 @@ from pydantic import Field, model_validator
 
 from dialbench import examples
 from dialbench.errors import DialbenchError
-from dialbench.io.formats import ImportOptions, load_records
-from dialbench.io.importer import import_file
+from dialbench.io.importer import ImportOptions, import_file, load_records
 from dialbench.pipeline.stage import PlanContext, Stage, StageEstimate, StageOutput, relative_to
 from dialbench.schema import Dialogue
 from dialbench.store import OnConflict, RunStore

@@ -7,8 +7,10 @@ from typing import ClassVar, Literal
 
 from pydantic import field_validator
 
+from dialbench.judge.api import judge
+from dialbench.judge.config import JudgeConfig
+from dialbench.judge.judging import JudgeRunSummary
 from dialbench.judge.protocol import ASSISTANT_TURNS_PER_DIALOGUE
-from dialbench.judge.stage import JudgeConfig, JudgeRunSummary, judge
 from dialbench.llm.specs import as_model_configs
 from dialbench.pipeline.stage import (
     DIALOGUES,

@@ -34,7 +34,7 @@ class MetaevalStage(Stage, MetaevalConfig):
         )
 
     def execute(self, run_dir: Path) -> StageOutput:
-        from dialbench.metaeval.stage import metaeval  # pandas, scikit-learn, when it runs
+        from dialbench.metaeval.api import metaeval  # pandas, scikit-learn, when it runs
 
         output = metaeval(self.config(MetaevalConfig), run_dir)
         return StageOutput(f"{len(output.written)} file(s) in {output.folder}", output)

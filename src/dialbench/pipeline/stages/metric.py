@@ -11,8 +11,8 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
+from dialbench.metrics.config import MetricScoreConfig
 from dialbench.metrics.packaged import is_packaged, metric_folder
-from dialbench.metrics.stage import MetricScoreConfig
 from dialbench.pipeline.stage import (
     ANNOTATIONS,
     DIALOGUES,
@@ -72,7 +72,7 @@ class MetricStage(Stage, MetricScoreConfig):
         )
 
     def execute(self, run_dir: Path) -> StageOutput:
-        from dialbench.metrics.stage import score_metric
+        from dialbench.metrics.api import score_metric
 
         trained = ""
         if self.train is not None:

@@ -7,7 +7,9 @@ from typing import ClassVar, Literal
 
 from pydantic import field_validator
 
-from dialbench.botchat.selfchat import PACKAGE, SOURCE, SYSTEM_PROMPT, SelfChatConfig, selfchat
+from dialbench.botchat.api import selfchat
+from dialbench.botchat.config import SelfChatConfig
+from dialbench.botchat.selfchat import PACKAGE, SOURCE, SYSTEM_PROMPT
 from dialbench.llm.specs import as_model_configs
 from dialbench.pipeline.stage import (
     DIALOGUES,

@@ -17,8 +17,9 @@ from dialbench.pipeline.stage import (
     quiet_on_a_terminal,
     relative_to,
 )
+from dialbench.simulate.api import simulate
 from dialbench.simulate.config import SimulationConfig
-from dialbench.simulate.simulation import SOURCE, prompt_hashes, simulate
+from dialbench.simulate.simulation import SOURCE, prompt_hashes
 
 PROMPT_TOKENS = 300  # a simulation prompt's instructions and context, before the transcript
 

@@ -11,6 +11,7 @@ from typing import ClassVar
 
 from pydantic import Field, JsonValue
 
+from dialbench.judge.numbered_transcript import numbered_transcript
 from dialbench.judge.protocol import (
     DialogueProtocol,
     FewShotExamples,
@@ -23,7 +24,6 @@ from dialbench.judge.protocol import (
     scored_fields,
     scoring_option,
 )
-from dialbench.judge.transcript import transcript
 from dialbench.llm.base import JsonSchema, Message
 from dialbench.llm.expected import ScoredField
 from dialbench.prompts import load_prompt
@@ -84,7 +84,7 @@ class HolisticProtocol(DialogueProtocol):
         instructions, shown = load_prompt("judge_holistic", __name__), load_prompt("judge_dialogue")
 
         def ask(language: str, turns: list[Turn]) -> Message:
-            text = shown.format(language=language, transcript=transcript(turns))
+            text = shown.format(language=language, transcript=numbered_transcript(turns))
             return Message(role="user", content=text)
 
         messages = [Message(role="system", content=instructions.format())]

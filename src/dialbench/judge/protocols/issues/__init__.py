@@ -12,6 +12,7 @@ from typing import ClassVar
 from pydantic import Field, JsonValue
 
 from dialbench.issue_labels import IssueLabel, load_issue_labels
+from dialbench.judge.numbered_transcript import numbered_transcript
 from dialbench.judge.protocol import (
     DialogueProtocol,
     ProtocolOptions,
@@ -20,7 +21,6 @@ from dialbench.judge.protocol import (
     enum_of,
     hashes,
 )
-from dialbench.judge.transcript import transcript
 from dialbench.llm.base import JsonSchema, Message
 from dialbench.prompts import load_prompt
 from dialbench.schema import Dialogue, Record
@@ -85,7 +85,9 @@ class IssuesProtocol(DialogueProtocol):
             issue_keys=", ".join(f'"{label.key}": true|false' for label in self.labels),
             scale="|".join(str(score) for score in overall.scale),
         )
-        user = shown.format(language=dialogue.language, transcript=transcript(dialogue.turns))
+        user = shown.format(
+            language=dialogue.language, transcript=numbered_transcript(dialogue.turns)
+        )
         return [
             Question(
                 name=self.name,

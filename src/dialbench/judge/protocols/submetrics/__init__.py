@@ -11,6 +11,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, JsonValue
 
+from dialbench.judge.numbered_transcript import numbered_transcript
 from dialbench.judge.protocol import (
     ProtocolOptions,
     Question,
@@ -24,7 +25,6 @@ from dialbench.judge.protocol import (
     scored_fields,
     scoring_option,
 )
-from dialbench.judge.transcript import transcript
 from dialbench.llm.base import JsonSchema, Message
 from dialbench.llm.expected import ScoredField
 from dialbench.prompts import Prompt, load_prompt
@@ -78,7 +78,7 @@ class SubmetricsProtocol(TurnProtocol):
     def questions(self, dialogue: Dialogue, turn_index: int) -> list[Question]:
         alone, in_context, instructions = _prompts()
         response = dialogue.turns[turn_index].text
-        context = transcript(dialogue.turns[:turn_index]) or "(the chatbot speaks first)"
+        context = numbered_transcript(dialogue.turns[:turn_index]) or "(the chatbot speaks first)"
         shown = {
             "understandability": alone.format(response=response),
             "sensibleness": in_context.format(context=context, response=response),

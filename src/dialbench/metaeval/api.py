@@ -1,5 +1,5 @@
-"""The `metaeval` stage: human ratings (a run's annotations and/or files) against the judges and
-metrics that rated the same items, as a typed config and one call, as the command uses it."""
+"""`metaeval` as one typed call, for the CLI, the pipeline and scripts: human ratings (a run's
+annotations and/or files) against the judges and metrics that rated the same items."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pydantic import Field
 
 from dialbench.errors import DialbenchError
 from dialbench.io.long_format import read_ratings
-from dialbench.io.ratings import JudgeNames, Rating, configuration_summary, from_store
 from dialbench.llm.specs import ModelSpecError, parse_spec
 from dialbench.metaeval.config import MetaevalConfig
 from dialbench.metaeval.evaluate import MetaEvalReport, meta_evaluate
 from dialbench.metaeval.report import write_report
+from dialbench.ratings import JudgeNames, Rating, configuration_summary, from_store
 from dialbench.schema import Judgment, Record
 from dialbench.store import RunStore
 
@@ -60,7 +60,7 @@ def configuration_notes(judgments: list[Judgment]) -> list[str]:
 
 
 def metaeval(config: MetaevalConfig, run_dir: str | Path | None = None) -> MetaevalOutput:
-    """Run the stage: every figure written to the output folder, and the report returned."""
+    """Meta-evaluate: every figure written to the output folder, and the report returned."""
     ratings: list[Rating] = []
     judgments: list[Judgment] = []
     warnings = []

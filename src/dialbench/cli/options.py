@@ -1,15 +1,44 @@
-"""`--format`, with its choices from the table of file formats (io/formats.py)."""
+"""The options several commands share: the run directory (`RUN` or `--run`, default
+`runs/default`), repeated KEY=VALUE options, and `--format` with its choices from the table of
+file formats (io/registry.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 from pydantic_core import PydanticCustomError
 
+from dialbench.errors import DialbenchError
 from dialbench.io.file_format import Content, FileFormat
-from dialbench.io.formats import formats_holding
+from dialbench.io.registry import formats_holding
+
+RunDir = Annotated[
+    Path,
+    typer.Argument(
+        envvar="DIALBENCH_RUN", help="Run directory holding dialbench.sqlite.", show_default=True
+    ),
+]
+RunOption = Annotated[
+    Path,
+    typer.Option(
+        "--run", "-r", envvar="DIALBENCH_RUN", help="Run directory (created when missing)."
+    ),
+]
+DEFAULT_RUN = Path("runs/default")
+
+
+def key_value_pairs(values: list[str], what: str) -> dict[str, str]:
+    """Repeated KEY=VALUE options (`--column text=utterance`, `--option few_shot=true`)."""
+    pairs = {}
+    for value in values:
+        key, sep, mapped = value.partition("=")
+        if not sep or not key or not mapped:
+            raise DialbenchError(f"{what} {value!r} is not of the form KEY=VALUE")
+        pairs[key] = mapped
+    return pairs
 
 
 def _files_of(fmt: FileFormat) -> str:

@@ -9,6 +9,6 @@ from dialbench.schema import Turn
 SPEAKERS = {"user": "USER", "assistant": "CHATBOT"}
 
 
-def transcript(turns: Sequence[Turn]) -> str:
+def numbered_transcript(turns: Sequence[Turn]) -> str:
     """Turn numbers match `Target.turn_index`, so a judge's comment can point at a turn."""
     return "\n".join(f"[{i}] {SPEAKERS[t.role]}: {t.text}" for i, t in enumerate(turns))

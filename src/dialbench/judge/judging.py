@@ -1,4 +1,4 @@
-"""The `judge` stage: ask every judge about the selected dialogues, store every judgment, resume.
+"""Judging: ask every judge about the selected dialogues, store every judgment, resume.
 
 A judgment's id comes from (protocol, judge, target, sample, configuration), where the
 configuration holds everything else that shapes the answer: protocol options, generation
@@ -14,9 +14,9 @@ one transaction as they complete. Every call is cached as it completes, so a kil
 nothing: what was not stored yet is rebuilt from the cache. A model failure becomes an unscored
 judgment with the error, never a crash or a default label.
 
-With `batch=True` the calls the cache cannot answer go to a provider batch (`llm/batch.py`)
-instead; their judgments are deferred, not stored at all, until the batch is merged into the
-cache and the stage re-run.
+With a runner that batches (`judge.api.judge(batch=True)`), the calls the cache cannot answer
+go to a provider batch (`llm/batch.py`) instead; their judgments are deferred, not stored at
+all, until the batch is merged into the cache and judging re-run.
 """
 
 from __future__ import annotations
@@ -25,29 +25,22 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from pydantic import Field, JsonValue, ValidationError, field_validator
+from pydantic import Field, JsonValue, ValidationError
 
 from dialbench.errors import DialbenchError
 from dialbench.hashing import canonical_json
+from dialbench.judge.config import DEFAULT_BATCH_SIZE
 from dialbench.judge.protocol import JudgeProtocol, PairProtocol, Question, Task
-from dialbench.judge.registry import get_protocol
-from dialbench.judge.settings import JudgeSettings
 from dialbench.llm.base import CallDeferred
-from dialbench.llm.batch import BatchCollector
-from dialbench.llm.collection import long_job
 from dialbench.llm.expected import TOP_LOGPROBS, expectation
 from dialbench.llm.model import Model
-from dialbench.llm.preflight import check_models
 from dialbench.llm.runner import CallFailed, Runner
-from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig
 from dialbench.llm.structured import StructuredResult, file_hashes
 from dialbench.schema import (
     Dialogue,
     JudgeConfiguration,
     Judgment,
-    LanguageCode,
     Provenance,
     Record,
     Run,
@@ -57,42 +50,6 @@ from dialbench.schema import (
 )
 from dialbench.sharding import Shard, owned
 from dialbench.store import RunStore
-
-DEFAULT_BATCH_SIZE = 16
-
-
-class JudgeConfig(Record):
-    """One `judge` stage: a protocol and its options, judges side by side, what to judge."""
-
-    protocol: str = "issues"
-    options: dict[str, JsonValue] = Field(
-        default_factory=dict, description="the protocol's own options, checked by it"
-    )
-    judges: list[ModelConfig] = Field(
-        default_factory=lambda: [ModelConfig(spec=DEFAULT_LOCAL_MODEL)], min_length=1
-    )
-    settings: JudgeSettings = Field(default_factory=JudgeSettings)
-    languages: list[LanguageCode] = Field(
-        default_factory=list, description="only dialogues in these languages (default: all)"
-    )
-    sources: list[str] = Field(
-        default_factory=list, description="only dialogues from these sources (default: all)"
-    )
-    limit: int | None = Field(default=None, ge=1, description="at most N dialogues per language")
-    batch_size: int = Field(
-        default=DEFAULT_BATCH_SIZE, ge=1, description="finished judgments stored per transaction"
-    )
-
-    @field_validator("judges")
-    @classmethod
-    def _distinct(cls, judges: list[ModelConfig]) -> list[ModelConfig]:
-        specs = [judge.spec for judge in judges]
-        if len(set(specs)) != len(specs):
-            raise ValueError("the same judge is listed twice")
-        return judges
-
-    def build_protocol(self) -> JudgeProtocol:
-        return get_protocol(self.protocol, self.settings, self.options)
 
 
 class JudgeTally(Record):
@@ -403,51 +360,3 @@ async def judge_dialogues(
         seconds=time.perf_counter() - started,
         judges=list(tallies.values()),
     )
-
-
-def judge(
-    config: JudgeConfig,
-    run_dir: str | Path,
-    *,
-    quiet: bool = False,
-    batch: bool = False,
-    shard: Shard | None = None,
-) -> JudgeRunSummary:
-    """Run the stage on the run directory's store: judgments are stored, usage is recorded.
-
-    `batch`: uncached calls are submitted as provider batches (the summary names them).
-    `shard`: only its part of the work (the dialogues are selected first, limit included)."""
-    check_models(config)
-    collector = BatchCollector(run_dir) if batch else None
-    protocol = config.build_protocol()
-    with long_job(), RunStore.open(run_dir, create=False) as store:
-        dialogues = select_dialogues(
-            store,
-            languages=config.languages,
-            sources=config.sources,
-            limit=config.limit,
-            protocol=protocol,
-        )
-        with (
-            store.run("judge", config.model_dump(mode="json")) as record,
-            Runner(run_dir, run_id=record.id, quiet=quiet, batch=collector) as runner,
-        ):
-            models = [runner.model(judge, role="judge") for judge in config.judges]
-
-            async def job() -> JudgeRunSummary:
-                summary = await judge_dialogues(
-                    store,
-                    runner,
-                    protocol,
-                    models,
-                    dialogues,
-                    record,
-                    batch_size=config.batch_size,
-                    shard=shard,
-                    limit=config.limit,
-                )
-                if collector is not None:
-                    summary.batches = [batch.id for batch in await collector.submit()]
-                return summary
-
-            return runner.run_sync(job())

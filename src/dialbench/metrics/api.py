@@ -1,51 +1,17 @@
-"""`metric score` as one typed call, for the CLI and the pipeline: the turns of a run judged by
-a trained metric, and optionally the human labels it learned from on its dimension."""
+"""`metric score` as one typed call on a run directory, for the CLI, the pipeline and scripts: the
+turns of a run judged by a trained metric, and optionally the human labels it learned from on its
+dimension."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 from pydantic import Field
 
+from dialbench.metrics.config import MetricScoreConfig
 from dialbench.metrics.packaged import metric_folder
-from dialbench.schema import Annotation, LanguageCode, Record, Role
+from dialbench.schema import Annotation, Record
 from dialbench.store import RunStore
-
-TurnsToScore = Literal["all", "last"]
-
-
-def _chatbot_turns() -> list[Role]:
-    return ["assistant"]
-
-
-class MetricScoreConfig(Record):
-    model: Path = Field(
-        description="the model directory `dialbench metric train` wrote, or a packaged "
-        "metric's name (`sensibleness`) where no directory of that name exists"
-    )
-    roles: list[Role] = Field(default_factory=_chatbot_turns, min_length=1)
-    turns: TurnsToScore = Field(
-        default="all",
-        description="score every turn of those roles, or only each dialogue's last one (as a "
-        "judge's turns=last)",
-    )
-    languages: list[LanguageCode] = Field(
-        default_factory=list, description="only dialogues in these languages (default: all)"
-    )
-    heldout_only: bool = Field(
-        default=False, description="only the dialogues held out from training (honest figures)"
-    )
-    human_labels: bool = Field(
-        default=False,
-        description="also store the human labels the metric learned from on its dimension, "
-        "for metaeval --protocol metric:NAME",
-    )
-    workers: int | None = Field(
-        default=None,
-        ge=1,
-        description="encoder processes (default: one per core from 10,000 turns, else one)",
-    )
 
 
 class MetricScoreResult(Record):

@@ -1,4 +1,4 @@
-"""CSV/TSV in long form: one row per turn, grouped into dialogues by a dialogue-id column.
+"""CSV/TSV of turns: one row per turn, grouped into dialogues by a dialogue-id column.
 
 Users map their own column names onto dialbench's fields (`--column text=utterance`) and their
 speaker labels onto roles (`--role A=user --role B=assistant`). Read for texts (scene and
@@ -69,7 +69,7 @@ def read_rows(path: Path, delimiter: str) -> tuple[list[str], Iterator[Item]]:
     return header, rows()
 
 
-def read_table(
+def read_turns(
     path: Path, delimiter: str, columns: Mapping[str, str], roles: Mapping[str, str]
 ) -> Iterator[Item]:
     """Yield one raw dialogue per dialogue id (at the line of its first row), in file order."""
@@ -106,7 +106,7 @@ def _reader(delimiter: str) -> Reader:
     def read(path: Path, request: ReadRequest) -> Iterator[Item]:
         if request.content == "texts":
             return read_rows(path, delimiter)[1]
-        return read_table(path, delimiter, request.columns, request.roles)
+        return read_turns(path, delimiter, request.columns, request.roles)
 
     return read
 

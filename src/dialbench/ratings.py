@@ -1,7 +1,7 @@
 """Judgments and annotations as ratings: one row per item, rater and dimension, the input of
 every agreement statistic, and what the report's tables are built from. One item key, one
 language and chatbot lookup, one way to name judges, one way to flatten labels, so dialbench's
-own runs and published annotation sets (`long_format`) are read the same way.
+own runs and published annotation sets (`io/long_format.py`) are read the same way.
 
 Items are keyed `dialogue_id` (a dialogue), `dialogue_id#turn_index` (one turn, 0-based) or
 `dialogue_id|other_dialogue_id` (an ordered pair). Nested labels become dotted dimensions

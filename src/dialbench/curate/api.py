@@ -1,5 +1,6 @@
-"""The `curate` stage: exclude mixed-language dialogues, select a balanced benchmark per
-language from one issues judge's verdicts, store it under its name, and write its files.
+"""`curate` as one typed call on a run directory, for the CLI, the pipeline and scripts: exclude
+mixed-language dialogues, select a balanced benchmark per language from one issues judge's
+verdicts, store it under its name, and write its files.
 
 The Benchmark's id comes from its name: curating again with the same arguments over the same
 judgments finds it stored unchanged; anything else under that name is refused, never
