@@ -169,6 +169,6 @@ def test_ratings_and_intervals_are_the_pinned_figures() -> None:
     assert lc.upper == [1339.1695397252363, 1014.9625217135086, 995.9268158398112]
     assert (lc.beta, lc.beta_lower, lc.beta_upper) == (
         -0.1151124387582206,
-        -1.5675651130363117,
+        -1.5675651130363115,
         0.5574370689303643,
     )

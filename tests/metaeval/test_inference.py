@@ -18,7 +18,7 @@ from scipy.stats import kendalltau, pearsonr, spearmanr
 
 from dialbench.io.ratings import Rating
 from dialbench.metaeval import weighted
-from dialbench.metaeval.clusters import MIN_CLUSTERS, Resamples
+from dialbench.metaeval.clusters import observed_and_resampled
 from dialbench.metaeval.config import DetectSpec, MetaevalConfig, MetaEvalOptions
 from dialbench.metaeval.detection import confusion_scores, resampled_f1
 from dialbench.metaeval.evaluate import MetaEvalReport, meta_evaluate
@@ -26,6 +26,7 @@ from dialbench.metaeval.panels import build_panels, ratings_frame
 from dialbench.metaeval.references import HUMAN_CEILING, ceiling_panels
 from dialbench.metaeval.stage import metaeval
 from dialbench.metaeval.weighted import METHODS
+from dialbench.resampling import MIN_CLUSTERS, ClusterResamples
 from dialbench.schema import Annotation, Dialogue, Target, Turn
 from dialbench.store import RunStore
 from tests.conftest import RunCli
@@ -233,10 +234,11 @@ def test_resamples_draw_whole_dialogues_and_chatseeds() -> None:
     frame = ratings_frame(rows, chatseeds={"s1": "seed", "s2": "seed"})
     clusters = frame.set_index("item_id")["cluster"]
     assert list(clusters) == ["a", "a", "a", "b", "c", "c", "seed", "seed"]
-    drawn = Resamples.of(clusters, 50, seed=1)
+    drawn = ClusterResamples.draw(clusters, 50, seed=1)
     assert drawn.n_clusters == 4
-    assert (drawn.weights[0] == 1).all()
-    for row in drawn.weights[1:]:
+    weights = observed_and_resampled(drawn)
+    assert (weights[0] == 1).all()
+    for row in weights[1:]:
         assert row[0] == row[1] == row[2]
         assert row[4] == row[5]
         assert row[6] == row[7]
