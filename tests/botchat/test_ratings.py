@@ -4,12 +4,14 @@ BotChat computes them, Bradley–Terry by maximum likelihood with cluster-bootst
 from __future__ import annotations
 
 import math
+import random
 
 import numpy as np
 import pytest
 
 from dialbench.botchat.elo import (
     Comparison,
+    Outcome,
     bootstrap_elo,
     bradley_terry,
     elo,
@@ -127,3 +129,46 @@ def test_a_length_covariate_explains_wins_that_only_follow_length() -> None:
     same = length_controlled(plain, [0.0] * 4, ["a", "b"], resamples=10)
     assert same.beta == pytest.approx(0, abs=1e-6)
     assert same.rating[0] == pytest.approx(1095.4243, abs=1e-2)
+
+
+def seeded_comparisons() -> list[Comparison]:
+    """36 comparisons on 9 ChatSEEDs; c plays on two of them only, so some draws leave it out."""
+    rng = random.Random(7)
+    strength = {"a": 2.0, "b": 1.0, "c": 0.0}
+    comparisons = []
+    for seed in range(9):
+        for _ in range(4):
+            x, y = rng.sample(["a", "b", "c"] if seed < 2 else ["a", "b"], 2)
+            u = rng.random()
+            beats = 0.15 + 0.85 / (1 + 2.718 ** (strength[y] - strength[x]))
+            outcome: Outcome = "tie" if u < 0.15 else "a" if u < beats else "b"
+            comparisons.append(Comparison(x, y, outcome, f"s{seed}"))
+    return comparisons
+
+
+def test_ratings_and_intervals_are_the_pinned_figures() -> None:
+    """The figures of fixed comparisons and seeds, pinned exactly: a change to how draws,
+    intervals or fits are computed must show here, never pass unseen."""
+    comparisons, models = seeded_comparisons(), ["a", "b", "c"]
+    shuffled = bootstrap_elo(comparisons, models, rounds=30, seeds=range(3))
+    assert [(r.elo, r.std_across_seeds) for r in shuffled] == [
+        (1122.6828035405324, 4.231103544329467),
+        (910.7236267861085, 3.470860570983876),
+        (966.7950795003553, 0.3766362067262103),
+    ]
+    bt = bradley_terry(comparisons, models, resamples=300, seed=5)
+    assert (bt.clusters, bt.resamples) == (9, 275)
+    assert bt.rating == [1178.6911514989122, 944.8827681538042, 876.4260803472837]
+    assert bt.lower == [1114.310859076192, 834.7576883503039, 820.5539234490673]
+    assert bt.upper == [1243.2756553215677, 1016.3867467541064, 986.1289919741428]
+    difference = [((i * 37) % 11 - 5) / 3 for i in range(len(comparisons))]
+    lc = length_controlled(comparisons, difference, models, resamples=200, seed=2)
+    assert lc.resamples == 180
+    assert lc.rating == [1182.0672246114116, 945.1169515589221, 872.8158238296663]
+    assert lc.lower == [1104.6809744924326, 817.9228390722706, 785.3176404439912]
+    assert lc.upper == [1339.1695397252363, 1014.9625217135086, 995.9268158398112]
+    assert (lc.beta, lc.beta_lower, lc.beta_upper) == (
+        -0.1151124387582206,
+        -1.5675651130363115,
+        0.5574370689303643,
+    )

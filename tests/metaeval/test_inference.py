@@ -18,7 +18,7 @@ from scipy.stats import kendalltau, pearsonr, spearmanr
 
 from dialbench.metaeval import weighted
 from dialbench.metaeval.api import metaeval
-from dialbench.metaeval.clusters import MIN_CLUSTERS, Resamples
+from dialbench.metaeval.clusters import observed_and_resampled
 from dialbench.metaeval.config import DetectSpec, MetaevalConfig, MetaEvalOptions
 from dialbench.metaeval.detection import confusion_scores, resampled_f1
 from dialbench.metaeval.evaluate import MetaEvalReport, meta_evaluate
@@ -26,6 +26,7 @@ from dialbench.metaeval.panels import build_panels, ratings_frame
 from dialbench.metaeval.references import HUMAN_CEILING, ceiling_panels
 from dialbench.metaeval.weighted import METHODS
 from dialbench.ratings import Rating
+from dialbench.resampling import MIN_CLUSTERS, ClusterResamples
 from dialbench.schema import Annotation, Dialogue, Target, Turn
 from dialbench.store import RunStore
 from tests.conftest import RunCli
@@ -233,10 +234,11 @@ def test_resamples_draw_whole_dialogues_and_chatseeds() -> None:
     frame = ratings_frame(rows, chatseeds={"s1": "seed", "s2": "seed"})
     clusters = frame.set_index("item_id")["cluster"]
     assert list(clusters) == ["a", "a", "a", "b", "c", "c", "seed", "seed"]
-    drawn = Resamples.of(clusters, 50, seed=1)
+    drawn = ClusterResamples.draw(clusters, 50, seed=1)
     assert drawn.n_clusters == 4
-    assert (drawn.weights[0] == 1).all()
-    for row in drawn.weights[1:]:
+    weights = observed_and_resampled(drawn)
+    assert (weights[0] == 1).all()
+    for row in weights[1:]:
         assert row[0] == row[1] == row[2]
         assert row[4] == row[5]
         assert row[6] == row[7]
@@ -439,3 +441,108 @@ def test_a_run_whose_judge_rated_a_subset_gets_the_ceiling_on_that_subset(
         ceiling = [r for r in report[table] if r["rater"] == HUMAN_CEILING]
         assert all(r["ci_low" if table == "correlation" else "f1_positive_low"] is not None
                    for r in ceiling)  # fmt: skip
+
+
+def pinned_ratings() -> list[Rating]:
+    """Twelve dialogues in en, four in ja (fewer than MIN_CLUSTERS), a judge following the truth
+    and one scoring at random (a p-value above the floor)."""
+    rows = dbdc_like(dialogues=12, turns=3, language="en") + dbdc_like(4, 3, "ja", seed=1)
+    rng = random.Random(5)
+    coin = [r.model_copy(update={"rater": "coin", "value": float(rng.randint(1, 5))})
+            for r in rows if r.kind == "judge"]  # fmt: skip
+    return rows + coin
+
+
+def test_intervals_and_p_values_are_the_pinned_figures() -> None:
+    """The figures of fixed ratings and seed, pinned exactly: a change to how draws, intervals
+    or p-values are computed must show here, never pass unseen."""
+    report = evaluate(pinned_ratings(), resamples=150)
+    correlation = {
+        (r.language, r.rater, r.method): (r.r, r.p_value, r.ci_low, r.ci_high)
+        for r in report.correlation
+    }
+    detection = {
+        (r.language, r.rater): (r.f1_positive, r.f1_positive_low, r.f1_positive_high)
+        for r in report.detection
+    }
+    notes = {n for r in report.correlation + report.detection if r.note for n in r.note.split("; ")}
+    assert correlation == PINNED_CORRELATION
+    assert detection == PINNED_DETECTION
+    assert notes == PINNED_NOTES
+
+
+# fmt: off
+PINNED_CORRELATION = {  # (language, rater, method): (r, p-value, low, high)
+    ("all", "coin", "pearson"):
+        (-0.13464914711777298, 0.18543046357615894, -0.3711955696073694, 0.09181577562265346),
+    ("all", "coin", "spearman"):
+        (-0.10582295692109729, 0.2913907284768212, -0.36662968505342536, 0.12422894961846506),
+    ("all", "coin", "kendall"):
+        (-0.07943344423538942, 0.304635761589404, -0.29336114147814346, 0.09420730129228339),
+    ("all", "judge", "pearson"):
+        (0.8753029134834299, 0.013245033112582781, 0.8312299761383547, 0.9146399194686099),
+    ("all", "judge", "spearman"):
+        (0.8684629954759288, 0.013245033112582781, 0.8036676379800296, 0.9130897896206819),
+    ("all", "judge", "kendall"):
+        (0.7288000394857109, 0.013245033112582781, 0.6510396915878938, 0.8101646989106055),
+    ("all", "human (ceiling)", "pearson"):
+        (0.6494857420681913, None, 0.45610906059015893, 0.7452375939419549),
+    ("all", "human (ceiling)", "spearman"):
+        (0.5915560314708378, None, 0.36128817736237234, 0.7155186917821263),
+    ("all", "human (ceiling)", "kendall"):
+        (0.5225655341123917, None, 0.32523555781189567, 0.652985256037665),
+    ("en", "coin", "pearson"):
+        (-0.08219494475475735, 0.4503311258278146, -0.3579700970200641, 0.12458563710249149),
+    ("en", "coin", "spearman"):
+        (-0.043391041294331294, 0.6754966887417219, -0.30822500089316673, 0.18417775394585578),
+    ("en", "coin", "kendall"):
+        (-0.03354101966249685, 0.6622516556291391, -0.24361086098479928, 0.13033604599581006),
+    ("en", "judge", "pearson"):
+        (0.8761401620440572, 0.013245033112582781, 0.8273534988185919, 0.937466776248682),
+    ("en", "judge", "spearman"):
+        (0.8732607305598209, 0.013245033112582781, 0.7931664751617474, 0.9387518305134878),
+    ("en", "judge", "kendall"):
+        (0.7524043736090799, 0.013245033112582781, 0.647157926905784, 0.855605036508062),
+    ("en", "human (ceiling)", "pearson"):
+        (0.646688956633413, None, 0.5285676373976337, 0.746834353631049),
+    ("en", "human (ceiling)", "spearman"):
+        (0.6335401649634177, None, 0.522429076819346, 0.7176149016460467),
+    ("en", "human (ceiling)", "kendall"):
+        (0.5604618405252638, None, 0.47053062881595464, 0.6510150346340087),
+    ("ja", "coin", "pearson"):
+        (-0.32980474939923465, 0.18666666666666668, -0.6997986229187813, 0.4999999999999999),
+    ("ja", "coin", "spearman"):
+        (-0.35113595503086253, 0.29333333333333333, -0.8406783877666775, 0.5313689313240572),
+    ("ja", "coin", "kendall"):
+        (-0.2886751345948129, 0.29333333333333333, -0.7602927259092271, 0.47809144373375745),
+    ("ja", "judge", "pearson"):
+        (0.8750920093301996, 0.013245033112582781, 0.8591717759962553, 0.9499239234725266),
+    ("ja", "judge", "spearman"):
+        (0.6911680973950326, 0.013245033112582781, 0.5482928716362921, 0.8145980644684225),
+    ("ja", "judge", "kendall"):
+        (0.4642857142857143, 0.013245033112582781, 0.37247222138196034, 0.6854098458201351),
+    ("ja", "human (ceiling)", "pearson"):
+        (0.6522825275029697, None, 0.2686868593435844, 0.8669431449859519),
+    ("ja", "human (ceiling)", "spearman"):
+        (0.5495718979782579, None, 0.06275773324125407, 0.842950129225164),
+    ("ja", "human (ceiling)", "kendall"):
+        (0.48466922769951953, None, 0.06053045222719734, 0.7912735030566095),
+}
+PINNED_DETECTION = {  # (language, rater): (F1+, low, high)
+    ("all", "coin"): (0.34307690095733573, 0.16088570859083343, 0.45715710353944666),
+    ("all", "judge"): (0.7634717134717134, 0.628235599233168, 0.8249608102759919),
+    ("all", "human (ceiling)"): (0.6264003673094583, 0.482240336316485, 0.6738293795010429),
+    ("en", "coin"): (0.3131379288987985, 0.17453155130544837, 0.4257110040061359),
+    ("en", "judge"): (0.7231074481074481, 0.5604879274765638, 0.8434188613817097),
+    ("en", "human (ceiling)"): (0.653968253968254, 0.432276474878814, 0.7141539462489365),
+    ("ja", "coin"): (0.373015873015873, 0.041666666666666664, 0.5559861111111113),
+    ("ja", "judge"): (0.8038359788359789, 0.7024893162393163, 0.8562770562770563),
+    ("ja", "human (ceiling)"): (0.5954469507101087, 0.45261594202898553, 0.7171717171717172),
+}
+# fmt: on
+PINNED_NOTES = {
+    "1 of 150 resamples undefined, left out",
+    "mean over 12 annotator(s), each against the mean of the others",
+    "mean over 24 annotator(s), each against the mean of the others",
+    "only 4 dialogue(s): unreliable interval",
+}

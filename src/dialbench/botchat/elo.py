@@ -33,6 +33,7 @@ import numpy.typing as npt
 from scipy.optimize import minimize
 
 from dialbench.errors import DialbenchError
+from dialbench.resampling import ClusterResamples, percentile_interval
 
 Outcome = Literal["a", "b", "tie"]
 INIT, SCALE, K = 1000.0, 400.0, 32.0
@@ -214,6 +215,13 @@ def elo_scale(theta: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return scaled
 
 
+def _every_model_played(table: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """The ratings of the draws in which every model played, which must be some."""
+    if not len(table):
+        raise DialbenchError("no bootstrap draw of the ChatSEEDs holds every model: too few")
+    return table
+
+
 @dataclass(frozen=True)
 class BradleyTerry:
     models: list[str]
@@ -236,33 +244,32 @@ def bradley_terry(
     """Ratings on the ELO scale with 95 % cluster-bootstrap intervals, and P(i beats j)."""
     models = check_models(comparisons, models)
     theta = bradley_terry_strengths(comparisons, models)
-    clusters: dict[str, list[Comparison]] = {}
-    for c in comparisons:
-        clusters.setdefault(c.cluster, []).append(c)
-    names = sorted(clusters)
+    drawn = ClusterResamples.draw([c.cluster for c in comparisons], resamples, seed)
+    members: list[list[Comparison]] = [[] for _ in range(drawn.n_clusters)]
+    for c, cluster in zip(comparisons, drawn.cluster, strict=True):
+        members[cluster].append(c)
     # a draw's win matrix is the sum of its ChatSEEDs' matrices, each as often as it was drawn
-    per_cluster = np.array([_win_matrix(clusters[name], models) for name in names])
-    rng = np.random.default_rng(seed)
-    draws = []
-    for _ in range(resamples):
-        drawn = np.bincount(rng.integers(0, len(names), size=len(names)), minlength=len(names))
-        wins = np.tensordot(drawn.astype(float), per_cluster, axes=1)
-        if ((wins + wins.T).sum(axis=1) > 0).all():  # every model played in this draw
-            draws.append(elo_scale(fit_win_matrix(wins)))
-    if not draws:
-        raise DialbenchError("no bootstrap draw of the ChatSEEDs holds every model: too few")
-    table = np.array(draws)
+    per_cluster = np.array([_win_matrix(part, models) for part in members])
+
+    def rated(counts: npt.NDArray[np.int64]) -> npt.NDArray[np.float64] | None:
+        wins = np.tensordot(counts.astype(float), per_cluster, axes=1)
+        if not ((wins + wins.T).sum(axis=1) > 0).all():  # some model never played
+            return None
+        return elo_scale(fit_win_matrix(wins))
+
+    table = _every_model_played(drawn.replicates(rated))
+    lower, upper = percentile_interval(table)
     rating = elo_scale(theta)
     probability = 1 / (1 + np.exp(theta[None, :] - theta[:, None]))
     return BradleyTerry(
         models=list(models),
         rating=[float(r) for r in rating],
-        lower=[float(v) for v in np.percentile(table, 2.5, axis=0)],
-        upper=[float(v) for v in np.percentile(table, 97.5, axis=0)],
+        lower=[float(v) for v in lower],
+        upper=[float(v) for v in upper],
         win_probability=[[float(p) for p in row] for row in probability],
         comparisons=len(comparisons),
-        clusters=len(names),
-        resamples=len(draws),
+        clusters=drawn.n_clusters,
+        resamples=len(table),
     )
 
 
@@ -333,28 +340,25 @@ def length_controlled(
     score = np.array([c.score_a for c in comparisons])
     x = np.asarray(length_difference, dtype=float)
     theta, beta = fit_with_covariate(a, b, score, x, np.ones(len(comparisons)), len(models))
-    names = sorted({c.cluster for c in comparisons})
-    cluster = np.array([names.index(c.cluster) for c in comparisons])
-    rng = np.random.default_rng(seed)
-    draws, betas = [], []
-    for _ in range(resamples):
-        counts = np.bincount(rng.integers(0, len(names), size=len(names)), minlength=len(names))
-        weight = counts[cluster].astype(float)
+    drawn = ClusterResamples.draw([c.cluster for c in comparisons], resamples, seed)
+
+    def rated(counts: npt.NDArray[np.int64]) -> npt.NDArray[np.float64] | None:
+        weight = counts[drawn.cluster].astype(float)
         played = np.bincount(a, weight, len(models)) + np.bincount(b, weight, len(models))
-        if (played > 0).all():
-            drawn_theta, drawn_beta = fit_with_covariate(a, b, score, x, weight, len(models))
-            draws.append(elo_scale(drawn_theta))
-            betas.append(drawn_beta)
-    if not draws:
-        raise DialbenchError("no bootstrap draw of the ChatSEEDs holds every model: too few")
-    table = np.array(draws)
+        if not (played > 0).all():
+            return None
+        drawn_theta, drawn_beta = fit_with_covariate(a, b, score, x, weight, len(models))
+        return np.append(elo_scale(drawn_theta), drawn_beta)  # the last column is β
+
+    table = _every_model_played(drawn.replicates(rated))
+    lower, upper = percentile_interval(table)
     return LengthControlled(
         models=list(models),
         rating=[float(r) for r in elo_scale(theta)],
-        lower=[float(v) for v in np.percentile(table, 2.5, axis=0)],
-        upper=[float(v) for v in np.percentile(table, 97.5, axis=0)],
+        lower=[float(v) for v in lower[:-1]],
+        upper=[float(v) for v in upper[:-1]],
         beta=beta,
-        beta_lower=float(np.percentile(betas, 2.5)),
-        beta_upper=float(np.percentile(betas, 97.5)),
-        resamples=len(draws),
+        beta_lower=float(lower[-1]),
+        beta_upper=float(upper[-1]),
+        resamples=len(table),
     )

@@ -16,10 +16,11 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
-from dialbench.metaeval.clusters import Inference, Resamples, infer
+from dialbench.metaeval.clusters import Inference, infer, observed_and_resampled
 from dialbench.metaeval.panels import Panel
 from dialbench.metaeval.references import ceiling_panels, paired_items
 from dialbench.metaeval.weighted import METHODS, MIN_ITEMS
+from dialbench.resampling import ClusterResamples
 from dialbench.schema import Record
 
 
@@ -68,13 +69,14 @@ def _judge_rows(panel: Panel, resamples: int, seed: int) -> Iterator[Correlation
     for judge in panel.judges:
         items = panel.judged(judge)
         x, y = panel.judges[judge][items].to_numpy(float), human_mean[items].to_numpy(float)
-        drawn = Resamples.of(panel.clusters[items], resamples, seed)
+        drawn = ClusterResamples.draw(panel.clusters[items], resamples, seed)
+        weights = observed_and_resampled(drawn)
         reason = _undefined_because(x, y)
         for method, function in METHODS.items():
             found = (
                 Inference(None, None, None, None, reason)
                 if reason
-                else infer(function(x, y, drawn.weights), drawn.n_clusters)
+                else infer(function(x, y, weights), drawn.n_clusters)
             )
             yield _row(panel, str(judge), method, len(items), drawn.n_clusters, found)
 
@@ -89,13 +91,14 @@ def _others_mean(panel: Panel) -> Iterator[tuple[pd.Series, pd.Series]]:
 
 
 def _ceiling_rows(name: str, panel: Panel, resamples: int, seed: int) -> Iterator[CorrelationRow]:
-    drawn = Resamples.of(panel.clusters, resamples, seed)
+    drawn = ClusterResamples.draw(panel.clusters, resamples, seed)
+    weights = observed_and_resampled(drawn)
     usable = []
     for own, others in _others_mean(panel):
         both = (own.notna() & others.notna()).to_numpy()
         x, y = own.to_numpy(float)[both], others.to_numpy(float)[both]
         if _undefined_because(x, y) is None:
-            usable.append((x, y, drawn.restricted(both)))
+            usable.append((x, y, weights[:, both]))
     for method, function in METHODS.items():
         if usable:
             each = np.column_stack([function(x, y, w) for x, y, w in usable])

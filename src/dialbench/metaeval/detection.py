@@ -14,9 +14,10 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from dialbench.metaeval.clusters import Resamples, infer
+from dialbench.metaeval.clusters import infer, observed_and_resampled
 from dialbench.metaeval.panels import Panel, defined
 from dialbench.metaeval.references import ScoredRow, ceiling_panels, paired_items
+from dialbench.resampling import ClusterResamples
 
 RESAMPLE_CELLS = 5_000_000  # resamples x pairs held at once (40 MB a count)
 
@@ -162,10 +163,13 @@ def detection(panel: Panel, resamples: int, seed: int) -> list[DetectionRow]:
     rows = []
     for i, judge in enumerate(panel.judges.columns):
         items = panel.judged(judge)
-        drawn = Resamples.of(panel.clusters[items], resamples, seed)
+        drawn = ClusterResamples.draw(panel.clusters[items], resamples, seed)
         on = panel.on(items)
         f1 = resampled_f1(
-            on.judges[[judge]].to_numpy(float), on.humans.to_numpy(float), drawn.weights, False
+            on.judges[[judge]].to_numpy(float),
+            on.humans.to_numpy(float),
+            observed_and_resampled(drawn),
+            False,
         )
         scores = {name: m[i] for name, m in judges.items()}
         rows.append(_row(panel, str(judge), scores, shared[i], len(items), f1, drawn.n_clusters))
@@ -175,8 +179,8 @@ def detection(panel: Panel, resamples: int, seed: int) -> list[DetectionRow]:
         labels = part.humans.to_numpy(dtype=float)
         pairs, shared = confusion_scores(labels, labels)
         np.fill_diagonal(shared, 0)  # an annotator against itself is no reference
-        drawn = Resamples.of(part.clusters, resamples, seed)
-        f1 = resampled_f1(labels, labels, drawn.weights, True)
+        drawn = ClusterResamples.draw(part.clusters, resamples, seed)
+        f1 = resampled_f1(labels, labels, observed_and_resampled(drawn), True)
         flat = {n: m.ravel() for n, m in pairs.items()}
         rows.append(
             _row(panel, name, flat, shared.ravel(), paired_items(part), f1, drawn.n_clusters)

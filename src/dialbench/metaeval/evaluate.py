@@ -12,7 +12,7 @@ from pydantic import Field
 from dialbench.errors import DialbenchError
 from dialbench.metaeval.agreement import AgreementRow, KappaRow, agreement, pairwise_kappa
 from dialbench.metaeval.classification import ClassificationRow, classification
-from dialbench.metaeval.clusters import DESIGN, MIN_CLUSTERS
+from dialbench.metaeval.clusters import DESIGN
 from dialbench.metaeval.config import MetaEvalOptions
 from dialbench.metaeval.correlation import CorrelationRow, correlations
 from dialbench.metaeval.detection import DetectionRow, detection
@@ -33,6 +33,7 @@ from dialbench.metaeval.panels import (
 )
 from dialbench.metaeval.significance import McNemarRow, mcnemar_rows
 from dialbench.ratings import Rating
+from dialbench.resampling import MIN_CLUSTERS
 from dialbench.schema import Judgment, Record
 
 

@@ -1,0 +1,76 @@
+"""The cluster bootstrap behind every interval and p-value: whole clusters drawn with
+replacement, never single items.
+
+Items of one cluster are not independent (the turns of one dialogue, the self-chats and
+comparisons of one ChatSEED), so a resample that drew items one by one would claim more certainty
+than the data holds. Here a resample draws as many clusters as there are, with replacement, and
+every item of a drawn cluster comes along as often as its cluster was drawn. The draws are made
+once from a seed, so every figure computed on them is resampled the same way and can be
+reproduced. The interval is the percentile interval of a statistic's resampled values, and the
+p-value against zero reads the same values the other way. Below MIN_CLUSTERS clusters the
+resamples are too few to trust.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+LEVEL = 0.95
+MIN_CLUSTERS = 10
+
+Counts = npt.NDArray[np.int64]
+Values = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class ClusterResamples:
+    """`counts[r, c]`: how often resample r drew cluster c (a row sums to the number of
+    clusters); `cluster[i]`: item i's cluster, its index among the clusters' names sorted."""
+
+    counts: Counts
+    cluster: npt.NDArray[np.intp]
+
+    @classmethod
+    def draw(cls, clusters: npt.ArrayLike, resamples: int, seed: int) -> ClusterResamples:
+        """From each item's cluster name; the same names and seed draw the same resamples,
+        whatever the items' order."""
+        names, cluster = np.unique(np.asarray(clusters, dtype=str), return_inverse=True)
+        k = len(names)
+        drawn = np.random.default_rng(seed).integers(0, k, size=(resamples, k))
+        offset = k * np.arange(resamples)[:, None]  # one bincount for every row at once
+        counts = np.bincount((drawn + offset).ravel(), minlength=resamples * k)
+        return cls(counts.reshape(resamples, k), cluster)
+
+    @property
+    def n_clusters(self) -> int:
+        return int(self.counts.shape[1])
+
+    @property
+    def weights(self) -> Values:
+        """Each item's multiplicity in each resample, one row per resample: a statistic that
+        weights items by a row is the statistic of that resample."""
+        return self.counts[:, self.cluster].astype(float)
+
+    def replicates(self, statistic: Callable[[Counts], Values | None]) -> Values:
+        """The statistic of each resample (given its row of `counts`), one row per resample;
+        a resample where it is undefined (None) is left out."""
+        found = [value for value in map(statistic, self.counts) if value is not None]
+        return np.array(found, dtype=float)
+
+
+def percentile_interval(replicates: Values, level: float = LEVEL) -> tuple[Values, Values]:
+    """The central `level` of the resampled values, per column where each row is a resample."""
+    tail = (1 - level) / 2
+    low, high = np.quantile(replicates, [tail, 1 - tail], axis=0)
+    return low, high
+
+
+def p_value_against_zero(replicates: Values) -> float:
+    """Twice the share of resamples on the far side of zero, counting the data itself as one,
+    so never below 2 / (resamples + 1); below 0.05 where the 95% interval leaves out zero."""
+    far_side = min(int((replicates <= 0).sum()), int((replicates >= 0).sum()))
+    return min(1.0, 2 * (far_side + 1) / (replicates.size + 1))
