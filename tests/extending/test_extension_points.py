@@ -118,6 +118,15 @@ def winner_counts(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Se
     ]
 
 
+def stored_pair(run: Path) -> Path:
+    """A run holding two chatbots' dialogues from one seed: one pair to judge, in both orders."""
+    with RunStore.open(run) as store, store.run("test", {}) as record:
+        store.add(
+            [chat("picnic", "bot-a", "Bring a blanket."), chat("picnic", "bot-b", "No.")], record
+        )
+    return run
+
+
 def test_a_protocol_and_its_report_sections_are_one_line_each(
     tmp_path: Path, register: Register
 ) -> None:
@@ -127,11 +136,7 @@ def test_a_protocol_and_its_report_sections_are_one_line_each(
     from dialbench.judge.stage import JudgeConfig, judge
     from dialbench.llm.specs import ModelConfig
 
-    run = tmp_path / "run"
-    with RunStore.open(run) as store, store.run("test", {}) as record:
-        store.add(
-            [chat("picnic", "bot-a", "Bring a blanket."), chat("picnic", "bot-b", "No.")], record
-        )
+    run = stored_pair(tmp_path / "run")
     config = JudgeConfig(protocol="preference", judges=[ModelConfig(spec="upper:judge")])
     assert judge(config, run, quiet=True).judges[0].ok == 2  # both orders
     written = report(ReportConfig(), run)
@@ -160,11 +165,7 @@ def test_a_plugin_backend_takes_its_own_settings_from_a_config_file(
 ) -> None:
     register(PROTOCOLS, "preference", PreferenceProtocol)
     register(BACKENDS, "upper", PLUGIN)
-    run = tmp_path / "run"
-    with RunStore.open(run) as store, store.run("test", {}) as record:
-        store.add(
-            [chat("picnic", "bot-a", "Bring a blanket."), chat("picnic", "bot-b", "No.")], record
-        )
+    run = stored_pair(tmp_path / "run")
     path = judge_pipeline(
         tmp_path / "pipeline.yaml", "      - {spec: upper:judge, verdict: first}\n"
     )

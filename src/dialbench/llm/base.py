@@ -225,8 +225,9 @@ class BackendSettings(Record):
 
 
 def spec_of(info: ValidationInfo) -> str | None:
-    """The spec of the model whose settings are being validated (`ModelConfig` gives it in the
-    validation context), or None where a settings record is validated on its own."""
+    """The spec, without credentials, of the model whose settings are being validated
+    (`ModelConfig` gives it in the validation context), or None where a settings record is
+    validated on its own."""
     context = info.context
     spec = context.get("spec") if isinstance(context, dict) else None
     return spec if isinstance(spec, str) else None

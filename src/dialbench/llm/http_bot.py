@@ -58,7 +58,7 @@ def _placeholders(value: Any) -> set[str]:
     return set()
 
 
-class HttpBotSettings(Record):
+class HttpService(Record):
     """Where an HTTP chatbot is, what each turn sends it, and where its reply is."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -286,10 +286,11 @@ def _backend_settings(spec: Any, given: dict[str, Any]) -> BackendSettings:
     ]
     if problems:
         raise ValidationError.from_exception_data("settings", problems)
-    return kind.model_validate(given, context={"spec": spec})
+    return kind.model_validate(given, context={"spec": without_credentials(spec)})
 
 
 def _at_former_default(key: str, value: Any) -> bool:
+    """`value` is what `key` held by default when it was a field of every model."""
     if key not in _FormerFields.model_fields:
         return False
     try:

@@ -21,7 +21,7 @@ from dialbench.llm.base import (
     RequestKind,
 )
 from dialbench.llm.bots import bot_completion, bot_request, stateful_setting
-from dialbench.llm.http_bot import HttpBotSettings, read_reply, render_body
+from dialbench.llm.http_bot import HttpService, read_reply, render_body
 from dialbench.llm.http_client import JsonHttpClient
 from dialbench.llm.specs import ModelConfig, without_credentials
 from dialbench.version import __version__
@@ -32,7 +32,7 @@ SHOWN_BYTES = 200
 class HttpSettings(BackendSettings):
     """An HTTP chatbot's service, and whether it keeps its own history."""
 
-    http: HttpBotSettings = Field(
+    http: HttpService = Field(
         description="an http: chatbot's URL, headers, body template and reply path"
     )
     stateful: bool = stateful_setting()

@@ -98,14 +98,14 @@ class PoolSettings(BackendSettings):
         try:
             in_spec = parse_spec(spec).endpoints
             for url in self.endpoints:
-                check_url(url, without_credentials(spec))
+                check_url(url, spec)
         except ModelSpecError as error:
             raise ValueError(str(error)) from None
         if bool(in_spec) == bool(self.endpoints):
             raise ValueError(
-                f"model spec {without_credentials(spec)!r}: name the replicas once, either in "
-                "the spec (pool:http://a:8000/v1,http://b:8000/v1#model) or as endpoints with "
-                "spec pool:model"
+                f"model spec {spec!r}: name the replicas once, either in the spec "
+                "(pool:http://a:8000/v1,http://b:8000/v1#model) or as endpoints with spec "
+                "pool:model"
             )
         return self
 
