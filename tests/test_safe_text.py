@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from dialbench.llm.backends.litellm import LiteLLMSettings
 from dialbench.llm.http_client import url_with_path
 from dialbench.llm.packaged import PackagedModel, PackagedModelError
 from dialbench.llm.specs import ModelConfig, without_credentials
@@ -72,13 +73,20 @@ def test_file_stems_stay_in_their_folder() -> None:
 )
 def test_specs_are_recorded_without_credentials(spec: str, public: str) -> None:
     assert without_credentials(spec) == public
-    config = ModelConfig(spec=spec, base_url="http://u:pw@litellm/v1")
+    config = ModelConfig(spec=spec)
     assert config.spec == public
     assert "pw" not in config.model_dump_json()
     assert "pw@" not in repr(config)
-    assert config.model_dump()["base_url"] == "http://litellm/v1"
     if config.parsed.backend == "openai-compat":
         assert config.endpoint_url == spec.removeprefix("openai-compat:").rsplit("#", 1)[0]
+
+
+def test_a_base_url_setting_is_recorded_without_credentials() -> None:
+    config = ModelConfig(spec="litellm:openai/m", base_url="http://u:pw@litellm/v1")
+    assert "pw" not in config.model_dump_json()
+    assert "pw@" not in repr(config)
+    assert config.model_dump()["base_url"] == "http://litellm/v1"
+    assert config.settings_as(LiteLLMSettings).base_url == "http://u:pw@litellm/v1"
 
 
 def test_the_path_goes_before_the_query() -> None:

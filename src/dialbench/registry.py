@@ -3,20 +3,26 @@ when a name is used, so an optional extra (Ray, torch, a provider SDK) is needed
 who choose it.
 
 A registry is one table in the module that owns the extension point (protocols in
-`judge/registry.py`, backends in `llm/backends/__init__.py`, ...): a new protocol, backend,
+`judge/registry.py`, backends in `llm/specs.py`, ...): a new protocol, backend,
 executor, encoder, QE estimator, file format, stage or stage printer is its own file plus one
 line in that table. Third-party packages add entries without editing dialbench through the
 entry-point group the registry names (as lm-evaluation-harness and Inspect do):
 
     [project.entry-points."dialbench.backends"]
     mybot = "mybot.dialbench:MyBotAPI"
+
+An entry that needs an optional package says so with a `Requirement`, checked when the entry is
+used rather than when it is loaded: listing the backends needs none of their packages.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from importlib import import_module, metadata
-from typing import Generic, TypeVar, cast
+from importlib.util import find_spec
+from typing import Any, Generic, TypeVar, cast
 
 from dialbench.errors import DialbenchError
 
@@ -27,6 +33,43 @@ BUILT_IN, REGISTERED = "built-in", "registered in this process"
 
 class UnknownName(DialbenchError):
     """A name no entry of the registry has; the message lists the known ones."""
+
+
+class MissingPackageError(DialbenchError):
+    """An optional package that is not installed, or older than the version needed."""
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """An optional package an entry needs: the module it imports, the extra that installs it,
+    and the oldest release that works, read from the installed distribution's metadata
+    (`distribution`, when it is named otherwise than the module: `llama-cpp-python`)."""
+
+    module: str
+    extra: str
+    minimum: str | None = None
+    distribution: str | None = None
+
+    def check(self) -> None:
+        """Raise a `MissingPackageError` with the pip command when the package is missing or
+        older than `minimum`."""
+        install = f"pip install 'dialbench[{self.extra}]'"
+        if find_spec(self.module) is None:
+            raise MissingPackageError(f"this model needs the {self.module} package: {install}")
+        if self.minimum is None:
+            return
+        from packaging.version import Version
+
+        name = self.distribution or self.module
+        try:
+            installed = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return  # importable without metadata (a source checkout on the path): trusted
+        if Version(installed) < Version(self.minimum):
+            raise MissingPackageError(
+                f"this model needs {name} {self.minimum} or newer, and {installed} is "
+                f"installed: {install}"
+            )
 
 
 def load_path(path: str) -> object:
@@ -44,28 +87,43 @@ class Registry(Generic[T]):
     """Names to lazily loaded entries of one kind (`what` names the kind in messages).
 
     Entries are `"module:attribute"` paths or the objects themselves (tests and plugins may
-    register either); built-in names come first, in the order given, then plugins'.
+    register either); built-in names come first, in the order given, then plugins'. A registry
+    of classes names their `base`: an entry that is no subclass of it is refused when loaded,
+    naming the entry and where it comes from, before anything calls it.
     """
 
-    def __init__(self, what: str, entries: Mapping[str, str | T], *, group: str) -> None:
+    def __init__(
+        self,
+        what: str,
+        entries: Mapping[str, str | T],
+        *,
+        group: str,
+        base: type[Any] | None = None,
+    ) -> None:
         self.what = what
         self.group = ENTRY_POINT_PREFIX + group
+        self.base = base
         self._entries: dict[str, str | T] = dict(entries)
         self._origins = dict.fromkeys(entries, BUILT_IN)
         self._plugins_read = False
+        self._plugins_lock = threading.Lock()
 
     def _read_plugins(self) -> None:
-        """Entry points of the group, read once; a built-in name wins over a plugin's."""
+        """Entry points of the group, read once however many threads ask at the same time; a
+        built-in name wins over a plugin's."""
         if self._plugins_read:
             return
-        self._plugins_read = True
-        for entry in metadata.entry_points(group=self.group):
-            if entry.name not in self._entries:
-                self._entries[entry.name] = entry.value
-                dist = entry.dist
-                self._origins[entry.name] = (
-                    f"plugin {dist.name} {dist.version}" if dist is not None else "plugin"
-                )
+        with self._plugins_lock:
+            if self._plugins_read:
+                return
+            for entry in metadata.entry_points(group=self.group):
+                if entry.name not in self._entries:
+                    self._entries[entry.name] = entry.value
+                    dist = entry.dist
+                    self._origins[entry.name] = (
+                        f"plugin {dist.name} {dist.version}" if dist is not None else "plugin"
+                    )
+            self._plugins_read = True
 
     def names(self) -> list[str]:
         self._read_plugins()
@@ -105,9 +163,29 @@ class Registry(Generic[T]):
         return self._origins.get(name, REGISTERED)
 
     def load(self, name: str) -> T:
-        """The entry of `name`, its module imported on first use (Python keeps it)."""
+        """The entry of `name`, its module imported on first use (Python keeps it); an entry
+        that cannot be imported, or is no subclass of the registry's `base`, is a
+        `DialbenchError` naming it and its origin."""
         entry = self._entry(name)
-        return cast(T, load_path(entry)) if isinstance(entry, str) else entry
+        if not isinstance(entry, str):
+            return self._checked(name, entry)
+        try:
+            return self._checked(name, load_path(entry))
+        except (ImportError, AttributeError) as error:
+            problem = f"cannot be loaded ({type(error).__name__}: {error})"
+            raise self._refused(name, problem) from error
+
+    def _checked(self, name: str, loaded: object) -> T:
+        if self.base is not None and not (
+            isinstance(loaded, type) and issubclass(loaded, self.base)
+        ):
+            raise self._refused(name, f"is {loaded!r}, not a subclass of {self.base.__name__}")
+        return cast(T, loaded)
+
+    def _refused(self, name: str, problem: str) -> DialbenchError:
+        entry = self._entries[name]
+        path = f" {entry!r}" if isinstance(entry, str) else ""
+        return DialbenchError(f"{self.what} {name!r}{path} ({self.origin(name)}) {problem}")
 
     def items(self) -> Iterator[tuple[str, T]]:
         """Every entry, loaded: for listings that need them all (`--help`, the report)."""

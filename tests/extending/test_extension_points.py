@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import ClassVar, Literal
 
 import pandas as pd
+import pytest
 import yaml
 
+from dialbench.errors import DialbenchError
 from dialbench.judge.registry import PROTOCOLS
 from dialbench.llm.runner import Runner
 from dialbench.llm.specs import BACKENDS
@@ -29,7 +31,7 @@ from dialbench.report.config import ReportConfig
 from dialbench.report.protocols import PROTOCOL_SECTIONS
 from dialbench.report.section import Section, table
 from dialbench.report.writer import report
-from dialbench.schema import Dialogue
+from dialbench.schema import Dialogue, Judgment
 from dialbench.store import RunStore
 from tests.conftest import DIALBENCH, Register
 from tests.extending.preference import PreferenceProtocol, chat
@@ -116,6 +118,15 @@ def winner_counts(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Se
     ]
 
 
+def stored_pair(run: Path) -> Path:
+    """A run holding two chatbots' dialogues from one seed: one pair to judge, in both orders."""
+    with RunStore.open(run) as store, store.run("test", {}) as record:
+        store.add(
+            [chat("picnic", "bot-a", "Bring a blanket."), chat("picnic", "bot-b", "No.")], record
+        )
+    return run
+
+
 def test_a_protocol_and_its_report_sections_are_one_line_each(
     tmp_path: Path, register: Register
 ) -> None:
@@ -126,11 +137,7 @@ def test_a_protocol_and_its_report_sections_are_one_line_each(
     from dialbench.judge.config import JudgeConfig
     from dialbench.llm.specs import ModelConfig
 
-    run = tmp_path / "run"
-    with RunStore.open(run) as store, store.run("test", {}) as record:
-        store.add(
-            [chat("picnic", "bot-a", "Bring a blanket."), chat("picnic", "bot-b", "No.")], record
-        )
+    run = stored_pair(tmp_path / "run")
     config = JudgeConfig(protocol="preference", judges=[ModelConfig(spec="upper:judge")])
     assert judge(config, run, quiet=True).judges[0].ok == 2  # both orders
     written = report(ReportConfig(), run)
@@ -139,6 +146,51 @@ def test_a_protocol_and_its_report_sections_are_one_line_each(
         "winner,judgments",
         "tie,2",
     ]
+
+
+def judge_pipeline(path: Path, judge: str) -> Path:
+    """A pipeline file judging the stored pairs with one plugin judge, given as written."""
+    path.write_text(
+        f"run: {path.parent / 'run'}\n"
+        "stages:\n"
+        "  - stage: judge\n"
+        "    protocol: preference\n"
+        "    judges:\n"
+        f"{judge}"
+    )
+    return path
+
+
+def test_a_plugin_backend_takes_its_own_settings_from_a_config_file(
+    tmp_path: Path, register: Register
+) -> None:
+    register(PROTOCOLS, "preference", PreferenceProtocol)
+    register(BACKENDS, "upper", PLUGIN)
+    run = stored_pair(tmp_path / "run")
+    path = judge_pipeline(
+        tmp_path / "pipeline.yaml", "      - {spec: upper:judge, verdict: first}\n"
+    )
+    done = run_pipeline(load_pipeline(path), run)
+    assert [s.status for s in done.stages] == ["ran"], done.stages
+    with RunStore.open(run, create=False) as store:
+        verdicts = [j.result["winner"] for j in store.records(Judgment)]
+    assert verdicts == ["first", "first"]  # both orders, as the model's setting says
+
+
+def test_a_setting_the_plugin_backend_does_not_take_is_an_error_at_its_line(
+    tmp_path: Path, register: Register
+) -> None:
+    register(PROTOCOLS, "preference", PreferenceProtocol)
+    register(BACKENDS, "upper", PLUGIN)
+    path = judge_pipeline(
+        tmp_path / "pipeline.yaml", "      - spec: upper:judge\n        verdikt: first\n"
+    )
+    with pytest.raises(DialbenchError) as raised:
+        load_pipeline(path)
+    assert str(raised.value) == (
+        f"{path}:7: field 'stages.0.judge.judges.0.verdikt': 'verdikt' is not a setting of "
+        "upper: models (they take verdict)"
+    )
 
 
 def test_a_plugin_package_adds_a_backend_through_its_entry_point(tmp_path: Path) -> None:

@@ -47,7 +47,7 @@ def test_spec_forms_name_one_identity() -> None:
     short = ModelConfig(spec="pool:http://k:secret@a:8000/v1,http://b:8000/v1#qwen")
     listed = ModelConfig(spec="pool:qwen", endpoints=["http://a:8000/v1", "http://b:8000/v1"])
     assert short.spec == "pool:http://a:8000/v1,http://b:8000/v1#qwen"  # no secret kept public
-    assert short.pool_urls == ("http://k:secret@a:8000/v1", "http://b:8000/v1")
+    assert short.replica_urls == ("http://k:secret@a:8000/v1", "http://b:8000/v1")
     runner = Runner(quiet=True)
     assert runner.model(short).spec == runner.model(listed).spec == "pool:qwen"
     assert listed.model_copy(update={"max_concurrency": 16}).concurrency == 32  # 16 per replica
@@ -55,7 +55,7 @@ def test_spec_forms_name_one_identity() -> None:
         ModelConfig(spec="pool:qwen")
     with pytest.raises(ValueError, match="'ftp://a' is no http"):
         ModelConfig(spec="pool:http://a:1/v1,ftp://a#qwen")
-    with pytest.raises(ValueError, match="endpoints are a pool's replicas"):
+    with pytest.raises(ValueError, match="'endpoints' is not a setting of openai: models"):
         ModelConfig(spec="openai:gpt-4.1", endpoints=["http://a:8000/v1"])
 
 

@@ -20,6 +20,7 @@ from dialbench.llm.specs import BACKENDS, ModelConfig
 from dialbench.pipeline.config import load_pipeline
 from dialbench.pipeline.execute import run_pipeline
 from dialbench.pipeline.plan import plan_pipeline
+from dialbench.registry import Requirement
 from dialbench.simulate.api import simulate
 from dialbench.simulate.config import SimulationConfig
 from dialbench.store import RunStore
@@ -37,7 +38,7 @@ def closed_port() -> int:
 
 
 class NeedsMissingPackage(ModelAPI):
-    requires: ClassVar[tuple[str, str] | None] = ("dialbench_no_such_package", "nothing")
+    requires: ClassVar[Requirement | None] = Requirement("dialbench_no_such_package", "nothing")
 
     async def generate(self, request: Request) -> Completion:
         raise AssertionError("never called")

@@ -133,7 +133,7 @@ def messages(system: str, utterances: Sequence[str], dropped: int) -> list[Messa
 def context_window(config: SelfChatConfig, model: ModelConfig) -> int | None:
     if config.context_tokens is not None:
         return config.context_tokens
-    return model.n_ctx if model.local else None
+    return model.settings.context_window()
 
 
 def dialogue_id(seed: Dialogue, model: ModelConfig, config: SelfChatConfig) -> str:

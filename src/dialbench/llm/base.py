@@ -11,9 +11,18 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal, Protocol
 
-from pydantic import ConfigDict, Field, JsonValue, SerializerFunctionWrapHandler, model_serializer
+from pydantic import (
+    ConfigDict,
+    Field,
+    JsonValue,
+    SerializerFunctionWrapHandler,
+    ValidationInfo,
+    model_serializer,
+)
 
 from dialbench.errors import DialbenchError
+from dialbench.hashing import canonical_json
+from dialbench.registry import Requirement
 from dialbench.schema import Record, Usage
 
 ChatRole = Literal["system", "user", "assistant"]
@@ -52,7 +61,7 @@ class Conversation(Record):
     """The dialogue a chatbot's call belongs to, for a bot of the user's own (`python:`, `http:`).
 
     Models never see it, so their cache keys do not hold it. A bot sees `id` and `language`, and
-    a stateful bot (`ModelConfig.stateful`) also `session`: the session it keeps its history
+    a stateful bot (its `stateful` setting) also `session`: the session it keeps its history
     under, new for each run that plays the dialogue, so a cached answer is never replayed into a
     session that has not heard the turns before it.
     """
@@ -176,22 +185,81 @@ class BatchEndpoint(Protocol):
     def request_body(self, request: Request) -> tuple[str, dict[str, Any]]: ...
 
 
+class ParsedSpec(Record):
+    """A spec's parts: its backend, its model, and the endpoint URLs a spec may name (an
+    `openai-compat:` server's, a `pool:`'s replicas)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    backend: str
+    model: str
+    base_url: str | None = None
+    endpoints: tuple[str, ...] = ()
+
+
+class BackendSettings(Record):
+    """A backend's own settings (its `ModelAPI.Settings`): what only its models take, written
+    beside `spec` in a model's config (`{spec: local:qwen2.5-0.5b, n_ctx: 2048}`) and validated
+    by this record, so a setting of another backend, or a typo, is an error at its line.
+
+    Empty for most backends. A validator that needs the model's spec as well reads it with
+    `spec_of(info)` (a pool checks that its replicas are named once).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    def __hash__(self) -> int:
+        """Hashable like the `ModelConfig` holding it (a runner keys its models by config),
+        though a setting may be a mapping (an http: bot's body template)."""
+        return hash(canonical_json(self.model_dump(mode="json")))
+
+    def replicas(self, spec: str) -> tuple[str, ...]:
+        """The endpoints a model's calls spread over, each paced by the backend itself (a
+        pool's replicas), with the credentials `spec` was given; () for one endpoint, which
+        the runner paces."""
+        return ()
+
+    def context_window(self) -> int | None:
+        """The tokens a model's context holds, where its settings fix them (llama.cpp's)."""
+        return None
+
+
+def spec_of(info: ValidationInfo) -> str | None:
+    """The spec, without credentials, of the model whose settings are being validated
+    (`ModelConfig` gives it in the validation context), or None where a settings record is
+    validated on its own."""
+    context = info.context
+    spec = context.get("spec") if isinstance(context, dict) else None
+    return spec if isinstance(spec, str) else None
+
+
 class ModelAPI(ABC):
     """A backend: one model behind one endpoint, made from a `ModelConfig` (`llm/backends/`).
 
-    The class attributes tell the spec parser and the runner what they need before any model
-    is made: whether the spec names an endpoint (`backend:URL#model`), whether the model runs in
-    this process (one call at a time unless configured otherwise), which kinds of request it
-    serves, and which package, from which extra, it needs.
+    The class attributes tell the spec parser, the config and the runner what they need before
+    any model is made: how a spec after `backend:` reads (`parse_spec`), which settings its
+    models take (`Settings`), whether the model runs in this process (one call at a time unless
+    configured otherwise), which kinds of request it serves, and which package, from which
+    extra and of which version, it needs.
     """
 
-    endpoint_in_spec: ClassVar[bool] = False
+    Settings: ClassVar[type[BackendSettings]] = BackendSettings
     in_process: ClassVar[bool] = False
     kinds: ClassVar[frozenset[RequestKind]] = frozenset({"chat", "complete"})
-    requires: ClassVar[tuple[str, str] | None] = None  # (import name, extra)
+    requires: ClassVar[Requirement | None] = None
     own_bot: ClassVar[bool] = False
     """A chatbot of the user's own, not a model: it keeps its own instructions (a simulation
     sends it no system prompt) and sees the dialogue a call belongs to (`Conversation`)."""
+    stateful: bool = False
+    """A chatbot of the user's own that keeps its own history: it sees the dialogue's session."""
+
+    @classmethod
+    def parse_spec(cls, backend: str, rest: str, shown: str) -> ParsedSpec:
+        """What follows `backend:` in a spec (`rest`), as its parts: the model's name, unless
+        the backend reads more from it (an endpoint URL). A spec it cannot read is a
+        `ModelSpecError` quoting `shown`, the spec without its credentials, and saying what to
+        write."""
+        return ParsedSpec(backend=backend, model=rest)
 
     spec: str
     """The model spec string, without secrets; part of every cache key."""

@@ -14,8 +14,23 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, ValidationError
 
-from dialbench.llm.base import Completion, Message, ModelError, Request
+from dialbench.llm.base import BackendSettings, Completion, Message, ModelError, Request
 from dialbench.schema import Record, Usage
+
+
+def stateful_setting() -> Any:
+    """The `stateful` setting of every chatbot of your own."""
+    return Field(
+        default=False,
+        description="the bot keeps its own history: it is sent the new user message and a "
+        "session per dialogue",
+    )
+
+
+class BotSettings(BackendSettings):
+    """The settings of a chatbot of your own that is a Python function (`python:`)."""
+
+    stateful: bool = stateful_setting()
 
 
 class BotRequest(Record):

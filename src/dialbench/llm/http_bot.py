@@ -22,10 +22,10 @@ import re
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import ConfigDict, Field, JsonValue, field_validator
+from pydantic import ConfigDict, Field, JsonValue, field_serializer, field_validator
 
 from dialbench.errors import DialbenchError
-from dialbench.hashing import canonical_json
+from dialbench.llm.specs import without_credentials
 from dialbench.schema import Record
 
 PLACEHOLDER = re.compile(r"\{\{\s*(\w+)\s*\}\}")
@@ -58,7 +58,7 @@ def _placeholders(value: Any) -> set[str]:
     return set()
 
 
-class HttpBotSettings(Record):
+class HttpService(Record):
     """Where an HTTP chatbot is, what each turn sends it, and where its reply is."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -101,10 +101,9 @@ class HttpBotSettings(Record):
         path_steps(path)
         return path
 
-    def __hash__(self) -> int:
-        """Hashable like the `ModelConfig` holding it (a runner keys its models by config),
-        though the body template and headers are mappings."""
-        return hash(canonical_json(self.model_dump(mode="json")))
+    @field_serializer("url")
+    def _public_url(self, url: str) -> str:
+        return without_credentials(url)
 
     def sent_headers(self) -> dict[str, str]:
         """The headers with their environment variables read."""

@@ -56,9 +56,7 @@ class Model:
         if conversation is None or not self.api.own_bot:
             return None
         return (
-            conversation
-            if self.config.stateful
-            else conversation.model_copy(update={"session": None})
+            conversation if self.api.stateful else conversation.model_copy(update={"session": None})
         )
 
     async def chat(

@@ -25,7 +25,7 @@ class EndpointPace:
     def of(cls, config: ModelConfig) -> EndpointPace:
         """The config's limits. A pool paces each replica itself (`pool.py`), so the pool as a
         whole only caps calls in flight, at the sum of its replicas' slots."""
-        if config.pool_urls:
+        if config.replica_urls:
             return cls(slots=asyncio.Semaphore(config.concurrency), requests=None, tokens=None)
         return cls(
             slots=asyncio.Semaphore(config.concurrency),

@@ -16,8 +16,10 @@
     http:NAME                                a chatbot of your own behind its HTTP API, declared
                                              by the model's `http` settings (`llm/http_bot.py`)
 
-Everything else about a model (key variable, limits, timeouts) is a `ModelConfig` field, so the
-spec stays short. A spec written with a secret anyway (`http://user:password@host/v1`, or
+Everything else about a model is a `ModelConfig` field, so the spec stays short: what every
+backend takes (key variable, limits, timeouts) is the config's own, and what only one backend
+takes (a local model's `n_ctx`, a pool's `endpoints`) is that backend's `Settings`, written beside
+the spec all the same. A spec written with a secret anyway (`http://user:password@host/v1`, or
 `?api_key=...`) is still called with it, but every record, report and export sees the spec
 without it: `ModelConfig.spec` is the public spec, the secret stays in a private attribute.
 """
@@ -25,7 +27,7 @@ without it: `ModelConfig.spec` is the public spec, the secret stays in a private
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -33,21 +35,27 @@ from pydantic import (
     Field,
     ModelWrapValidatorHandler,
     PrivateAttr,
+    SerializationInfo,
+    SerializeAsAny,
     SerializerFunctionWrapHandler,
-    field_serializer,
+    ValidationError,
     model_serializer,
     model_validator,
 )
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from dialbench.errors import DialbenchError
-from dialbench.llm.base import ModelAPI, ReasoningEffort, StructuredMode
-from dialbench.llm.http_bot import HttpBotSettings
+from dialbench.llm.base import (
+    BackendSettings,
+    ModelAPI,
+    ParsedSpec,
+    ReasoningEffort,
+    StructuredMode,
+)
 from dialbench.registry import Registry
 from dialbench.schema import Record
 
 DEFAULT_LOCAL_MODEL = "local:qwen2.5-0.5b"
-POOL = "pool"
-PYTHON, HTTP = "python", "http"
 
 # A spec's prefix names its backend: the class serving it, one module each in `llm/backends/`.
 # A plugin adds one under the entry-point group `dialbench.backends`.
@@ -61,16 +69,17 @@ BACKENDS: Registry[type[ModelAPI]] = Registry(
         "litellm": "dialbench.llm.backends.litellm:LiteLLMAPI",
         "scripted": "dialbench.llm.backends.scripted:ScriptedAPI",
         "hf": "dialbench.llm.backends.hf:HFAPI",
-        PYTHON: "dialbench.llm.backends.python:PythonAPI",
-        HTTP: "dialbench.llm.backends.http:HttpBotAPI",
+        "python": "dialbench.llm.backends.python:PythonAPI",
+        "http": "dialbench.llm.backends.http:HttpBotAPI",
     },
     group="backends",
+    base=ModelAPI,
 )
+S = TypeVar("S", bound=BackendSettings)
 
 
 # `user:password@` after a scheme, and query parameters that name a secret (api_key, token, ...).
 _USERINFO = re.compile(r"(?<=://)[^/?#@]*@")
-_PYTHON_PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 _SECRET_PARAMETER = re.compile(
     r"(?<=[?&])[^=&#]*(?:key|token|secret|password|passwd|auth|signature|sig)[^=&#]*=[^&#]*&?",
     re.IGNORECASE,
@@ -93,33 +102,28 @@ def without_credentials(text: str) -> str:
 DEFAULT_HTTP_CONCURRENCY = 32
 
 
-class ParsedSpec(Record):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class _FormerFields(Record):
+    """The settings that were fields of every model before each backend declared its own, with
+    their defaults then: every model still dumps them (`ModelConfig._dumped_as_before`)."""
 
-    backend: str
-    model: str
     base_url: str | None = None
     endpoints: tuple[str, ...] = ()
+    chat_format: str | None = None
+    n_ctx: int = 4096
+    n_threads: int | None = None
+
+
+_FORMER_FIELDS = _FormerFields()
+_FORMER_FIRST = ("base_url", "endpoints")  # dumped right after `spec`; the others last
 
 
 class ModelConfig(Record):
-    """How to reach and pace one model. Only `spec` is required."""
+    """How to reach and pace one model. Only `spec` is required; every other key written beside
+    it that is not a field here is a setting of the spec's backend (`settings`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     spec: str = Field(description="the public spec: never holds the credentials it was given")
-    base_url: str | None = Field(
-        default=None,
-        description="API base URL for litellm models (openai-compat puts it in the spec); "
-        "dumped without credentials",
-        repr=False,
-    )
-    endpoints: tuple[str, ...] = Field(
-        default=(),
-        description="base URLs of a pool's replicas (spec pool:<model>); dumped without "
-        "credentials",
-        repr=False,
-    )
     api_key_env: str | None = Field(
         default=None, description="name of the environment variable holding the API key"
     )
@@ -142,23 +146,10 @@ class ModelConfig(Record):
         default=None, description="a reasoning model (o-series, gpt-5); default guessed from name"
     )
     reasoning_effort: ReasoningEffort | None = None
-    chat_format: str | None = Field(
-        default=None, description="llama.cpp chat format for GGUF files without a template"
-    )
-    n_ctx: int = Field(default=4096, ge=256)
-    n_threads: int | None = Field(
-        default=None,
-        ge=1,
-        description="llama.cpp threads; default every core (lower it when processes share cores)",
-    )
-
-    http: HttpBotSettings | None = Field(
-        default=None, description="an http: chatbot's URL, headers, body template and reply path"
-    )
-    stateful: bool = Field(
-        default=False,
-        description="a chatbot of your own (python:, http:) that keeps its own history: it is "
-        "sent the new user message and a session per dialogue",
+    settings: SerializeAsAny[BackendSettings] = Field(
+        default_factory=BackendSettings,
+        description="the backend's own settings, its `Settings` record: written flat beside "
+        "`spec`, never under this key",
     )
 
     _spec_with_credentials: str | None = PrivateAttr(default=None)
@@ -175,61 +166,54 @@ class ModelConfig(Record):
         config._spec_with_credentials = given
         return config
 
-    @model_validator(mode="after")
-    def _endpoints_only_in_pools(self) -> ModelConfig:
-        """A pool's replicas are named once and are http(s) URLs: checked where they are read
-        (a YAML line, a --judge option), not mid-run."""
-        if self.endpoints and not self.spec.startswith(f"{POOL}:"):
-            raise ValueError("endpoints are a pool's replicas: write the spec as pool:<model>")
-        if not self.spec.startswith(f"{POOL}:"):
-            return self
-        try:
-            in_spec = parse_spec(self.spec).endpoints
-            for url in self.endpoints:
-                _check_url(url, self.spec)
-        except ModelSpecError as error:
-            raise ValueError(str(error)) from None
-        if bool(in_spec) == bool(self.endpoints):
-            raise ValueError(
-                f"model spec {self.spec!r}: name the replicas once, either in the spec "
-                "(pool:http://a:8000/v1,http://b:8000/v1#model) or as endpoints with spec "
-                "pool:model"
-            )
-        return self
-
-    @model_validator(mode="after")
-    def _bot_settings_only_for_bots(self) -> ModelConfig:
-        backend = self.spec.partition(":")[0]
-        if (backend == HTTP) != (self.http is not None):
-            raise ValueError(
-                "an http: chatbot is declared with its http settings (url, body, reply_path), "
-                "and only an http: chatbot has them"
-            )
-        if self.stateful and backend not in (HTTP, PYTHON):
-            raise ValueError("stateful is for chatbots of your own: python: or http: specs")
-        return self
+    @model_validator(mode="before")
+    @classmethod
+    def _settings_beside_spec(cls, data: Any) -> Any:
+        """The keys that are no field of every model's are the backend's settings, validated by
+        its `Settings` where they are written: a problem is reported at its own key."""
+        if not isinstance(data, dict):
+            return data
+        shared = {key for key in cls.model_fields if key != "settings"}
+        own = {key: value for key, value in data.items() if key not in shared}
+        settings = _backend_settings(data.get("spec"), own)
+        return {key: value for key, value in data.items() if key in shared} | {"settings": settings}
 
     @model_serializer(mode="wrap")
-    def _bot_settings_only_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
-        """A model dumps as before bots existed, so the identities made from dumps then (a
-        pipeline stage's, a config's hash) still match."""
+    def _dumped_as_before(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> Any:
+        """The backend's settings dumped flat beside the others, as they are written. The five
+        that were every model's fields before each backend declared its settings are dumped
+        for every model, at their places then and with their defaults then, and any other
+        setting only away from its default: a model dumps as before, so the identities made
+        from dumps (a pipeline stage's, a config's hash, a judgment's) still match."""
         dumped = handler(self)
-        if isinstance(dumped, dict):
-            if dumped.get("http") is None:
-                dumped.pop("http", None)
-            elif self.http is not None:
-                dumped["http"]["url"] = without_credentials(self.http.url)
-            if not dumped.get("stateful"):
-                dumped.pop("stateful", None)
-        return dumped
+        if not isinstance(dumped, dict):
+            return dumped
+        own: dict[str, Any] = dumped.pop("settings", {})
+        former: dict[str, Any] = _FORMER_FIELDS.model_dump(
+            mode=info.mode,
+            exclude_unset=info.exclude_unset,
+            exclude_defaults=info.exclude_defaults,
+            exclude_none=info.exclude_none,
+        )
+        former |= {key: own.pop(key) for key in list(own) if key in _FormerFields.model_fields}
+        fields = type(self.settings).model_fields
+        later = {
+            key: value
+            for key, value in own.items()
+            if fields[key].is_required()
+            or getattr(self.settings, key) != fields[key].get_default(call_default_factory=True)
+        }
+        head = {key: dumped.pop(key) for key in ("spec",) if key in dumped}
+        first = {key: former.pop(key) for key in _FORMER_FIRST if key in former}
+        return head | first | dumped | former | later
 
-    @field_serializer("base_url")
-    def _public_base_url(self, base_url: str | None) -> str | None:
-        return None if base_url is None else without_credentials(base_url)
-
-    @field_serializer("endpoints")
-    def _public_endpoints(self, endpoints: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(without_credentials(url) for url in endpoints)
+    def settings_as(self, kind: type[S]) -> S:
+        """The backend's settings as the record it declared (`kind`): how a backend reads them."""
+        if not isinstance(self.settings, kind):
+            raise DialbenchError(f"model spec {self.spec!r}: its settings are no {kind.__name__}")
+        return self.settings
 
     @property
     def parsed(self) -> ParsedSpec:
@@ -245,7 +229,7 @@ class ModelConfig(Record):
         """Calls in flight at once: the configured limit, else one in process, 32 over HTTP; a
         pool's limit holds per replica, so the pool takes it times its replicas."""
         per_endpoint = self.max_concurrency or (1 if self.local else DEFAULT_HTTP_CONCURRENCY)
-        return per_endpoint * max(1, len(self.pool_urls))
+        return per_endpoint * max(1, len(self.replica_urls))
 
     @property
     def endpoint_url(self) -> str | None:
@@ -253,9 +237,87 @@ class ModelConfig(Record):
         return parse_spec(self._spec_with_credentials or self.spec).base_url
 
     @property
-    def pool_urls(self) -> tuple[str, ...]:
-        """A pool's replica URLs to call, with their credentials; () for any other model."""
-        return self.endpoints or parse_spec(self._spec_with_credentials or self.spec).endpoints
+    def replica_urls(self) -> tuple[str, ...]:
+        """The URLs its calls spread over, each paced on its own (a pool's replicas), with their
+        credentials; () for a model behind one endpoint."""
+        return self.settings.replicas(self._spec_with_credentials or self.spec)
+
+
+def _backend_settings(spec: Any, given: dict[str, Any]) -> BackendSettings:
+    """`given` as the settings of `spec`'s backend. A key the backend does not take, or a
+    setting it needs that is missing, is an error at that key naming the backend (and the
+    backends that do take the key); a value it refuses, the record's own error at that key.
+    A former field at its default then is what every dump holds (`_dumped_as_before`): every
+    backend reads it back, and a backend without it drops it."""
+    backend = spec.partition(":")[0] if isinstance(spec, str) else ""
+    kind = BACKENDS.load(backend).Settings if backend in BACKENDS else BackendSettings
+    given = {
+        key: value
+        for key, value in given.items()
+        if key in kind.model_fields or not _at_former_default(key, value)
+    }
+    if backend not in BACKENDS:  # no spec, or one whose error is reported where it is read
+        if given and isinstance(spec, str):
+            try:
+                parse_spec(spec)
+            except ModelSpecError as error:
+                raise ValueError(str(error)) from None
+        return BackendSettings()
+    fields = kind.model_fields
+    takes = ", ".join(fields) or "none"
+    problems = [
+        _problem(
+            key,
+            value,
+            f"{key!r} is not a setting of {backend}: models (they take {takes})" + _taken_by(key),
+        )
+        for key, value in given.items()
+        if key not in fields
+    ]
+    problems += [
+        _problem(
+            name,
+            None,
+            f"{backend}: models need the setting {name!r}"
+            + (f" ({field.description})" if field.description else ""),
+        )
+        for name, field in fields.items()
+        if field.is_required() and name not in given
+    ]
+    if problems:
+        raise ValidationError.from_exception_data("settings", problems)
+    return kind.model_validate(given, context={"spec": without_credentials(spec)})
+
+
+def _at_former_default(key: str, value: Any) -> bool:
+    """`value` is what `key` held by default when it was a field of every model."""
+    if key not in _FormerFields.model_fields:
+        return False
+    try:
+        read = _FormerFields.model_validate({key: value})
+    except ValidationError:
+        return False
+    return bool(getattr(read, key) == getattr(_FORMER_FIELDS, key))
+
+
+def _taken_by(key: str) -> str:
+    """Which backends take a setting, for a message about one written for another backend."""
+    takers = []
+    for name in BACKENDS:
+        try:
+            if key in BACKENDS.load(name).Settings.model_fields:
+                takers.append(f"{name}:")
+        except DialbenchError:  # a plugin that cannot be loaded takes nothing here
+            continue
+    return f"; {', '.join(takers)} models take {key!r}" if takers else ""
+
+
+def _problem(key: str, value: Any, message: str) -> InitErrorDetails:
+    return InitErrorDetails(
+        type=PydanticCustomError("backend_setting", "{message}", {"message": message}),
+        loc=(key,),
+        input=value,
+    )
 
 
 def as_model_config(value: Any) -> Any:
@@ -279,7 +341,8 @@ def as_model_configs(value: Any) -> Any:
 
 
 def parse_spec(spec: str) -> ParsedSpec:
-    """Split a spec into backend, model and endpoint, or say what a valid spec looks like."""
+    """Split a spec into backend, model and endpoint, or say what a valid spec looks like; what
+    follows `backend:` is the backend's to read (`ModelAPI.parse_spec`)."""
     backend, sep, rest = spec.partition(":")
     shown = without_credentials(spec)
     if not sep or not rest:
@@ -291,42 +354,12 @@ def parse_spec(spec: str) -> ParsedSpec:
         raise ModelSpecError(
             f"model spec {shown!r}: unknown backend {backend!r} (known: {', '.join(BACKENDS)})"
         )
-    if backend == POOL:
-        return _parse_pool(rest, shown)
-    if backend == PYTHON and not _PYTHON_PATH.fullmatch(rest):
-        raise ModelSpecError(
-            f"model spec {shown!r}: write python:<module>:<function>, e.g. python:mybot:reply"
-        )
-    if not BACKENDS.load(backend).endpoint_in_spec:
-        return ParsedSpec(backend=backend, model=rest)
-    base_url, hash_sign, model = rest.partition("#")
-    if not hash_sign or not model or not base_url.startswith(("http://", "https://")):
-        raise ModelSpecError(
-            f"model spec {shown!r}: write {backend}:<http(s) base URL>#<model name>, "
-            f"e.g. {backend}:http://127.0.0.1:8000/v1#my-model"
-        )
-    _check_url(base_url, shown)
-    return ParsedSpec(backend=backend, model=model, base_url=base_url)
+    return BACKENDS.load(backend).parse_spec(backend, rest, shown)
 
 
-def _parse_pool(rest: str, shown: str) -> ParsedSpec:
-    """`pool:<model>` (replicas in `endpoints`) or `pool:<url>,<url>,...#<model>`."""
-    urls, hash_sign, model = rest.rpartition("#")
-    if not hash_sign:
-        return ParsedSpec(backend=POOL, model=rest)
-    endpoints = tuple(url.strip() for url in urls.split(","))
-    if not model or not all(endpoints):
-        raise ModelSpecError(
-            f"model spec {shown!r}: write pool:<base URL>,<base URL>,...#<model name>, "
-            "e.g. pool:http://10.0.0.1:8000/v1,http://10.0.0.2:8000/v1#my-model"
-        )
-    for url in endpoints:
-        _check_url(url, shown)
-    return ParsedSpec(backend=POOL, model=model, endpoints=endpoints)
-
-
-def _check_url(url: str, shown: str) -> None:
-    """Reject at parse time what the HTTP client would only reject mid-run."""
+def check_url(url: str, shown: str) -> None:
+    """Reject at parse time what the HTTP client would only reject mid-run; `shown` says where
+    the URL was written (a spec without its credentials)."""
     if not url.startswith(("http://", "https://")):
         raise ModelSpecError(
             f"model spec {shown!r}: {without_credentials(url)!r} is no http(s) URL"

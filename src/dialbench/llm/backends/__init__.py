@@ -5,24 +5,14 @@ optional package only when one of its models is made."""
 
 from __future__ import annotations
 
-from importlib.util import find_spec
-
-from dialbench.errors import DialbenchError
 from dialbench.llm.base import ModelAPI
 from dialbench.llm.specs import BACKENDS, ModelConfig
 
 
-class MissingPackageError(DialbenchError):
-    """A backend whose Python package is not installed."""
-
-
 def create_api(config: ModelConfig) -> ModelAPI:
-    """The backend serving `config`, after checking that its optional package is installed."""
+    """The backend serving `config`, after checking that its optional package is installed, in
+    a version it works with."""
     api_class = BACKENDS.load(config.parsed.backend)
     if api_class.requires is not None:
-        module, extra = api_class.requires
-        if find_spec(module) is None:
-            raise MissingPackageError(
-                f"this model needs the {module} package: pip install 'dialbench[{extra}]'"
-            )
+        api_class.requires.check()
     return api_class(config)  # type: ignore[call-arg]

@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 from dialbench.llm.base import Completion, ModelAPI, ModelError, Request, RequestKind
 from dialbench.llm.hub import hub_model
 from dialbench.llm.specs import ModelConfig
+from dialbench.registry import Requirement
 from dialbench.schema import Usage
 
 # One generation at a time: torch spreads each one over the cores itself.
@@ -31,7 +32,7 @@ _GENERATION_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="trans
 class HFAPI(ModelAPI):
     in_process: ClassVar[bool] = True
     kinds: ClassVar[frozenset[RequestKind]] = frozenset({"translate", "complete"})
-    requires: ClassVar[tuple[str, str] | None] = ("transformers", "finetune")
+    requires: ClassVar[Requirement | None] = Requirement("transformers", "finetune", minimum="5.0")
 
     def __init__(self, config: ModelConfig) -> None:
         name = config.parsed.model

@@ -1,4 +1,4 @@
-"""`http:NAME`: a chatbot behind an HTTP API of its own, declared by the model's `http` settings
+"""`http:NAME`: a chatbot behind an HTTP API of its own, declared by the model's `http` setting
 (`llm/http_bot.py`). The transport is `JsonHttpClient`, so timeouts, 429 with Retry-After and
 5xx are told apart and retried as for `openai-compat:`; a response without the reply where
 `reply_path` says is an error that quotes the response's start.
@@ -10,12 +10,18 @@ import time
 from typing import ClassVar
 
 import orjson
-from pydantic import JsonValue
+from pydantic import Field, JsonValue
 
-from dialbench.errors import DialbenchError
-from dialbench.llm.base import Completion, ModelAPI, ModelError, Request, RequestKind
-from dialbench.llm.bots import bot_completion, bot_request
-from dialbench.llm.http_bot import read_reply, render_body
+from dialbench.llm.base import (
+    BackendSettings,
+    Completion,
+    ModelAPI,
+    ModelError,
+    Request,
+    RequestKind,
+)
+from dialbench.llm.bots import bot_completion, bot_request, stateful_setting
+from dialbench.llm.http_bot import HttpService, read_reply, render_body
 from dialbench.llm.http_client import JsonHttpClient
 from dialbench.llm.specs import ModelConfig, without_credentials
 from dialbench.version import __version__
@@ -23,22 +29,31 @@ from dialbench.version import __version__
 SHOWN_BYTES = 200
 
 
-class HttpBotAPI(ModelAPI):
-    """A chatbot of your own behind its HTTP API: `http:NAME` with the model's http settings."""
+class HttpSettings(BackendSettings):
+    """An HTTP chatbot's service, and whether it keeps its own history."""
 
+    http: HttpService = Field(
+        description="an http: chatbot's URL, headers, body template and reply path"
+    )
+    stateful: bool = stateful_setting()
+
+
+class HttpBotAPI(ModelAPI):
+    """A chatbot of your own behind its HTTP API: `http:NAME` with the model's http setting."""
+
+    Settings: ClassVar[type[BackendSettings]] = HttpSettings
     own_bot: ClassVar[bool] = True
     kinds: ClassVar[frozenset[RequestKind]] = frozenset({"chat"})
 
     def __init__(self, config: ModelConfig) -> None:
-        if config.http is None:
-            raise DialbenchError(f"model spec {config.spec!r} needs its http settings")
-        self.settings = config.http
+        settings = config.settings_as(HttpSettings)
+        self.service = settings.http
         self.spec = config.spec
-        self.endpoint = without_credentials(self.settings.url)
-        self.stateful = config.stateful
+        self.endpoint = without_credentials(self.service.url)
+        self.stateful = settings.stateful
         self.structured_mode = config.structured_output or "prompt"
-        headers = {"User-Agent": f"dialbench/{__version__}"} | self.settings.sent_headers()
-        self.http = JsonHttpClient(self.settings.url, headers, config.timeout_s)
+        headers = {"User-Agent": f"dialbench/{__version__}"} | self.service.sent_headers()
+        self.http = JsonHttpClient(self.service.url, headers, config.timeout_s)
 
     async def generate(self, request: Request) -> Completion:
         asked = bot_request(self.spec, request, stateful=self.stateful)
@@ -51,13 +66,13 @@ class HttpBotAPI(ModelAPI):
         }
         started = time.perf_counter()
         response = await self.http.send_json(
-            self.settings.method, "", render_body(self.settings.body, values)
+            self.service.method, "", render_body(self.service.body, values)
         )
         latency = time.perf_counter() - started
-        text = read_reply(response, self.settings.reply_path)
+        text = read_reply(response, self.service.reply_path)
         if text is None:
             shown = orjson.dumps(response)[:SHOWN_BYTES].decode("utf-8", "replace")
-            raise ModelError(f"no reply at {self.settings.reply_path!r} in the response: {shown}")
+            raise ModelError(f"no reply at {self.service.reply_path!r} in the response: {shown}")
         return bot_completion(self.spec, text, latency, raw=response)
 
     def check(self) -> None:

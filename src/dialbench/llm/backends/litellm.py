@@ -14,11 +14,21 @@ import os
 import time
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from pydantic import Field, field_serializer
+
 from dialbench.llm.backends.openai_compat import read_api_key
-from dialbench.llm.base import Completion, ModelAPI, ModelError, Request, StructuredMode
+from dialbench.llm.base import (
+    BackendSettings,
+    Completion,
+    ModelAPI,
+    ModelError,
+    Request,
+    StructuredMode,
+)
 from dialbench.llm.http_client import RETRYABLE_STATUS, retry_after_seconds
 from dialbench.llm.openai_format import RequestStyle, completion_from_response, request_arguments
 from dialbench.llm.specs import ModelConfig, without_credentials
+from dialbench.registry import Requirement
 
 if TYPE_CHECKING:
     import openai
@@ -40,20 +50,33 @@ def model_error(error: openai.APIError) -> ModelError:
     return ModelError(f"{type(error).__name__}: {error.message}", retryable=True)
 
 
+class LiteLLMSettings(BackendSettings):
+    """Where LiteLLM sends a model's calls, when not to the provider's own API."""
+
+    base_url: str | None = Field(
+        default=None, description="the API's base URL; dumped without credentials", repr=False
+    )
+
+    @field_serializer("base_url")
+    def _public_base_url(self, base_url: str | None) -> str | None:
+        return None if base_url is None else without_credentials(base_url)
+
+
 class LiteLLMAPI(ModelAPI):
-    requires: ClassVar[tuple[str, str] | None] = ("litellm", "litellm")
+    Settings: ClassVar[type[BackendSettings]] = LiteLLMSettings
+    requires: ClassVar[Requirement | None] = Requirement("litellm", "litellm", minimum="1.70")
 
     def __init__(self, config: ModelConfig) -> None:
-        self.config = config
+        base_url = config.settings_as(LiteLLMSettings).base_url
         self.model = config.parsed.model
         self.style = RequestStyle.of(config, self.model)
         self.structured_mode: StructuredMode = self.style.structured_mode
-        self._connection: dict[str, Any] = {"timeout": self.config.timeout_s, "num_retries": 0}
-        if config.base_url:
-            self._connection["api_base"] = config.base_url
+        self._connection: dict[str, Any] = {"timeout": config.timeout_s, "num_retries": 0}
+        if base_url:
+            self._connection["api_base"] = base_url
         if config.api_key_env:
             self._connection["api_key"] = read_api_key(config.api_key_env)
-        base = without_credentials(config.base_url) if config.base_url else None
+        base = without_credentials(base_url) if base_url else None
         self.spec = f"litellm:{self.model}" + (f"@{base}" if base else "")
         self.endpoint = base or self.model.split("/", 1)[0]
 

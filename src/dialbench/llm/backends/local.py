@@ -27,11 +27,20 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
+from pydantic import Field
 
-from dialbench.llm.base import Completion, ModelAPI, ModelError, Request, StructuredMode
+from dialbench.llm.base import (
+    BackendSettings,
+    Completion,
+    ModelAPI,
+    ModelError,
+    Request,
+    StructuredMode,
+)
 from dialbench.llm.openai_format import completion_from_response
 from dialbench.llm.packaged import PACKAGED_MODELS, ensure_assembled
 from dialbench.llm.specs import ModelConfig, ModelSpecError
+from dialbench.registry import Requirement
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -208,24 +217,46 @@ class _TopTokens:
         self._open = None
 
 
+class LocalSettings(BackendSettings):
+    """A llama.cpp model's context: its size, its threads, and the chat format of a GGUF file
+    without a template."""
+
+    chat_format: str | None = Field(
+        default=None, description="llama.cpp chat format for GGUF files without a template"
+    )
+    n_ctx: int = Field(default=4096, ge=256, description="the context window, in tokens")
+    n_threads: int | None = Field(
+        default=None,
+        ge=1,
+        description="llama.cpp threads; default every core this process may run on (its CPU "
+        "affinity); lower it when processes share cores",
+    )
+
+    def context_window(self) -> int:
+        return self.n_ctx
+
+
 class LocalAPI(ModelAPI):
     """A GGUF model in this process: `local:NAME` (a packaged model) or `local:PATH.gguf`."""
 
+    Settings: ClassVar[type[BackendSettings]] = LocalSettings
     in_process: ClassVar[bool] = True
-    requires: ClassVar[tuple[str, str] | None] = ("llama_cpp", "local")
+    requires: ClassVar[Requirement | None] = Requirement(
+        "llama_cpp", "local", minimum="0.3.9", distribution="llama-cpp-python"
+    )
 
     def __init__(self, config: ModelConfig) -> None:
-        self.config = config
+        self.settings = config.settings_as(LocalSettings)
         name = config.parsed.model
         self.path, packaged_format = resolve_model_file(name)
-        self.chat_format = config.chat_format or packaged_format
+        self.chat_format = self.settings.chat_format or packaged_format
         self.spec = f"local:{name}" if name in PACKAGED_MODELS else f"local:{self.path}"
         self.endpoint = self.spec  # one llama.cpp context serves one call at a time
         self.structured_mode: StructuredMode = "json_object"
 
     def context(self, *, logits_all: bool = False) -> _Context:
-        threads = self.config.n_threads or len(os.sched_getaffinity(0))
-        key = _ContextKey(self.path, self.config.n_ctx, threads, self.chat_format, logits_all)
+        threads = self.settings.n_threads or len(os.sched_getaffinity(0))
+        key = _ContextKey(self.path, self.settings.n_ctx, threads, self.chat_format, logits_all)
         return _context(key)
 
     async def generate(self, request: Request) -> Completion:

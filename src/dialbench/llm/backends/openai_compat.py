@@ -18,12 +18,13 @@ from dialbench.llm.base import (
     Completion,
     ModelAPI,
     ModelError,
+    ParsedSpec,
     Request,
     StructuredMode,
 )
 from dialbench.llm.http_client import JsonHttpClient
 from dialbench.llm.openai_format import RequestStyle, completion_from_response, request_arguments
-from dialbench.llm.specs import ModelConfig, without_credentials
+from dialbench.llm.specs import ModelConfig, ModelSpecError, check_url, without_credentials
 from dialbench.version import __version__
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -66,7 +67,7 @@ class OpenAICompatAPI(ModelAPI):
     """One model on one OpenAI-compatible endpoint: `openai-compat:URL#model`. It takes provider
     batches (OpenAI's Batch API, where the server has one)."""
 
-    endpoint_in_spec: ClassVar[bool] = True
+    endpoint_in_spec: ClassVar[bool] = True  # its spec is backend:URL#model
     falls_back: ClassVar[bool] = True  # OpenAI itself takes json_schema; its 400s mean the schema
     key_env: ClassVar[str | None] = None  # where the key is when the config names no variable
     account_headers: ClassVar[Mapping[str, str]] = {}  # environment variable -> header, if set
@@ -88,6 +89,20 @@ class OpenAICompatAPI(ModelAPI):
         self.spec = (
             f"openai-compat:{self.endpoint}#{self.model}" if self.endpoint_in_spec else config.spec
         )
+
+    @classmethod
+    def parse_spec(cls, backend: str, rest: str, shown: str) -> ParsedSpec:
+        """`URL#model`, the URL checked now rather than by the HTTP client mid-run."""
+        if not cls.endpoint_in_spec:
+            return super().parse_spec(backend, rest, shown)
+        base_url, hash_sign, model = rest.partition("#")
+        if not hash_sign or not model or not base_url.startswith(("http://", "https://")):
+            raise ModelSpecError(
+                f"model spec {shown!r}: write {backend}:<http(s) base URL>#<model name>, "
+                f"e.g. {backend}:http://127.0.0.1:8000/v1#my-model"
+            )
+        check_url(base_url, shown)
+        return ParsedSpec(backend=backend, model=model, base_url=base_url)
 
     async def aclose(self) -> None:
         await self.http.aclose()

@@ -8,7 +8,8 @@ its consecutive failures, and the request moves at once to another replica. Only
 replica failed it does the runner see one retryable error and retry with its own backoff.
 
 The pool's spec is `pool:<model>`, whatever its replicas: the cache key and every judgment's
-judge name stay the same when a replica is added, removed or is down.
+judge name stay the same when a replica is added, removed or is down. The replicas are named
+once, in the spec (`pool:<url>,<url>,...#<model>`) or in its `endpoints` setting.
 """
 
 from __future__ import annotations
@@ -16,18 +17,30 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
+from typing import ClassVar
+
+from pydantic import Field, ValidationInfo, field_serializer, model_validator
 
 from dialbench.llm.backends.openai_compat import OpenAICompatAPI
 from dialbench.llm.base import (
+    BackendSettings,
     BatchEndpoint,
     Completion,
     ModelAPI,
     ModelError,
+    ParsedSpec,
     Request,
     StructuredMode,
+    spec_of,
 )
 from dialbench.llm.pace import EndpointPace
-from dialbench.llm.specs import POOL, ModelConfig
+from dialbench.llm.specs import (
+    ModelConfig,
+    ModelSpecError,
+    check_url,
+    parse_spec,
+    without_credentials,
+)
 
 log = logging.getLogger(__name__)
 FIRST_BACKOFF_S = 0.5
@@ -66,23 +79,82 @@ class Replica:
         return delay
 
 
+class PoolSettings(BackendSettings):
+    """Where a pool's replicas are, when its spec does not name them."""
+
+    endpoints: tuple[str, ...] = Field(
+        default=(),
+        description="base URLs of the replicas (spec pool:<model>); dumped without credentials",
+        repr=False,
+    )
+
+    @model_validator(mode="after")
+    def _replicas_named_once(self, info: ValidationInfo) -> PoolSettings:
+        """The replicas are http(s) URLs named once: checked where the config is read (a YAML
+        line, a --judge option), not mid-run."""
+        spec = spec_of(info)
+        if spec is None:
+            return self
+        try:
+            in_spec = parse_spec(spec).endpoints
+            for url in self.endpoints:
+                check_url(url, spec)
+        except ModelSpecError as error:
+            raise ValueError(str(error)) from None
+        if bool(in_spec) == bool(self.endpoints):
+            raise ValueError(
+                f"model spec {spec!r}: name the replicas once, either in the spec "
+                "(pool:http://a:8000/v1,http://b:8000/v1#model) or as endpoints with spec "
+                "pool:model"
+            )
+        return self
+
+    @field_serializer("endpoints")
+    def _public_endpoints(self, endpoints: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(without_credentials(url) for url in endpoints)
+
+    def replicas(self, spec: str) -> tuple[str, ...]:
+        return self.endpoints or parse_spec(spec).endpoints
+
+
 def replica_config(config: ModelConfig, url: str, model: str) -> ModelConfig:
-    """The pool's settings for one replica, as an openai-compat model."""
-    shared = config.model_dump(exclude={"spec", "endpoints", "base_url"})
+    """The pool's settings for one replica, as an openai-compat model: every one but its own."""
+    shared = {name: getattr(config, name) for name in ModelConfig.model_fields}
+    del shared["settings"]
     return ModelConfig.model_validate(shared | {"spec": f"openai-compat:{url}#{model}"})
 
 
 class PoolAPI(ModelAPI):
     """A `ModelAPI` over the replicas of one model; its provider batches go to the first."""
 
+    Settings: ClassVar[type[BackendSettings]] = PoolSettings
+
     def __init__(self, config: ModelConfig) -> None:
-        model = config.parsed.model
+        parsed = config.parsed
         self.replicas = [
             Replica(OpenAICompatAPI(replica), replica)
-            for replica in (replica_config(config, url, model) for url in config.pool_urls)
+            for replica in (
+                replica_config(config, url, parsed.model) for url in config.replica_urls
+            )
         ]
-        self.spec = self.endpoint = f"{POOL}:{model}"
+        self.spec = self.endpoint = f"{parsed.backend}:{parsed.model}"
         self.structured_mode: StructuredMode = self.replicas[0].api.structured_mode
+
+    @classmethod
+    def parse_spec(cls, backend: str, rest: str, shown: str) -> ParsedSpec:
+        """`<model>` (replicas in `endpoints`) or `<url>,<url>,...#<model>`."""
+        urls, hash_sign, model = rest.rpartition("#")
+        if not hash_sign:
+            return ParsedSpec(backend=backend, model=rest)
+        endpoints = tuple(url.strip() for url in urls.split(","))
+        if not model or not all(endpoints):
+            raise ModelSpecError(
+                f"model spec {shown!r}: write {backend}:<base URL>,<base URL>,...#<model name>, "
+                f"e.g. {backend}:http://10.0.0.1:8000/v1,http://10.0.0.2:8000/v1#my-model"
+            )
+        for url in endpoints:
+            check_url(url, shown)
+        return ParsedSpec(backend=backend, model=model, endpoints=endpoints)
 
     def check(self) -> None:
         """A pool answers while one replica does."""

@@ -14,15 +14,26 @@ import asyncio
 import importlib
 import inspect
 import os
+import re
 import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 
-from dialbench.llm.base import Completion, ModelAPI, ModelError, Request, RequestKind
-from dialbench.llm.bots import BotRequest, bot_completion, bot_request
+from dialbench.llm.base import (
+    BackendSettings,
+    Completion,
+    ModelAPI,
+    ModelError,
+    ParsedSpec,
+    Request,
+    RequestKind,
+)
+from dialbench.llm.bots import BotRequest, BotSettings, bot_completion, bot_request
 from dialbench.llm.specs import ModelConfig, ModelSpecError
+
+PYTHON_PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 
 
 def load_bot_function(spec: str, path: str) -> Callable[[BotRequest], Any]:
@@ -68,6 +79,7 @@ def load_bot_function(spec: str, path: str) -> Callable[[BotRequest], Any]:
 class PythonAPI(ModelAPI):
     """A chatbot of your own as a Python function: `python:MODULE:FUNCTION`."""
 
+    Settings: ClassVar[type[BackendSettings]] = BotSettings
     own_bot: ClassVar[bool] = True
     kinds: ClassVar[frozenset[RequestKind]] = frozenset({"chat"})
 
@@ -75,7 +87,7 @@ class PythonAPI(ModelAPI):
         self.spec = self.endpoint = config.spec
         self.function = load_bot_function(config.spec, config.parsed.model)
         self.is_async = inspect.iscoroutinefunction(self.function)
-        self.stateful = config.stateful
+        self.stateful = config.settings_as(BotSettings).stateful
         self.timeout_s = config.timeout_s
         self.structured_mode = config.structured_output or "prompt"
         self.threads = (
@@ -83,6 +95,17 @@ class PythonAPI(ModelAPI):
             if self.is_async
             else ThreadPoolExecutor(config.concurrency, thread_name_prefix="python-bot")
         )
+
+    @classmethod
+    def parse_spec(cls, backend: str, rest: str, shown: str) -> ParsedSpec:
+        """`MODULE:FUNCTION`, both Python names; whether they exist is found when the bot is
+        made."""
+        if not PYTHON_PATH.fullmatch(rest):
+            raise ModelSpecError(
+                f"model spec {shown!r}: write {backend}:<module>:<function>, e.g. "
+                f"{backend}:mybot:reply"
+            )
+        return super().parse_spec(backend, rest, shown)
 
     async def generate(self, request: Request) -> Completion:
         asked = bot_request(self.spec, request, stateful=self.stateful)
