@@ -18,10 +18,10 @@ from scipy.stats import kendalltau, pearsonr, spearmanr
 
 from dialbench.metaeval import weighted
 from dialbench.metaeval.api import metaeval
-from dialbench.metaeval.clusters import observed_and_resampled
 from dialbench.metaeval.config import DetectSpec, MetaevalConfig, MetaEvalOptions
 from dialbench.metaeval.detection import confusion_scores, resampled_f1
 from dialbench.metaeval.evaluate import MetaEvalReport, meta_evaluate
+from dialbench.metaeval.inference import observed_and_resampled
 from dialbench.metaeval.panels import build_panels, ratings_frame
 from dialbench.metaeval.references import HUMAN_CEILING, ceiling_panels
 from dialbench.metaeval.weighted import METHODS

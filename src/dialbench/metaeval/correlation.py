@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
-from dialbench.metaeval.clusters import Inference, infer, observed_and_resampled
+from dialbench.metaeval.inference import Inference, infer, observed_and_resampled
 from dialbench.metaeval.panels import Panel
 from dialbench.metaeval.references import ceiling_panels, paired_items
 from dialbench.metaeval.weighted import METHODS, MIN_ITEMS

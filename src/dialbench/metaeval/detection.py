@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from dialbench.metaeval.clusters import infer, observed_and_resampled
+from dialbench.metaeval.inference import infer, observed_and_resampled
 from dialbench.metaeval.panels import Panel, defined
 from dialbench.metaeval.references import ScoredRow, ceiling_panels, paired_items
 from dialbench.resampling import ClusterResamples

@@ -12,7 +12,6 @@ from pydantic import Field
 from dialbench.errors import DialbenchError
 from dialbench.metaeval.agreement import AgreementRow, KappaRow, agreement, pairwise_kappa
 from dialbench.metaeval.classification import ClassificationRow, classification
-from dialbench.metaeval.clusters import DESIGN
 from dialbench.metaeval.config import MetaEvalOptions
 from dialbench.metaeval.correlation import CorrelationRow, correlations
 from dialbench.metaeval.detection import DetectionRow, detection
@@ -24,6 +23,7 @@ from dialbench.metaeval.diagnostics import (
     position_consistency,
     unscored_rates,
 )
+from dialbench.metaeval.inference import DESIGN
 from dialbench.metaeval.panels import (
     ALL_POOLED,
     SAMPLES_RULE,
