@@ -31,8 +31,10 @@ lint: $(VENV)/.dev-installed
 	$(BIN)/mypy src
 	$(BIN)/lint-imports
 
+# One worker per core, each pinned to its core (tests/conftest.py), handed whole files, the
+# longest first: the suite in about half the time of one process on two cores.
 test: lint $(VENV)/.browser-installed
-	$(BIN)/pytest
+	$(BIN)/pytest --numprocesses logical --dist loadscope --no-loadscope-reorder
 
 docs: $(VENV)/.dev-installed
 	$(BIN)/mkdocs build --strict

@@ -39,6 +39,19 @@ def pytest_configure(config: pytest.Config) -> None:
         pin_to_one_core(int(worker.removeprefix("gw")))
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest files first. `make test` hands whole files to its workers in this order
+    (`--dist loadscope`), so the files that run a real model or server (marked slow) start at
+    once, the docs pages next, and the many short files even out the end: started last, the
+    quickstart alone would keep one core busy for minutes while the other idles. The order
+    within a file is kept, so its fixtures are made once."""
+    rank: dict[Path, int] = {}
+    for item in items:
+        own = 0 if item.get_closest_marker("slow") else 1 if item.path.suffix == ".md" else 2
+        rank[item.path] = min(own, rank.get(item.path, own))
+    items.sort(key=lambda item: rank[item.path])
+
+
 def pin_to_one_core(worker: int) -> None:
     """Each pytest-xdist worker (`make test` runs one per core) gets a core of its own, and so
     does everything it starts: llama.cpp, which takes as many threads as the process may use
