@@ -10,8 +10,8 @@ import typer
 from rich.console import Console
 
 from dialbench.cli.app import app
+from dialbench.cli.options import key_value_pairs
 from dialbench.cli.terminal_tables import figure, table
-from dialbench.errors import DialbenchError
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -38,13 +38,8 @@ R = TypeVar("R", bound=_OfDimension)
 
 def _dimension_pairs(values: list[str]) -> dict[str, str]:
     """--pair HUMAN=JUDGE values as judge dimension -> human dimension."""
-    pairs: dict[str, str] = {}
-    for value in values:
-        human, sep, judge = value.partition("=")
-        if not sep or not human or not judge:
-            raise DialbenchError(f"--pair {value!r} is not of the form HUMAN=JUDGE")
-        pairs[judge] = human
-    return pairs
+    pairs = (key_value_pairs([value], "--pair", "HUMAN=JUDGE") for value in values)
+    return {judge: human for pair in pairs for human, judge in pair.items()}
 
 
 TEXT = ("dimension", "lang", "scale", "rater", "note")

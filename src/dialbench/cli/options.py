@@ -30,13 +30,14 @@ RunOption = Annotated[
 DEFAULT_RUN = Path("runs/default")
 
 
-def key_value_pairs(values: list[str], what: str) -> dict[str, str]:
-    """Repeated KEY=VALUE options (`--column text=utterance`, `--option few_shot=true`)."""
+def key_value_pairs(values: list[str], what: str, form: str = "KEY=VALUE") -> dict[str, str]:
+    """Repeated KEY=VALUE options (`--column text=utterance`, `--option few_shot=true`); `form`
+    names the two sides as the option's help does (`HUMAN=JUDGE`)."""
     pairs = {}
     for value in values:
         key, sep, mapped = value.partition("=")
         if not sep or not key or not mapped:
-            raise DialbenchError(f"{what} {value!r} is not of the form KEY=VALUE")
+            raise DialbenchError(f"{what} {value!r} is not of the form {form}")
         pairs[key] = mapped
     return pairs
 
