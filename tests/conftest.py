@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -60,7 +61,8 @@ def pin_to_one_core(worker: int) -> None:
     cores = sorted(os.sched_getaffinity(0))
     core = {cores[worker % len(cores)]}
     for thread in os.listdir("/proc/self/task"):
-        os.sched_setaffinity(int(thread), core)
+        with contextlib.suppress(ProcessLookupError):  # a thread that ended meanwhile
+            os.sched_setaffinity(int(thread), core)
 
 
 @pytest.fixture

@@ -112,13 +112,15 @@ def test_a_failed_save_is_seen_at_once_and_saved_after_a_restart(
 def test_a_refused_save_holds_the_page_until_discarded(served: Served, browser: Browser) -> None:
     bob = open_link(browser, served.link("bob"))
     first, second = served.run.ids("en")[:2]
-    bob.goto(f"{served.serving.base}/annotate/{first}")
-    bob.wait_for_load_state()
     refusal = '{"detail": "overall: refused by this test"}'
+    # Routed before the page loads: a route added to a page already loaded let one save through
+    # once in a run of the whole suite, the request sent before the route took hold.
     bob.route(
         "**/api/labels/**",
         lambda route: route.fulfill(status=422, body=refusal, content_type="application/json"),
     )
+    bob.goto(f"{served.serving.base}/annotate/{first}")
+    bob.wait_for_load_state()
     bob.keyboard.press("4")
     banner = bob.locator("#unsaved")
     expect(banner).to_contain_text("overall: refused by this test. Retry, or discard the change.")
