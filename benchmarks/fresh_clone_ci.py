@@ -14,12 +14,14 @@ figures come from the same machine and the same hour.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,7 +30,20 @@ PYTEST_START = re.compile(r"^=+ test session starts =+$")
 PYTEST_END = re.compile(r"^=+ (?P<counts>.+) in (?P<seconds>[0-9.]+)s(?: \(.*\))? =+$")
 
 
-def timed_run(commit: str) -> dict[str, str | float]:
+@dataclass(frozen=True)
+class CiRun:
+    """One commit's `.ci/run`: its exit code, seconds per phase (NaN where pytest printed no
+    start or closing line), and the counts pytest closed on."""
+
+    commit: str
+    exit: int
+    setup: float
+    pytest: float
+    total: float
+    counts: str
+
+
+def timed_run(commit: str) -> CiRun:
     with tempfile.TemporaryDirectory(prefix="dialbench-ci-") as scratch:
         clone = Path(scratch) / "dialbench"
         subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
@@ -61,19 +76,18 @@ def timed_run(commit: str) -> dict[str, str | float]:
             kept = Path(tempfile.gettempdir()) / f"dialbench-ci-{commit[:12]}.log"
             kept.write_text(log.read_text(encoding="utf-8"), encoding="utf-8")
             print(f"{commit}: .ci/run exited {code}; its output is in {kept}", file=sys.stderr)
-    return {
-        "commit": commit,
-        "exit": code,
-        "setup": (pytest_started - started) if pytest_started else float("nan"),
-        "pytest": float(closing["seconds"]) if closing else float("nan"),
-        "total": total,
-        "counts": closing["counts"] if closing else "no closing line",
-    }
+    return CiRun(
+        commit=commit,
+        exit=code,
+        setup=(pytest_started - started) if pytest_started else math.nan,
+        pytest=float(closing["seconds"]) if closing else math.nan,
+        total=total,
+        counts=closing["counts"] if closing else "no closing line",
+    )
 
 
-def minutes(seconds: float | str) -> str:
-    value = float(seconds)
-    return "–" if value != value else f"{int(value // 60)} min {value % 60:04.1f} s"
+def minutes(seconds: float) -> str:
+    return "–" if math.isnan(seconds) else f"{int(seconds // 60)} min {seconds % 60:04.1f} s"
 
 
 def main() -> None:
@@ -92,10 +106,10 @@ def main() -> None:
     print("| commit | exit | set-up and lint | pytest | whole .ci/run | pytest closed on |")
     print("| --- | --- | --- | --- | --- | --- |")
     for commit in commits:
-        row = timed_run(commit)
+        run = timed_run(commit)
         print(
-            f"| {row['commit']} | {row['exit']} | {minutes(row['setup'])} | "
-            f"{minutes(row['pytest'])} | {minutes(row['total'])} | {row['counts']} |",
+            f"| {run.commit} | {run.exit} | {minutes(run.setup)} | {minutes(run.pytest)} | "
+            f"{minutes(run.total)} | {run.counts} |",
             flush=True,
         )
     print(f"load average after: {os.getloadavg()[0]:.2f}")
