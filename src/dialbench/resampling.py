@@ -62,6 +62,22 @@ class ClusterResamples:
         return np.array(found, dtype=float)
 
 
+def expanded_level(level: float, n_clusters: int) -> float:
+    """The level whose percentile interval covers `level` of the time with few clusters.
+
+    A percentile interval is too narrow with few clusters (a resample's spread is the
+    data's times sqrt((n-1)/n), and its tails are normal where Student's t would be right): at
+    ten clusters a "95%" interval covers about 90%. Hesterberg's expanded percentile interval
+    (The American Statistician 69(4), 2015) widens the level to what makes the normal quantile
+    equal sqrt(n/(n-1)) times Student's, and leaves large n as it was."""
+    from scipy import stats
+
+    if n_clusters < 2:
+        return level
+    t = stats.t.ppf((1 + level) / 2, df=n_clusters - 1)
+    return float(2 * stats.norm.cdf(np.sqrt(n_clusters / (n_clusters - 1)) * t) - 1)
+
+
 def percentile_interval(replicates: Values, level: float = LEVEL) -> tuple[Values, Values]:
     """The central `level` of the resampled values, per column where each row is a resample."""
     tail = (1 - level) / 2

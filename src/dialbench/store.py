@@ -22,7 +22,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel
 
 from dialbench.errors import DialbenchError
-from dialbench.hashing import canonical_json
+from dialbench.hashing import canonical_json, content_hash
 from dialbench.schema import (
     Annotation,
     Annotator,
@@ -503,6 +503,25 @@ class RunStore:
             "WHERE source = 'selfchat'"
         )
         return {id_: seed for id_, seed in rows if isinstance(seed, str)}
+
+    def seed_units(self) -> dict[str, str]:
+        """Dialogue id -> the seed it grew from, the unit a chatbot figure resamples and pairs
+        on: a self-chat's ChatSEED dialogue, else the hash of the dialogue's seed context (the
+        dialogues of one MEDAL seed share their first user turn; the same seed in another run
+        hashes the same), else the dialogue itself (imported dialogues: nothing shared)."""
+        rows = self._db.execute(
+            "SELECT id, json_extract(record, '$.metadata.chatseed_dialogue'), "
+            "json(json_extract(record, '$.seed')) FROM dialogues"
+        )
+        units = {}
+        for id_, chatseed, seed in rows:
+            if isinstance(chatseed, str):
+                units[id_] = f"chatseed:{chatseed}"
+            elif seed is not None:
+                units[id_] = f"seed:{content_hash(json.loads(seed))[:16]}"
+            else:
+                units[id_] = f"dialogue:{id_}"
+        return units
 
     def turn_count(self) -> int:
         return int(

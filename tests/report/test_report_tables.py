@@ -10,9 +10,9 @@ import pytest
 from known_judgments import judgments, make_store
 
 from dialbench.errors import DialbenchError
+from dialbench.figures.frame import judgment_frame
 from dialbench.judge.registry import PROTOCOLS
 from dialbench.report import tables
-from dialbench.report.frames import judgment_frame
 from dialbench.report.protocols import PROTOCOL_SECTIONS
 from dialbench.report.protocols.holistic import holistic_distribution
 from dialbench.report.protocols.issues import (

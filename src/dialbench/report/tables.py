@@ -10,15 +10,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from dialbench.figures.frame import ALL, BASE_COLUMNS, ok, with_all_languages
 from dialbench.ratings import configuration_summary
-from dialbench.report.frames import BASE_COLUMNS
-
-ALL = "all"
-
-
-def with_all_languages(frame: pd.DataFrame) -> pd.DataFrame:
-    """The rows once per language and once more under language "all"."""
-    return pd.concat([frame, frame.assign(language=ALL)], ignore_index=True)
 
 
 def all_languages_last(table: pd.DataFrame) -> pd.DataFrame:
@@ -28,20 +21,6 @@ def all_languages_last(table: pd.DataFrame) -> pd.DataFrame:
         [*before, "_all"], kind="stable"
     )
     return ordered.drop(columns="_all").reset_index(drop=True)
-
-
-def ok(frame: pd.DataFrame, protocol: str | None = None) -> pd.DataFrame:
-    """The judgments parsed ok (of one protocol, when given)."""
-    scored = frame[frame["status"] == "ok"]
-    return scored if protocol is None else scored[scored["protocol"] == protocol]
-
-
-def per_item(frame: pd.DataFrame, values: list[str]) -> pd.DataFrame:
-    """Mean of each value over an item's samples, keeping judge, chatbot and language."""
-    keys = ["judge", "item", "chatbot", "language"]
-    return (
-        frame[keys + values].astype(dict.fromkeys(values, float)).groupby(keys).mean().reset_index()
-    )
 
 
 def distribution(

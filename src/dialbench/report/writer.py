@@ -8,9 +8,9 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader
 
 from dialbench.errors import DialbenchError
+from dialbench.figures.frame import judgment_frame
 from dialbench.report.common_sections import dataset_section, judged_sections
 from dialbench.report.config import ReportConfig
-from dialbench.report.frames import judgment_frame
 from dialbench.report.section import Section
 from dialbench.safe_text import markdown_text
 from dialbench.schema import Dialogue, Record, utc_now

@@ -21,11 +21,11 @@ from dialbench.botchat.results import (
     win_tie_lose,
 )
 from dialbench.botchat.verdicts import CONSISTENCY_DEFINITION, groups, order_consistency, win_matrix
+from dialbench.figures.frame import ok
 from dialbench.judge.protocols.arena import CHOICES, OUTCOME_DEFINITION, ArenaProtocol
 from dialbench.plotting import file_stem, save_png
 from dialbench.report.protocols.selfchat_lengths import lengths_sections
 from dialbench.report.section import Section, relative, table
-from dialbench.report.tables import ok
 from dialbench.schema import Dialogue
 from dialbench.store import RunStore
 

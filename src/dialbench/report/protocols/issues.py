@@ -14,18 +14,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from dialbench.figures.frame import ALL, ok, per_item, with_all_languages
 from dialbench.issue_labels import ISSUES_PREFIX, load_issue_labels
 from dialbench.judge.protocols.issues import IssuesProtocol
 from dialbench.plotting import file_stem, plot_label, save_png
 from dialbench.report.section import Section, distribution_plots, relative, table
-from dialbench.report.tables import (
-    ALL,
-    all_languages_last,
-    distribution,
-    ok,
-    per_item,
-    with_all_languages,
-)
+from dialbench.report.tables import all_languages_last, distribution
 from dialbench.store import RunStore
 
 
@@ -84,7 +78,9 @@ def issue_proportions(frame: pd.DataFrame) -> pd.DataFrame:
     if issue_rates(frame).empty:
         return pd.DataFrame()
     items = with_all_languages(per_item(ok(frame, IssuesProtocol.name), issue_columns(frame)))
-    long = items.melt(["judge", "item", "chatbot", "language"], var_name="issue", value_name="v")
+    long = items.melt(
+        ["judge", "item", "chatbot", "language", "unit"], var_name="issue", value_name="v"
+    )
     long = long.sort_values(["judge", "language"], kind="stable")
     proportions = long.groupby(["judge", "language", "issue"], sort=False).agg(
         dialogues=("v", "size"), flagged=("v", lambda v: int((v >= 0.5).sum())), rate=("v", "mean")

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from dialbench.figures.frame import ok, per_item, with_all_languages
 from dialbench.judge.protocols.submetrics import DIMENSIONS, SubmetricsProtocol
 from dialbench.report.section import Section, table
-from dialbench.report.tables import all_languages_last, ok, per_item, with_all_languages
+from dialbench.report.tables import all_languages_last
 from dialbench.store import RunStore
 
 

@@ -11,11 +11,11 @@ import pandas as pd
 
 from dialbench.botchat.passrate import DEFAULT_NS, DEFINITION, pass_at_n
 from dialbench.botchat.results import self_chats, unieval_verdicts
+from dialbench.figures.frame import ok
 from dialbench.judge.protocols.unieval import UniEvalProtocol
 from dialbench.plotting import file_stem, save_png
 from dialbench.report.protocols.selfchat_lengths import lengths_sections
 from dialbench.report.section import Section, relative, table
-from dialbench.report.tables import ok
 from dialbench.store import RunStore
 
 
