@@ -1,0 +1,73 @@
+"""The regression gate: is a candidate significantly worse than its baseline anywhere it is
+checked, by more than the margin allowed there?
+
+The candidate's differences from the baseline (`differences.py`, first = candidate, second =
+baseline) are matched against the rules; each row takes the first rule that matches its
+protocol, dimension and language. A row regresses when it is worse by more than its rule's
+margin and the difference holds after correction over every checked row: one family, so the
+chance of any false alarm when nothing changed stays at `alpha`.
+"""
+
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+
+import pandas as pd
+from pydantic import Field
+
+from dialbench.figures.differences import ALPHA, Correction, correct
+from dialbench.schema import Record
+
+
+class GateRule(Record):
+    """Where a rule applies (shell patterns: `issues.*`, `overall`; language `all` is the
+    languages together) and how much worse it lets a figure be."""
+
+    protocols: list[str] = Field(default_factory=lambda: ["*"])
+    dimensions: list[str] = Field(default_factory=lambda: ["*"])
+    languages: list[str] = Field(default_factory=lambda: ["*"])
+    margin: float = Field(
+        default=0.0,
+        ge=0,
+        description="worse by more than this, in the figure's own units (0.03: 3 points of a "
+        "rate; 0.2 on a 1-5 score)",
+    )
+
+    def matches(self, protocol: str, dimension: str, language: str) -> bool:
+        return (
+            any(fnmatchcase(protocol, p) for p in self.protocols)
+            and any(fnmatchcase(dimension, d) for d in self.dimensions)
+            and any(fnmatchcase(language, lang) for lang in self.languages)
+        )
+
+
+class GateConfig(Record):
+    alpha: float = Field(default=ALPHA, gt=0, lt=1)
+    correction: Correction = "holm"
+    rules: list[GateRule] = Field(default_factory=lambda: [GateRule()], min_length=1)
+
+    def rule_for(self, protocol: str, dimension: str, language: str) -> int | None:
+        """The index of the first rule that matches, or None: the row is not checked."""
+        for index, rule in enumerate(self.rules):
+            if rule.matches(protocol, dimension, language):
+                return index
+        return None
+
+
+def gate(differences: pd.DataFrame, config: GateConfig) -> pd.DataFrame:
+    """The checked rows of `differences` (candidate − baseline) with their rule, margin, their
+    p-values corrected over the checked rows, and `regression`."""
+    rules = [
+        config.rule_for(row.protocol, row.dimension, row.language)
+        for row in differences[["protocol", "dimension", "language"]].itertuples(index=False)
+    ]
+    checked = differences.assign(rule=rules).dropna(subset="rule")
+    if checked.empty:
+        return checked.assign(margin=[], regression=[])
+    checked = checked.assign(
+        rule=checked["rule"].astype(int),
+        margin=[config.rules[int(index)].margin for index in checked["rule"]],
+    )
+    checked = correct(checked, config.correction, config.alpha)
+    regression = checked["holds"] & (checked["worse_by"] > checked["margin"])
+    return checked.assign(regression=regression).reset_index(drop=True)
