@@ -57,10 +57,19 @@ class GateConfig(Record):
 def gate(differences: pd.DataFrame, config: GateConfig) -> pd.DataFrame:
     """The checked rows of `differences` (candidate − baseline) with their rule, margin, their
     p-values corrected over the checked rows, and `regression`."""
-    rules = [
-        config.rule_for(row.protocol, row.dimension, row.language)
-        for row in differences[["protocol", "dimension", "language"]].itertuples(index=False)
-    ]
+    rules = pd.Series(
+        [
+            config.rule_for(str(protocol), str(dimension), str(language))
+            for protocol, dimension, language in zip(
+                differences["protocol"],
+                differences["dimension"],
+                differences["language"],
+                strict=True,
+            )
+        ],
+        index=differences.index,
+        dtype="Int64",
+    )
     checked = differences.assign(rule=rules).dropna(subset="rule")
     if checked.empty:
         return checked.assign(margin=[], regression=[])
