@@ -23,11 +23,12 @@ SMALLEST_CHAT_MODEL = "local:qwen2.5-0.5b"  # gemma3-270m is a base model: no ju
 
 def tiny(stages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The quickstart's stages at the smallest size that still passes through each of them: one
-    language (Chinese, the one whose lengths are characters), the 1.5B model replaced by the
-    0.5B. Its full size is `make demo`'s."""
+    language (Chinese, the one whose lengths are characters) and one seed, the 1.5B model
+    replaced by the 0.5B. Its full size is `make demo`'s."""
     by_name = {stage.get("name", stage["stage"]): stage for stage in stages}
     simulate = by_name["simulate"]
     simulate["languages"] = ["zh"]
+    simulate["seeds"]["contexts"] = 1
     simulate["max_utterances"] = 2
     simulate["user"]["models"] = [SMALLEST_CHAT_MODEL]
     simulate["validator"]["model"] = SMALLEST_CHAT_MODEL
