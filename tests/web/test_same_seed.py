@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from web_run import FIRST_TURN, ORGANISER_TOKEN, Client, WebRun, add_seed_dialogues
 
-from dialbench.schema import Dialogue
+from dialbench.schema import Dialogue, Judgment, Target
 from dialbench.store import RunStore
 
 
@@ -38,7 +38,18 @@ class Seeded:
 
 @pytest.fixture
 def seeded(web_run: WebRun) -> Seeded:
+    """With a holistic quality beside bot-a's issues verdict."""
     dialogues = add_seed_dialogues(web_run.path)
+    quality = Judgment(
+        protocol="holistic",
+        judge_model="judge-x",
+        target=Target(dialogue_id=dialogues[0].id),
+        parse_status="ok",
+        result={"quality": 3, "reason": "kind but short"},
+        raw_output="{}",
+    )
+    with RunStore.open(web_run.path, create=False) as store, store.run("test setup") as run:
+        store.add([quality], run)
     return Seeded(dialogues, unit_of(web_run, dialogues[0]))
 
 

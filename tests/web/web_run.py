@@ -164,7 +164,7 @@ SEED_REPLIES = {
 
 def add_seed_dialogues(path: Path) -> list[Dialogue]:
     """German dialogues of one MEDAL seed, one per chatbot of SEED_REPLIES (one hostile), all
-    from the same first user turn; judge-x's issues verdicts on each, a quality on bot-a's."""
+    from the same first user turn; judge-x's issues verdicts on each."""
     first = Turn(
         role="user",
         text=FIRST_TURN,
@@ -190,15 +190,7 @@ def add_seed_dialogues(path: Path) -> list[Dialogue]:
         )
         for chatbot, replies in SEED_REPLIES.items()
     ]
-    quality = Judgment(
-        protocol="holistic",
-        judge_model="judge-x",
-        target=Target(dialogue_id=dialogues[0].id),
-        parse_status="ok",
-        result={"quality": 3, "reason": "kind but short"},
-        raw_output="{}",
-    )
     with RunStore.open(path, create=False) as store, store.run("test setup") as run:
         store.add(dialogues, run)
-        store.add([*(_issues(d, "judge-x") for d in dialogues), quality], run)
+        store.add([_issues(d, "judge-x") for d in dialogues], run)
     return dialogues
