@@ -9,12 +9,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-from chromium import open_link, press_and_save
-from playwright.sync_api import Browser, expect
+from chromium import PHONE, open_link, press_and_save
+from playwright.sync_api import Browser, FloatRect, Page, expect
 from serve_process import Serving, serve
-from web_run import WebRun, make_web_run
+from web_run import FIRST_TURN, WebRun, add_seed_dialogues, make_web_run
 
 from dialbench.report.writer import write_report
+from dialbench.schema import Dialogue
 from dialbench.store import RunStore
 from tests.conftest import RunCli
 
@@ -25,6 +26,7 @@ expect.set_options(timeout=30_000)
 @dataclass
 class Served:
     run: WebRun
+    seeded: list[Dialogue]  # one seed's dialogues, one per chatbot
     serving: Serving
 
     @property
@@ -39,10 +41,11 @@ class Served:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     run = make_web_run(tmp_path_factory.mktemp("web") / "run")
+    seeded = add_seed_dialogues(run.path)
     with RunStore.open(run.path) as store:
         write_report(store, run.path / "report")
     with serve(run.path) as serving:
-        yield Served(run, serving)
+        yield Served(run, seeded, serving)
 
 
 def test_label_with_the_keyboard_reload_and_keep(
@@ -223,6 +226,40 @@ def test_turn_boxes_hold_no_blank_lines(served: Served, browser: Browser) -> Non
         }"""
     )
     assert slack < 2, f"{slack:.0f} px of blank lines in a turn box"
+
+
+def boxes(page: Page, inside: str) -> list[FloatRect]:
+    """Where the first `inside` of bot-a's column and of bot-b's lies on the page."""
+    found = [
+        page.locator(
+            f'.seed-column[data-chatbot="{chatbot}"] {inside}'.strip()
+        ).first.bounding_box()
+        for chatbot in ("bot-a", "bot-b")
+    ]
+    return [box for box in found if box is not None]
+
+
+def test_one_seed_side_by_side_then_stacked_on_a_phone(served: Served, browser: Browser) -> None:
+    organiser = open_link(browser, served.organiser_link)
+    organiser.goto(f"{served.base}/dialogues/{served.seeded[0].id}")
+    organiser.click("#same-seed a")
+    expect(organiser).to_have_url(re.compile(r"/seeds/seed%3A"))
+    expect(organiser.locator("#shared .turn.user > .text")).to_have_text(FIRST_TURN)
+    expect(organiser.locator(".seed-column")).to_have_count(3)
+    assert organiser.evaluate("typeof window.pwned") == "undefined"  # the hostile chatbot's
+    pair = f"{organiser.url}?chatbots=bot-a,bot-b"
+    organiser.goto(pair)
+    bot_b_reply = organiser.locator('.seed-column[data-chatbot="bot-b"] .turn.assistant > .text')
+    expect(bot_b_reply).to_have_text("Such dir einfach einen neuen.")
+    bot_a, bot_b = boxes(organiser, ".turn")
+    assert bot_a["x"] < bot_b["x"]  # side by side,
+    assert bot_a["y"] == bot_b["y"]  # turn 1 level with turn 1
+    phone = open_link(browser, served.organiser_link, viewport=PHONE)
+    phone.goto(pair)
+    bot_a, bot_b = boxes(phone, "")
+    assert bot_a["x"] == bot_b["x"]
+    assert bot_a["y"] + bot_a["height"] <= bot_b["y"]  # one under the other
+    assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
 
 def test_no_token_reaches_the_log(served: Served) -> None:

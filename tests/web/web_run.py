@@ -1,5 +1,6 @@
 """A run for the web app's tests: multilingual dialogues (one hostile, one simulated with
-rejected attempts), MEDAL issues judgments, two benchmarks and three annotators."""
+rejected attempts), MEDAL issues judgments, two benchmarks and three annotators; and, added on
+request, three chatbots' dialogues of one seed."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from dialbench.schema import (
     GenerationAttempt,
     Judgment,
     Participants,
+    SeedContext,
     Target,
     Turn,
 )
@@ -149,3 +151,46 @@ def make_web_run(path: Path) -> WebRun:
             )
         }
     return WebRun(path=path, dialogues=dialogues, tokens=tokens)
+
+
+SEED = SeedContext(language="de", scene="lost a job", persona="a nurse of 40")
+FIRST_TURN = "Ich habe heute meinen Job verloren."
+SEED_REPLIES = {
+    "bot-a": ("Das tut mir leid. Wie geht es dir?", "Nicht gut.", "Ich bin für dich da."),
+    "bot-b": ("Such dir einfach einen neuen.",),
+    "<img src=x onerror=alert(1)>": (HOSTILE,),
+}
+
+
+def add_seed_dialogues(path: Path) -> list[Dialogue]:
+    """German dialogues of one MEDAL seed, one per chatbot of SEED_REPLIES (one hostile), all
+    from the same first user turn; judge-x's issues verdicts on each."""
+    first = Turn(
+        role="user",
+        text=FIRST_TURN,
+        model="sim-u",
+        attempts=[
+            GenerationAttempt(text="Hallo.", verdict="rejected", feedback="says nothing"),
+            GenerationAttempt(text=FIRST_TURN, verdict="accepted"),
+        ],
+    )
+    dialogues = [
+        Dialogue(
+            language="de",
+            source="simulated",
+            seed=SEED,
+            participants=Participants(user="sim-u", assistant=chatbot),
+            turns=[
+                first,
+                *(
+                    Turn(role="assistant" if n % 2 == 0 else "user", text=text)
+                    for n, text in enumerate(replies)
+                ),
+            ],
+        )
+        for chatbot, replies in SEED_REPLIES.items()
+    ]
+    with RunStore.open(path, create=False) as store, store.run("test setup") as run:
+        store.add(dialogues, run)
+        store.add([_issues(d, "judge-x") for d in dialogues], run)
+    return dialogues

@@ -23,7 +23,8 @@ class DialogueFilters(Record):
     """Empty fields filter nothing. `issue` and `overall` are read from the judgments of
     `judge` (any judge when empty; `protocol` and `status` narrow which judgments count): a
     dialogue matches when a judge's mean over its ok samples
-    flags the issue (>= 0.5) or rounds to that overall score."""
+    flags the issue (>= 0.5) or rounds to that overall score. `seed` is a seed unit
+    (`RunStore.seed_units()`): the dialogues grown from one seed."""
 
     language: str = ""
     source: str = ""
@@ -34,6 +35,7 @@ class DialogueFilters(Record):
     status: ParseStatus | Literal[""] = Field(default="", description="judged ok, or unscored")
     issue: str = ""
     overall: int | None = Field(default=None, ge=1, le=5)
+    seed: str = ""
 
 
 class DialogueRow(Record):
@@ -142,12 +144,14 @@ def dialogue_list(store: RunStore, filters: DialogueFilters) -> DialogueList:
         item.dialogue_id for b in benchmarks if b.name == filters.benchmark for item in b.items
     }
     scores = _judged_values(placed, filters)
+    units = store.seed_units() if filters.seed else {}
     matched = [
         d
         for d in dialogues
         if (not filters.language or d.language == filters.language)
         and (not filters.source or d.source == filters.source)
         and (not filters.chatbot or chatbot_of(d) == filters.chatbot)
+        and (not filters.seed or units[d.id] == filters.seed)
         and (not filters.benchmark or d.id in in_benchmark)
         and (not filters.judge or filters.judge in judged_by[d.id])
         and (not (filters.protocol or filters.status) or judgment_counts[d.id] > 0)

@@ -1,4 +1,5 @@
-"""The organiser's pages: progress and agreement, the dialogue list and pages, the report."""
+"""The organiser's pages: progress and agreement, the dialogue list and pages, the dialogues of
+one seed side by side, the report."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from dialbench.web.annotate import with_gold_scores
 from dialbench.web.browse import DialogueFilters, dialogue_list, dialogue_view
 from dialbench.web.context import context_of, organiser, page
+from dialbench.web.same_seed import same_seed, seed_view
 
 router = APIRouter(dependencies=[Depends(organiser)])
 
@@ -48,7 +50,20 @@ def dialogue(request: Request, dialogue_id: str) -> HTMLResponse:
     view = dialogue_view(context.store(), dialogue_id)
     if view is None:
         raise HTTPException(404, f"no dialogue {dialogue_id} in this run")
-    return page(request, "dialogue.html.j2", view=view, labels=context.labels)
+    same = same_seed(context.store(), dialogue_id)
+    return page(request, "dialogue.html.j2", view=view, same=same, labels=context.labels)
+
+
+@router.get("/seeds/{unit:path}")
+def seed(
+    request: Request, unit: str, chatbots: Annotated[str, Query(max_length=2000)] = ""
+) -> HTMLResponse:
+    """`?chatbots=a,b`: only these chatbots' dialogues, in that order (a report's pair)."""
+    wanted = [name.strip() for name in chatbots.split(",") if name.strip()]
+    view = seed_view(context_of(request).store(), unit, wanted)
+    if view is None:
+        raise HTTPException(404, f"no dialogue grew from seed {unit} in this run")
+    return page(request, "seed.html.j2", view=view)
 
 
 @router.get("/report/{path:path}")

@@ -1,0 +1,134 @@
+"""The dialogues of one seed side by side (`/seeds/UNIT`): reached from each dialogue's page and
+from the dialogue list, the shared first turn shown once, each chatbot's turns and verdicts in a
+column of its own; the organiser's alone, and dialogue text shown, never run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import quote
+
+import pytest
+from fastapi.testclient import TestClient
+from web_run import FIRST_TURN, ORGANISER_TOKEN, Client, WebRun, add_seed_dialogues
+
+from dialbench.schema import Dialogue, Judgment, Target
+from dialbench.store import RunStore
+
+
+def unit_of(web_run: WebRun, dialogue: Dialogue) -> str:
+    with RunStore.open(web_run.path, create=False) as store:
+        return store.seed_units()[dialogue.id]
+
+
+def seed_page(unit: str) -> str:
+    return f"/seeds/{quote(unit, safe='')}"
+
+
+@dataclass
+class Seeded:
+    """The web run with one seed's dialogues (bot-a's first) added, and that seed's page."""
+
+    dialogues: list[Dialogue]
+    unit: str
+
+    @property
+    def page(self) -> str:
+        return seed_page(self.unit)
+
+
+@pytest.fixture
+def seeded(web_run: WebRun) -> Seeded:
+    """With a holistic quality beside bot-a's issues verdict."""
+    dialogues = add_seed_dialogues(web_run.path)
+    quality = Judgment(
+        protocol="holistic",
+        judge_model="judge-x",
+        target=Target(dialogue_id=dialogues[0].id),
+        parse_status="ok",
+        result={"quality": 3, "reason": "kind but short"},
+        raw_output="{}",
+    )
+    with RunStore.open(web_run.path, create=False) as store, store.run("test setup") as run:
+        store.add([quality], run)
+    return Seeded(dialogues, unit_of(web_run, dialogues[0]))
+
+
+@pytest.fixture
+def organiser(client: Client) -> TestClient:
+    return client(ORGANISER_TOKEN)
+
+
+def columns(page: str) -> list[str]:
+    """The page's columns, each from its header to the next."""
+    return page.split('<div class="seed-column"')[1:]
+
+
+def test_a_dialogue_page_leads_to_its_seed_side_by_side(
+    organiser: TestClient, web_run: WebRun, seeded: Seeded
+) -> None:
+    page = organiser.get(f"/dialogues/{seeded.dialogues[0].id}").text
+    assert f'<a href="{seeded.page}">same seed: 2 other chatbot(s)</a>' in page
+    assert 'id="same-seed"' not in organiser.get(f"/dialogues/{web_run.ids('en')[0]}").text
+
+    side_by_side = organiser.get(seeded.page).text
+    shared, apart = side_by_side.split('id="side-by-side"')
+    assert FIRST_TURN in shared  # the shared first user turn, once, with its rejected attempt
+    assert "1 rejected by the validator" in shared
+    assert FIRST_TURN not in apart
+    hostile_column, bot_a_column, bot_b_column = columns(side_by_side)  # by chatbot name
+    assert 'data-chatbot="bot-a"' in bot_a_column
+    assert "Ich bin für dich da." in bot_a_column
+    assert "turn 3" in bot_a_column
+    assert "quality <strong>3</strong>" in bot_a_column
+    assert "overall <strong>4</strong>" in bot_a_column
+    assert "Such dir einfach einen neuen." in bot_b_column
+    assert "<strong>lacks_empathy</strong> (dismisses the user)" in bot_b_column
+    assert "overall <strong>2</strong>" in bot_b_column
+    assert bot_b_column.count('class="ended"') == 2  # bot-b stopped two turns before bot-a
+    assert "Issues: none" in hostile_column
+
+
+def test_chatbots_narrow_the_columns_to_a_pair_in_its_order(
+    organiser: TestClient, seeded: Seeded
+) -> None:
+    pair = organiser.get(seeded.page, params={"chatbots": "bot-b,bot-a"}).text
+    assert [c.split('"')[1] for c in columns(pair)] == ["bot-b", "bot-a"]
+    assert f'<a href="{seeded.page}">show all</a>' in pair
+    absent = organiser.get(seeded.page, params={"chatbots": "bot-a,bot-z"}).text
+    assert len(columns(absent)) == 1
+    assert "none from bot-z" in absent
+
+
+def test_the_dialogue_list_filters_by_seed(organiser: TestClient, seeded: Seeded) -> None:
+    listing = organiser.get("/dialogues", params={"seed": seeded.unit}).text
+    assert "3 dialogue(s) match" in listing
+    assert f'<input type="hidden" name="seed" value="{seeded.unit}">' in listing
+    assert f'href="{seeded.page}"' in listing
+    side_by_side = organiser.get(seeded.page).text
+    assert f'href="/dialogues?seed={quote(seeded.unit, safe="")}"' in side_by_side
+
+
+def test_the_seed_page_is_the_organisers_and_names_an_unknown_seed(
+    client: Client, web_run: WebRun, seeded: Seeded
+) -> None:
+    assert client(None).get(seeded.page).status_code == 401
+    assert client(web_run.tokens["alice"]).get(seeded.page).status_code == 403
+    unknown = client(ORGANISER_TOKEN).get("/seeds/seed:0123")
+    assert unknown.status_code == 404
+    assert "no dialogue grew from seed seed:0123" in unknown.text
+
+
+def test_hostile_text_on_the_seed_page_is_escaped(
+    organiser: TestClient, web_run: WebRun, seeded: Seeded
+) -> None:
+    pages = [
+        organiser.get(seeded.page).text,
+        organiser.get(seed_page(unit_of(web_run, web_run.dialogues[-1]))).text,  # its own seed
+        organiser.get("/dialogues", params={"seed": '"><script>alert(1)</script>'}).text,
+        organiser.get("/seeds/<script>alert(1)</script>").text,
+    ]
+    for page in pages:
+        assert "<script>" not in page
+        assert "<img src=x" not in page
+        assert 'href="javascript:' not in page
+    assert 'data-chatbot="&lt;img src=x onerror=alert(1)&gt;"' in pages[0]
