@@ -26,9 +26,19 @@ KEYS = ["protocol", "judge", "dimension", "better", "chatbot", "language"]
 COLUMNS = [*KEYS, "units", "items", "value", "low", "high", "note"]
 DESIGN = (
     "95% intervals: expanded percentile bootstrap (Hesterberg 2015) over seeds, the "
-    "dialogues of one seed (a MEDAL seed context, a BotChat ChatSEED) drawn together; "
-    "units = seeds, items = what was judged"
+    "dialogues of one seed (a MEDAL seed context, a BotChat ChatSEED) drawn together (a "
+    "figure 0 in every seed: Clopper–Pearson's upper end over seeds); units = seeds, "
+    "items = what was judged"
 )
+
+
+def no_event_high(n_clusters: int) -> float:
+    """The upper end for a figure that is 0 in every seed (an issue never flagged): no
+    resample differs, so the bootstrap's interval would be the point 0 and miss every small
+    true rate. Clopper–Pearson's for no event in `n_clusters` trials, a seed one trial:
+    conservative for a rate, as a seed's chance of any event is at least its rate. (A figure
+    that is 1 everywhere keeps its point: 1 is also the floor of a 1-5 score.)"""
+    return float(1 - ((1 - LEVEL) / 2) ** (1 / n_clusters))
 
 
 def mean_interval(
@@ -41,11 +51,13 @@ def mean_interval(
     value = float(np.mean(values))
     if k < 2:
         return value, float("nan"), float("nan"), "1 seed: no interval"
+    note = f"only {k} seeds: unreliable interval" if k < MIN_CLUSTERS else ""
+    if not values.any():
+        return value, 0.0, no_event_high(k), note
     sums = np.bincount(drawn.cluster, weights=values, minlength=k)
     sizes = np.bincount(drawn.cluster, minlength=k)
     resampled = (drawn.counts @ sums) / (drawn.counts @ sizes)
     low, high = percentile_interval(resampled, expanded_level(LEVEL, k))
-    note = f"only {k} seeds: unreliable interval" if k < MIN_CLUSTERS else ""
     return value, float(low), float(high), note
 
 
