@@ -102,19 +102,31 @@ def test_a_pilot_without_paired_issue_rates_is_an_error(tmp_path: Path) -> None:
         plan_of(tmp_path, PowerBasis(pilot=tmp_path / "pilot"))
 
 
-def test_the_dry_run_prints_the_seeds_and_what_they_detect(tmp_path: Path) -> None:
+def run_command(tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    """`dialbench run` of the simulation alone, in `tmp_path`."""
     path = tmp_path / "pipeline.yaml"
     path.write_text(yaml.safe_dump({"run": "run", "stages": [SIMULATE]}), encoding="utf-8")
-    done = subprocess.run(
-        [str(DIALBENCH), "run", str(path), "--dry-run", "--base-rate", "0.1"],
+    return subprocess.run(
+        [str(DIALBENCH), "run", str(path), *options],
         capture_output=True,
         text=True,
         timeout=300,
         env={**os.environ, "COLUMNS": "200"},
         cwd=tmp_path,
     )
+
+
+def test_the_dry_run_prints_the_seeds_and_what_they_detect(tmp_path: Path) -> None:
+    done = run_command(tmp_path, "--dry-run", "--base-rate", "0.1")
     assert done.returncode == 0, done.stderr
     difference = detectable_difference(30, rate_sd(0.1, items=2)).difference or 0
     row = next(line for line in done.stdout.splitlines() if "en, zh, de" in line)
     assert row.split()[-6:] == ["de", "30", "2", "0.30", f"{100 * difference:.1f}", "points"]
     assert "base rate 10%" in done.stdout
+
+
+def test_planning_options_without_a_dry_run_are_a_mistake(tmp_path: Path) -> None:
+    done = run_command(tmp_path, "--base-rate", "0.1")
+    assert done.returncode == 1
+    assert "plan the seeds of a --dry-run" in done.stderr
+    assert not (tmp_path / "run").exists()

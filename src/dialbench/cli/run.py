@@ -169,13 +169,13 @@ def run_command(
         ),
     ] = False,
     base_rate: Annotated[
-        float,
+        float | None,
         typer.Option(
             min=0.001,
             max=0.999,
-            help="Dry run: the issue rate the power of the seeds is planned at.",
+            help="Dry run: the issue rate the power of the seeds is planned at (default 0.2).",
         ),
-    ] = 0.2,
+    ] = None,
     pilot: Annotated[
         Path | None,
         typer.Option(
@@ -209,12 +209,15 @@ def run_command(
     from dialbench.pipeline.config import load_pipeline
     from dialbench.pipeline.execute import run_pipeline
     from dialbench.pipeline.executors import ExecutorOptions, create_executor
-    from dialbench.pipeline.plan import PowerBasis, plan_pipeline
+    from dialbench.pipeline.plan import BASE_RATE, PowerBasis, plan_pipeline
 
+    if not dry_run and (base_rate is not None or pilot is not None):
+        raise DialbenchError("--base-rate and --pilot plan the seeds of a --dry-run")
     config = load_pipeline(pipeline)
     run_dir = run or config.run or DEFAULT_PIPELINE_RUN
     if dry_run:
-        plan = plan_pipeline(config, run_dir, PowerBasis(base_rate=base_rate, pilot=pilot))
+        basis = PowerBasis(base_rate=base_rate or BASE_RATE, pilot=pilot)
+        plan = plan_pipeline(config, run_dir, basis)
         _print_plan(plan)
         return
     runner = create_executor(executor, ExecutorOptions(address=address, shards=shards))

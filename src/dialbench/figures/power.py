@@ -23,7 +23,6 @@ from dialbench.figures.frame import with_all_languages
 from dialbench.schema import Record
 
 POWER = 0.8
-BASE_RATE = 0.2
 SPREAD_KEYS = ["protocol", "dimension", "language"]
 
 

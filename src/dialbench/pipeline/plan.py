@@ -46,11 +46,14 @@ class ModelPlan(Record):
     wall_s: float = 0.0
 
 
+BASE_RATE = 0.2  # a common MEDAL issue's rate; --base-rate for another
+
+
 class PowerBasis(Record):
     """Where the plan takes the spread of one seed's difference in an issue rate from: a pilot
     run's chatbots, else the base rate's bound (`figures/power.py`)."""
 
-    base_rate: float = Field(default=0.2, gt=0, lt=1)
+    base_rate: float = Field(default=BASE_RATE, gt=0, lt=1)
     pilot: Path | None = None
 
 
