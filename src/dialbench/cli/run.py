@@ -77,6 +77,7 @@ def _print_plan(plan: PipelinePlan) -> None:
         markup=False,
         highlight=False,
     )
+    _print_power(plan)
     for problem in plan.problems:
         console.print(f"✗ {problem.line()}", markup=False, highlight=False, soft_wrap=True)
     if plan.problems:
@@ -87,6 +88,45 @@ def _print_plan(plan: PipelinePlan) -> None:
             highlight=False,
             soft_wrap=True,
         )
+
+
+def _print_power(plan: PipelinePlan) -> None:
+    """Per stage that grows chatbot dialogues from seeds: the smallest difference in an issue
+    rate between two of its chatbots that its seeds per language detect."""
+    rows = [
+        (
+            stage.name,
+            ", ".join(power.languages),
+            f"{power.seeds:,}",
+            str(power.dialogues_per_seed),
+            f"{power.sd:.2f}",
+            "-"
+            if power.difference is None
+            else "over 100 points"
+            if power.difference >= 1
+            else f"{100 * power.difference:.1f} points",
+        )
+        for stage in plan.stages
+        for power in stage.power
+    ]
+    if not rows:
+        return
+    columns = ("stage", "languages", "seeds", "dialogues/seed", "sd", "detects")
+    title = "Seeds: the difference in an issue rate detected 80% of the time"
+    console.print(table(title, columns, rows, text={"stage", "languages"}, compact=True))
+    basis = plan.power_basis
+    spread = (
+        f"pilot {basis.pilot}'s chatbots, its widest issue"
+        if basis.pilot is not None
+        else f"base rate {basis.base_rate:.0%}, chatbots independent on a seed (conservative)"
+    )
+    console.print(
+        f"(paired t over seeds, two-sided, α = 0.05; sd of a seed's difference between two "
+        f"chatbots from {spread}; docs/statistics.md)",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def _duration(seconds: float) -> str:
@@ -123,8 +163,25 @@ def run_command(
         Path | None, typer.Option("--run", "-r", help="Run directory; default the file's run:.")
     ] = None,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Print calls, tokens, cost and time; run nothing.")
+        bool,
+        typer.Option(
+            "--dry-run", help="Print calls, tokens, cost, time and seeds' power; run nothing."
+        ),
     ] = False,
+    base_rate: Annotated[
+        float | None,
+        typer.Option(
+            min=0.001,
+            max=0.999,
+            help="Dry run: the issue rate the power of the seeds is planned at (default 0.2).",
+        ),
+    ] = None,
+    pilot: Annotated[
+        Path | None,
+        typer.Option(
+            help="Dry run: plan the power from this run's spread between chatbots instead."
+        ),
+    ] = None,
     force: Annotated[
         list[str], typer.Option(help="Run this stage again even if it is up to date; repeatable.")
     ] = [],  # noqa: B006  (typer reads defaults, never mutates them)
@@ -152,12 +209,15 @@ def run_command(
     from dialbench.pipeline.config import load_pipeline
     from dialbench.pipeline.execute import run_pipeline
     from dialbench.pipeline.executors import ExecutorOptions, create_executor
-    from dialbench.pipeline.plan import plan_pipeline
+    from dialbench.pipeline.plan import BASE_RATE, PowerBasis, plan_pipeline
 
+    if not dry_run and (base_rate is not None or pilot is not None):
+        raise DialbenchError("--base-rate and --pilot plan the seeds of a --dry-run")
     config = load_pipeline(pipeline)
     run_dir = run or config.run or DEFAULT_PIPELINE_RUN
     if dry_run:
-        plan = plan_pipeline(config, run_dir)
+        basis = PowerBasis(base_rate=base_rate or BASE_RATE, pilot=pilot)
+        plan = plan_pipeline(config, run_dir, basis)
         _print_plan(plan)
         return
     runner = create_executor(executor, ExecutorOptions(address=address, shards=shards))

@@ -2,15 +2,18 @@
 
 A figure is the mean of its observations (an issue rate: the share of dialogues flagged). The
 dialogues grown from one seed are not independent (they share a first turn, or a ChatSEED), so
-the interval resamples whole seeds (`resampling.ClusterResamples`), and is the expanded
-percentile interval (`resampling.expanded_level`), which keeps its coverage with few seeds.
-Below MIN_CLUSTERS seeds the row warns.
+the interval counts seeds, not dialogues. A rate (every observation between 0 and 1) gets
+Wilson's score interval with the seeds' design effect; any other figure (a 1-5 score) resamples
+whole seeds (`resampling.ClusterResamples`) for the expanded percentile interval
+(`resampling.expanded_level`), which keeps its coverage with few seeds. Below MIN_CLUSTERS seeds
+the row warns. `benchmarks/chatbot_statistics.py check` measures their coverage.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from dialbench.figures.frame import with_all_languages
 from dialbench.resampling import (
@@ -25,10 +28,41 @@ RESAMPLES = 2000
 KEYS = ["protocol", "judge", "dimension", "better", "chatbot", "language"]
 COLUMNS = [*KEYS, "units", "items", "value", "low", "high", "note"]
 DESIGN = (
-    "95% intervals: expanded percentile bootstrap (Hesterberg 2015) over seeds, the "
-    "dialogues of one seed (a MEDAL seed context, a BotChat ChatSEED) drawn together; "
-    "units = seeds, items = what was judged"
+    "95% intervals over seeds, the dialogues of one seed (a MEDAL seed context, a BotChat "
+    "ChatSEED) taken together: a rate's is Wilson's with the seeds' design effect (0 in every "
+    "seed: Clopper–Pearson's upper end over seeds), a score's the expanded percentile "
+    "bootstrap (Hesterberg 2015); units = seeds, items = what was judged"
 )
+
+
+def no_event_high(n_clusters: int) -> float:
+    """The upper end for a figure that is 0 in every seed (an issue never flagged): no spread
+    to learn from, and an interval of the point 0 would miss every small true rate.
+    Clopper–Pearson's for no event in `n_clusters` trials, a seed one trial: conservative for
+    a rate, as a seed's chance of any event is at least its rate. (A figure that is 1
+    everywhere keeps its point: 1 is also the floor of a 1-5 score.)"""
+    return float(1 - ((1 - LEVEL) / 2) ** (1 / n_clusters))
+
+
+def rate_interval(sums: np.ndarray, sizes: np.ndarray) -> tuple[float, float]:
+    """Wilson's score interval for a rate from its seeds' sums and sizes: the number of items
+    the effective one (Kish: the rate's binomial variance over its variance between seeds),
+    the quantile Student's t on the seeds. A rate of a few events is skewed, and the
+    bootstrap's percentile interval fell short above it (a 10% rate on 50 seeds held the
+    truth 90% of the time); Wilson's leans toward 1/2 as the binomial does."""
+    k = len(sums)
+    total = float(sizes.sum())
+    p = float(sums.sum()) / total
+    if p == 0:
+        return 0.0, no_event_high(k)
+    variance = float(np.sum((sums - p * sizes) ** 2)) / total**2
+    if variance == 0:  # every seed at the same rate
+        return p, p
+    effective = p * (1 - p) / variance
+    z2 = float(stats.t.ppf((1 + LEVEL) / 2, k - 1)) ** 2
+    center = (p + z2 / (2 * effective)) / (1 + z2 / effective)
+    half = np.sqrt(z2 * p * (1 - p) / effective + z2**2 / (4 * effective**2)) / (1 + z2 / effective)
+    return max(0.0, center - half), min(1.0, center + half)
 
 
 def mean_interval(
@@ -41,11 +75,13 @@ def mean_interval(
     value = float(np.mean(values))
     if k < 2:
         return value, float("nan"), float("nan"), "1 seed: no interval"
+    note = f"only {k} seeds: unreliable interval" if k < MIN_CLUSTERS else ""
     sums = np.bincount(drawn.cluster, weights=values, minlength=k)
     sizes = np.bincount(drawn.cluster, minlength=k)
+    if values.min() >= 0 and values.max() <= 1:
+        return value, *rate_interval(sums, sizes), note
     resampled = (drawn.counts @ sums) / (drawn.counts @ sizes)
     low, high = percentile_interval(resampled, expanded_level(LEVEL, k))
-    note = f"only {k} seeds: unreliable interval" if k < MIN_CLUSTERS else ""
     return value, float(low), float(high), note
 
 

@@ -4,15 +4,19 @@ Per stage: model calls, tokens, price where known (`llm/prices.json`) and wall t
 configured concurrency; for the pipeline, the wall time of its critical path. Stages already
 done with the same identity cost nothing. These are estimates from typical lengths: the point is
 the order of magnitude (a day or a week, ten dollars or ten thousand), not the exact figure.
+And for a stage whose chatbots grow dialogues from shared seeds (simulate, selfchat): the seeds
+per language, and the smallest difference in an issue rate between two chatbots they detect
+(`figures/power.py`), from a base rate or a pilot run's spread.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from pydantic import Field
 
+from dialbench.errors import DialbenchError
 from dialbench.llm.packaged import PACKAGED_MODELS
 from dialbench.llm.preflight import Checked, ModelProblem
 from dialbench.llm.prices import PriceTable
@@ -42,6 +46,28 @@ class ModelPlan(Record):
     wall_s: float = 0.0
 
 
+BASE_RATE = 0.2  # a common MEDAL issue's rate; --base-rate for another
+
+
+class PowerBasis(Record):
+    """Where the plan takes the spread of one seed's difference in an issue rate from: a pilot
+    run's chatbots, else the base rate's bound (`figures/power.py`)."""
+
+    base_rate: float = Field(default=BASE_RATE, gt=0, lt=1)
+    pilot: Path | None = None
+
+
+class SeedPower(Record):
+    """Languages of a stage with as many seeds and as wide a spread, and the smallest
+    difference in an issue rate between two of its chatbots their seeds detect."""
+
+    languages: list[str]
+    seeds: int = Field(description="per language")
+    dialogues_per_seed: int = Field(description="per chatbot")
+    sd: float = Field(description="of one seed's difference between two chatbots")
+    difference: float | None = Field(description="detected 80% of the time at alpha 0.05")
+
+
 class StagePlan(Record):
     name: str
     stage: str
@@ -53,11 +79,13 @@ class StagePlan(Record):
     problems: list[ModelProblem] = Field(
         default_factory=list, description="why a model of the stage cannot answer"
     )
+    power: list[SeedPower] = Field(default_factory=list)
 
 
 class PipelinePlan(Record):
     run_dir: Path
     stages: list[StagePlan]
+    power_basis: PowerBasis = Field(default_factory=PowerBasis)
 
     @property
     def wall_s(self) -> float:
@@ -119,7 +147,66 @@ def stored_dialogues(run_dir: Path) -> DialogueCounts:
     return Counter({(source, language): n for source, language, n in rows})
 
 
-def plan_pipeline(config: PipelineConfig, run_dir: Path) -> PipelinePlan:
+def pilot_issue_spreads(pilot: Path) -> dict[str, float]:
+    """Per language (and "all"), the pilot's sd of one seed's difference in an issue rate
+    between two chatbots (pooled over its chatbot pairs and judges), of its widest issue: the
+    plan then holds for every issue."""
+    from dialbench.figures.frame import judgment_frame
+    from dialbench.figures.observations import observations
+    from dialbench.figures.power import pilot_spreads
+
+    with RunStore.open(pilot, create=False) as store:
+        found = observations(judgment_frame(store), store)
+    rates = found[(found["protocol"] == "issues") & (found["better"] == "lower")]
+    widest: dict[str, float] = {}
+    for spread in pilot_spreads(rates):
+        widest[spread.language] = max(spread.sd, widest.get(spread.language, 0.0))
+    if not widest:
+        raise DialbenchError(
+            f"{pilot}: no issue rates of two chatbots on shared seeds to take a spread from"
+        )
+    return widest
+
+
+def seed_power(
+    seeds: dict[str, int],
+    dialogues_per_seed: int,
+    basis: PowerBasis,
+    pilot: dict[str, float] | None = None,
+) -> list[SeedPower]:
+    """The languages grouped by their seeds and spread (the pilot's per language, its "all"
+    for a language it lacks; else the base rate's bound), then the languages together."""
+    from dialbench.figures.frame import ALL
+    from dialbench.figures.power import detectable_difference, rate_sd
+
+    def sd(language: str) -> float:
+        if pilot is None:
+            return rate_sd(basis.base_rate, dialogues_per_seed)
+        return pilot.get(language, pilot[ALL])
+
+    groups: dict[tuple[int, float], list[str]] = defaultdict(list)
+    for language, n in seeds.items():
+        groups[(n, sd(language))].append(language)
+    rows = [(languages, n, group_sd) for (n, group_sd), languages in groups.items()]
+    if len(seeds) > 1:
+        rows.append(([ALL], sum(seeds.values()), sd(ALL)))
+    return [
+        SeedPower(
+            languages=languages,
+            seeds=n,
+            dialogues_per_seed=dialogues_per_seed,
+            sd=group_sd,
+            difference=detectable_difference(n, group_sd).difference,
+        )
+        for languages, n, group_sd in rows
+    ]
+
+
+def plan_pipeline(
+    config: PipelineConfig, run_dir: Path, power_basis: PowerBasis | None = None
+) -> PipelinePlan:
+    power_basis = power_basis or PowerBasis()
+    pilot = None if power_basis.pilot is None else pilot_issue_spreads(power_basis.pilot)
     nodes = build_graph(list(config.stages))
     done = finished_identities(run_dir)
     prices = PriceTable.load()
@@ -166,6 +253,9 @@ def plan_pipeline(config: PipelineConfig, run_dir: Path) -> PipelinePlan:
                 finishes_at_s=start + wall,
                 note=estimate.note,
                 problems=[] if up_to_date else stage_model_problems(node, checked),
+                power=seed_power(estimate.seeds, estimate.dialogues_per_seed, power_basis, pilot)
+                if estimate.seeds
+                else [],
             )
         )
-    return PipelinePlan(run_dir=run_dir, stages=plans)
+    return PipelinePlan(run_dir=run_dir, stages=plans, power_basis=power_basis)

@@ -103,10 +103,13 @@ def first_of(counts: Counter[str], total: int) -> Counter[str]:
 
 class StageEstimate(Record):
     """A stage's share of a dry run: calls per model spec, dialogues it adds per source and
-    language."""
+    language, and, for a stage whose chatbots grow dialogues from shared seeds, the seeds per
+    language a difference between them is tested over."""
 
     calls: dict[str, ModelCalls] = Field(default_factory=dict)
     adds_dialogues: dict[tuple[str, str], int] = Field(default_factory=dict)
+    seeds: dict[str, int] = Field(default_factory=dict)
+    dialogues_per_seed: int = Field(default=1, ge=1, description="per chatbot")
     note: str = ""
 
 

@@ -69,4 +69,4 @@ class SelfChatStage(ShardableStage, SelfChatConfig):
             for model in self.models
         }
         added = {(SOURCE, language): n * len(self.models) for language, n in by_language.items()}
-        return StageEstimate(calls=calls, adds_dialogues=added)
+        return StageEstimate(calls=calls, adds_dialogues=added, seeds=dict(by_language))

@@ -97,4 +97,9 @@ class SimulateStage(ShardableStage, SimulationConfig):
             add(model.spec, per_bot * bot_turns, self.chatbots.params.max_tokens, model.concurrency)
         per_language = dialogues // len(self.languages)
         added = {(SOURCE, target.language): per_language for target in self.languages}
-        return StageEstimate(calls=calls, adds_dialogues=added)
+        return StageEstimate(
+            calls=calls,
+            adds_dialogues=added,
+            seeds={target.language: self.seeds.contexts for target in self.languages},
+            dialogues_per_seed=len(self.user.models),
+        )
