@@ -1,19 +1,80 @@
-"""`dialbench stats`: what the dialogues in a run look like, per language."""
+"""`dialbench stats`: what the dialogues in a run look like, per language, and, once they are
+judged, every chatbot figure with its 95% interval over the seeds it grew from."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
+from pydantic import Field
 from rich.console import Console
 
+from dialbench.analysis.dataset_stats import DatasetStats
 from dialbench.cli.app import app
 from dialbench.cli.terminal_tables import figure, table
+from dialbench.schema import Record
 from dialbench.store import RunStore
 
 console = Console()
-TEXT = ("language", "end reason", "role", "model")
+TEXT = (
+    "language",
+    "end reason",
+    "role",
+    "model",
+    "protocol",
+    "judge",
+    "dimension",
+    "chatbot",
+    "note",
+)
+
+
+class ChatbotFigure(Record):
+    """A chatbot figure (an issue rate, a mean score, a pass or win rate) of one judge, chatbot
+    and language (`all`: the languages together), with its 95% interval over seeds."""
+
+    protocol: str
+    judge: str
+    dimension: str
+    better: Literal["higher", "lower"]
+    chatbot: str
+    language: str
+    seeds: int
+    items: int
+    value: float
+    low: float | None = Field(description="None with a single seed")
+    high: float | None
+    note: str = Field(description="why the interval is not to be trusted, or empty")
+
+
+class RunStats(DatasetStats):
+    chatbot_figures: list[ChatbotFigure] = Field(
+        default_factory=list, description="empty until the run has judgments"
+    )
+
+
+def chatbot_figures(store: RunStore, source: str | None) -> list[ChatbotFigure]:
+    """Every chatbot figure of the run's judgments (of the dialogues of `source`, when given),
+    the languages of one figure together and `all` after them."""
+    from dialbench.figures.frame import ALL, judgment_frame
+    from dialbench.figures.intervals import chatbot_intervals
+    from dialbench.figures.observations import observations
+    from dialbench.schema import Dialogue
+
+    frame = judgment_frame(store)
+    if source is not None:
+        kept = {dialogue.id for dialogue in store.records(Dialogue, source=source)}
+        frame = frame[frame["dialogue_id"].isin(kept)]
+    if frame.empty:
+        return []
+    rows = chatbot_intervals(observations(frame, store)).rename(columns={"units": "seeds"})
+    rows = rows.astype(object).where(rows.notna(), None)  # no interval: None, not NaN
+    found = [ChatbotFigure.model_validate(row) for row in rows.to_dict("records")]
+    return sorted(
+        found,
+        key=lambda f: (f.protocol, f.judge, f.dimension, f.language == ALL, f.language, f.chatbot),
+    )
 
 
 @app.command()
@@ -28,11 +89,15 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
 ) -> None:
     """Dialogues per language, turns, utterance length, lexical diversity, validator acceptance
-    per turn, end reasons, and tokens and cost per role (MEDAL Table 3 and more)."""
+    per turn, end reasons, and tokens and cost per role (MEDAL Table 3 and more); once judged,
+    every chatbot figure with its 95% interval and its number of seeds."""
     from dialbench.analysis.dataset_stats import dataset_statistics
 
     with RunStore.open(run, create=False) as store:
-        result = dataset_statistics(store, source)
+        result = RunStats(
+            **dict(dataset_statistics(store, source)),
+            chatbot_figures=chatbot_figures(store, source),
+        )
     if as_json:
         print(result.model_dump_json(indent=2))
         return
@@ -119,3 +184,40 @@ def stats(
                 text=TEXT,
             )
         )
+    if result.chatbot_figures:
+        console.print(
+            table(
+                "Chatbot figures (95% interval over seeds)",
+                (
+                    "protocol",
+                    "judge",
+                    "dimension",
+                    "chatbot",
+                    "language",
+                    "value [low, high]",
+                    "seeds",
+                    "note",
+                ),
+                (
+                    (
+                        f.protocol,
+                        f.judge,
+                        f.dimension,
+                        f.chatbot,
+                        f.language,
+                        _with_interval(f),
+                        str(f.seeds),
+                        f.note,
+                    )
+                    for f in result.chatbot_figures
+                ),
+                text=TEXT,
+                compact=True,
+            )
+        )
+
+
+def _with_interval(figure: ChatbotFigure) -> str:
+    if figure.low is None or figure.high is None:
+        return f"{figure.value:.2f}"
+    return f"{figure.value:.2f} [{figure.low:.2f}, {figure.high:.2f}]"
