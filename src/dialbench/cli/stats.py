@@ -4,17 +4,17 @@ judged, every chatbot figure with its 95% interval over the seeds it grew from."
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import Field
 from rich.console import Console
 
-from dialbench.analysis.dataset_stats import DatasetStats
 from dialbench.cli.app import app
 from dialbench.cli.terminal_tables import figure, table
-from dialbench.schema import Record
 from dialbench.store import RunStore
+
+if TYPE_CHECKING:
+    from dialbench.cli.run_stats import ChatbotFigure
 
 console = Console()
 TEXT = (
@@ -28,53 +28,6 @@ TEXT = (
     "chatbot",
     "note",
 )
-
-
-class ChatbotFigure(Record):
-    """A chatbot figure (an issue rate, a mean score, a pass or win rate) of one judge, chatbot
-    and language (`all`: the languages together), with its 95% interval over seeds."""
-
-    protocol: str
-    judge: str
-    dimension: str
-    better: Literal["higher", "lower"]
-    chatbot: str
-    language: str
-    seeds: int
-    items: int
-    value: float
-    low: float | None = Field(description="None with a single seed")
-    high: float | None
-    note: str = Field(description="why the interval is not to be trusted, or empty")
-
-
-class RunStats(DatasetStats):
-    chatbot_figures: list[ChatbotFigure] = Field(
-        default_factory=list, description="empty until the run has judgments"
-    )
-
-
-def chatbot_figures(store: RunStore, source: str | None) -> list[ChatbotFigure]:
-    """Every chatbot figure of the run's judgments (of the dialogues of `source`, when given),
-    the languages of one figure together and `all` after them."""
-    from dialbench.figures.frame import ALL, judgment_frame
-    from dialbench.figures.intervals import chatbot_intervals
-    from dialbench.figures.observations import observations
-    from dialbench.schema import Dialogue
-
-    frame = judgment_frame(store)
-    if source is not None:
-        kept = {dialogue.id for dialogue in store.records(Dialogue, source=source)}
-        frame = frame[frame["dialogue_id"].isin(kept)]
-    if frame.empty:
-        return []
-    rows = chatbot_intervals(observations(frame, store)).rename(columns={"units": "seeds"})
-    rows = rows.astype(object).where(rows.notna(), None)  # no interval: None, not NaN
-    found = [ChatbotFigure.model_validate(row) for row in rows.to_dict("records")]
-    return sorted(
-        found,
-        key=lambda f: (f.protocol, f.judge, f.dimension, f.language == ALL, f.language, f.chatbot),
-    )
 
 
 @app.command()
@@ -91,13 +44,10 @@ def stats(
     """Dialogues per language, turns, utterance length, lexical diversity, validator acceptance
     per turn, end reasons, and tokens and cost per role (MEDAL Table 3 and more); once judged,
     every chatbot figure with its 95% interval and its number of seeds."""
-    from dialbench.analysis.dataset_stats import dataset_statistics
+    from dialbench.cli.run_stats import run_statistics
 
     with RunStore.open(run, create=False) as store:
-        result = RunStats(
-            **dict(dataset_statistics(store, source)),
-            chatbot_figures=chatbot_figures(store, source),
-        )
+        result = run_statistics(store, source)
     if as_json:
         print(result.model_dump_json(indent=2))
         return

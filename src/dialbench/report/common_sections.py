@@ -21,22 +21,7 @@ from dialbench.report.section import Section, table
 from dialbench.store import RunStore
 
 CORRECTION: Correction = "holm"
-DIFFERENCES_SHOWN = [
-    "protocol",
-    "judge",
-    "dimension",
-    "better",
-    "language",
-    "first",
-    "second",
-    "design",
-    "units",
-    "first_value",
-    "second_value",
-    "difference",
-    "interval",
-    "p_adjusted",
-]
+NOT_SHOWN = ["worse_by", "p_value", "holds", "note"]  # in the CSV; the table shows what holds
 
 
 def differences_note(differences: pd.DataFrame) -> str:
@@ -69,13 +54,11 @@ def differences_section(frame: pd.DataFrame, folder: Path, store: RunStore) -> l
     if differences.empty:
         return []
     holding = differences[differences["holds"].astype(bool)]
-    interval = [
-        f"[{low:.3f}, {high:.3f}]"
-        for low, high in zip(holding["low"], holding["high"], strict=True)
-    ]
-    shown = holding.assign(
-        interval=interval, p_adjusted=[f"{p:.2g}" for p in holding["p_adjusted"]]
-    )[DIFFERENCES_SHOWN].rename(columns={"units": "seeds"})
+    shown = (
+        holding.drop(columns=NOT_SHOWN)
+        .rename(columns={"units": "seeds"})
+        .assign(p_adjusted=[f"{p:.2g}" for p in holding["p_adjusted"]])
+    )
     return [
         Section(
             key="differences",
