@@ -11,6 +11,7 @@ from dialbench.llm.runner import Runner
 from dialbench.schema import Dialogue, Usage
 from dialbench.store import RunStore
 from tests.conftest import RunCli
+from tests.report.known_judgments import make_store
 
 
 @pytest.mark.parametrize(
@@ -124,8 +125,31 @@ def test_statistics_of_a_simulated_run(tmp_path: Path, cli: RunCli) -> None:
     assert judge.usage.cost_usd == pytest.approx(0.02)
     assert usage[("user", "local:qwen2.5-0.5b")].usage.cost_usd is None
     shown = json.loads(cli("stats", tmp_path, "--json").stdout)
-    assert shown == json.loads(stats.model_dump_json())
+    assert shown == {**json.loads(stats.model_dump_json()), "chatbot_figures": []}  # unjudged
     assert "Validator acceptance on user turns" in cli("stats", tmp_path).stdout
+
+
+def test_a_judged_run_shows_every_chatbot_figure_with_its_interval_and_seeds(
+    tmp_path: Path, cli: RunCli
+) -> None:
+    run = make_store(tmp_path / "run")
+    shown = json.loads(cli("stats", run, "--json").stdout)["chatbot_figures"]
+    figures = {(f["judge"], f["dimension"], f["chatbot"], f["language"]): f for f in shown}
+    repetitive = figures[("judge-x", "issues.repetitive", "bot-b", "de")]
+    assert (repetitive["value"], repetitive["low"], repetitive["high"]) == (1.0, 1.0, 1.0)
+    assert (repetitive["seeds"], repetitive["items"]) == (4, 4)
+    assert repetitive["note"] == "only 4 seeds: unreliable interval"
+    assert figures[("judge-y", "quality", "bot-a", "all")]["seeds"] == 12
+    assert {f["protocol"] for f in shown} == {"issues", "holistic", "submetrics"}
+    text = cli("stats", run).stdout
+    assert "Chatbot figures" in text
+    assert "1.00 [1.00, 1.00]" in text
+    assert json.loads(cli("stats", run, "--source", "elsewhere", "--json").stdout) == {
+        "languages": [],
+        "acceptance": [],
+        "usage": [],
+        "chatbot_figures": [],
+    }
 
 
 def test_an_empty_run_has_empty_statistics(tmp_path: Path, cli: RunCli) -> None:

@@ -279,6 +279,10 @@ def test_the_run_report_gains_the_botchat_sections(tmp_path: Path) -> None:
     sections = {s.key: s for s in written.sections}
     rates = pd.read_csv(run / "report" / sections["unieval"].tables[0].csv).set_index("chatbot")
     assert rates.loc["scripted:bot-short", "human_rate"] == 1.0
+    # 2 ChatSEEDs: an interval, and the note that 2 seeds are too few to trust it
+    short = rates.loc["scripted:bot-short"]
+    assert (short["human_rate_low"], short["human_rate_high"], short["seeds"]) == (1.0, 1.0, 2)
+    assert short["note"] == "only 2 seeds: unreliable interval"
     assert rates.loc["scripted:bot-long", "judged_human"] == 0
     assert rates.loc["scripted:bot-long", "median_first_ai_index"] == 3
     verdicts, flips = (pd.read_csv(run / "report" / t.csv) for t in sections["arena"].tables)
@@ -334,6 +338,8 @@ def test_gteval_compares_each_self_chat_with_its_human_dialogue_at_the_same_leng
     assert table.loc["scripted:bot-long", ["judgments", "losses"]].tolist() == [4, 4]
     assert table.loc["scripted:bot-short", ["judgments", "ties"]].tolist() == [4, 4]
     assert table.index[0] == "scripted:bot-short"  # sorted by win + tie rate
+    long = table.loc["scripted:bot-long"]
+    assert (long["win_or_tie_rate_low"], long["win_or_tie_rate_high"], long["seeds"]) == (0, 0, 2)
     text = written.markdown.read_text(encoding="utf-8")
     assert "The model wins when the judge flags the human conversation" in text
     assert "win_or_tie_rate = (wins + ties) / judgments" in text

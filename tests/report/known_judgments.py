@@ -1,11 +1,14 @@
 """A run store with known judgments: 2 chatbots x 3 languages, 2 judges, all three protocols,
-repeated samples and unscored outputs, so every report figure has a value to check."""
+repeated samples and unscored outputs, so every report figure has a value to check. Its
+dialogues have no seed (each is its own unit, and the chatbots are compared unpaired), or, in
+the seeded variant, the two chatbots' i-th dialogues of a language grew from one seed context
+(compared seed by seed)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from dialbench.schema import Dialogue, Judgment, Participants, Target, Turn, Usage
+from dialbench.schema import Dialogue, Judgment, Participants, SeedContext, Target, Turn, Usage
 from dialbench.store import RunStore
 from tests.judge.scripted import ISSUE_KEYS
 
@@ -15,10 +18,11 @@ JUDGES = ("judge-x", "judge-y")
 PER_CELL = 4
 
 
-def dialogues() -> list[Dialogue]:
+def dialogues(seeded: bool = False) -> list[Dialogue]:
     return [
         Dialogue(
             language=language,
+            seed=SeedContext(language=language, scene=f"scene {i}") if seeded else None,
             participants=Participants(user="sim", assistant=chatbot),
             turns=[
                 Turn(role="user", text=f"hello {i}"),
@@ -97,9 +101,9 @@ def judgments(dialogues: list[Dialogue]) -> list[Judgment]:
     return made
 
 
-def make_store(path: Path) -> Path:
+def make_store(path: Path, seeded: bool = False) -> Path:
     with RunStore.open(path) as store, store.run("test") as run:
-        made = dialogues()
+        made = dialogues(seeded)
         store.add(made, run)
         store.add(judgments(made), run)
     return path

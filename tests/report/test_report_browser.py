@@ -48,10 +48,12 @@ def test_the_report_renders_with_heatmaps_and_tables(cli: RunCli, report: Path) 
     for judge in JUDGES:
         assert f'<img src="plots/issues_heatmap_{judge}.png"' in dom
     csv_files = list((report / "report" / "tables").glob("*.csv"))
-    assert dom.count("<table") == len(csv_files) == 9
+    assert dom.count("<table") == len(csv_files) == 11
     assert "Judge configurations" in dom
     assert "Issues and overall score per chatbot and language" in dom
     assert "50% (4/8)" in dom
+    assert "100% [100–100]" in dom  # bot-b's repetitive rate in German, with its interval
+    assert "Differences that hold" in dom
 
 
 def test_the_heatmaps_are_drawn_in_the_page(report: Path, tmp_path: Path) -> None:

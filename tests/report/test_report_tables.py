@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from inspect import signature
 from pathlib import Path
 
@@ -11,15 +12,18 @@ from known_judgments import judgments, make_store
 
 from dialbench.errors import DialbenchError
 from dialbench.figures.frame import judgment_frame
+from dialbench.figures.intervals import DESIGN
 from dialbench.judge.registry import PROTOCOLS
 from dialbench.report import tables
+from dialbench.report.chatbot_figures import interval_cell
 from dialbench.report.protocols import PROTOCOL_SECTIONS
-from dialbench.report.protocols.holistic import holistic_distribution
+from dialbench.report.protocols.holistic import holistic_distribution, mean_quality
 from dialbench.report.protocols.issues import (
     issue_proportions,
     issue_proportions_wide,
     issue_rates,
     overall_distribution,
+    shown_rates,
 )
 from dialbench.report.protocols.submetrics import submetric_means
 from dialbench.report.writer import write_report
@@ -30,9 +34,14 @@ from tests.judge.scripted import ISSUE_KEYS
 
 
 @pytest.fixture(scope="module")
-def frame(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
-    with RunStore.open(make_store(tmp_path_factory.mktemp("run"))) as store:
-        return judgment_frame(store)
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunStore]:
+    with RunStore.open(make_store(tmp_path_factory.mktemp("run"))) as opened:
+        yield opened
+
+
+@pytest.fixture(scope="module")
+def frame(store: RunStore) -> pd.DataFrame:
+    return judgment_frame(store)
 
 
 def row(table: pd.DataFrame, **where: str) -> pd.Series:
@@ -43,8 +52,8 @@ def row(table: pd.DataFrame, **where: str) -> pd.Series:
     return table.loc[index]
 
 
-def test_issue_rates_per_judge_chatbot_and_language(frame: pd.DataFrame) -> None:
-    rates = issue_rates(frame)
+def test_issue_rates_per_judge_chatbot_and_language(frame: pd.DataFrame, store: RunStore) -> None:
+    rates = issue_rates(frame, store)
     german_b = row(rates, judge="judge-x", chatbot="bot-b", language="de")
     assert (german_b["items"], german_b["issues.repetitive"], german_b["overall"]) == (4, 1.0, 2.0)
     english_a = row(rates, judge="judge-x", chatbot="bot-a", language="en")
@@ -56,6 +65,31 @@ def test_issue_rates_per_judge_chatbot_and_language(frame: pd.DataFrame) -> None
     assert list(rates["language"][:4]) == ["de", "en", "zh", "all"]
 
 
+def test_every_issue_rate_has_its_interval_and_seeds(frame: pd.DataFrame, store: RunStore) -> None:
+    rates = issue_rates(frame, store)
+    for figure in ["issues.repetitive", "issues.irrelevant", "overall"]:
+        assert {f"{figure}_low", f"{figure}_high"} <= set(rates.columns)
+    german_b = row(rates, judge="judge-x", chatbot="bot-b", language="de")
+    # the known store's dialogues have no seed: each one is its own seed
+    assert german_b["seeds"] == 4
+    assert (german_b["issues.repetitive_low"], german_b["issues.repetitive_high"]) == (1.0, 1.0)
+    assert german_b["note"] == "only 4 seeds: unreliable interval"
+    english_a = row(rates, judge="judge-x", chatbot="bot-a", language="en")
+    assert english_a["issues.irrelevant_low"] <= 0.25 <= english_a["issues.irrelevant_high"]
+    everywhere = row(rates, judge="judge-x", chatbot="bot-a", language="all")
+    assert (everywhere["seeds"], everywhere["note"]) == (12, "")
+    shown = row(shown_rates(rates), judge="judge-x", chatbot="bot-b", language="de")
+    assert (shown["repetitive"], shown["overall"]) == ("100% [100–100]", "2.00 [2.00–2.00]")
+    assert "repetitive_low" not in shown
+
+
+def test_a_figure_reads_with_its_interval() -> None:
+    assert interval_cell(0.25, 0.1, 0.4, rate=True) == "25% [10–40]"
+    assert interval_cell(3.25, 2.9, 3.6, rate=False) == "3.25 [2.90–3.60]"
+    assert interval_cell(0.25, float("nan"), float("nan"), rate=True) == "25%"  # one seed
+    assert interval_cell(float("nan"), float("nan"), float("nan"), rate=False) == "-"
+
+
 def test_issue_proportions_per_language_with_counts(frame: pd.DataFrame) -> None:
     proportions = issue_proportions(frame)
     german = row(proportions, judge="judge-x", language="de", issue="repetitive")
@@ -65,17 +99,21 @@ def test_issue_proportions_per_language_with_counts(frame: pd.DataFrame) -> None
     assert list(wide.columns[2:]) == list(ISSUE_KEYS)
 
 
-def test_overall_and_holistic_distributions(frame: pd.DataFrame) -> None:
+def test_overall_and_holistic_distributions(frame: pd.DataFrame, store: RunStore) -> None:
     overall = row(overall_distribution(frame), judge="judge-x", language="de")
     assert (overall["judgments"], overall["n_2"], overall["n_5"], overall["n_1"]) == (8, 5, 3, 0)
     holistic = holistic_distribution(frame)
     b = row(holistic, judge="judge-x", chatbot="bot-b", language="en")
     assert (b["judgments"], b["n_0"], b["n_1"], b["n_2"], b["share_1"]) == (8, 4, 4, 0, 0.5)
+    mean = row(mean_quality(frame, store), judge="judge-x", chatbot="bot-b", language="en")
+    assert (mean["items"], mean["seeds"], mean["quality"]) == (4, 4, 0.5)  # 0 and 1 per item
+    assert mean["quality_low"] == mean["quality_high"] == 0.5
 
 
-def test_submetric_means_count_chatbot_turns(frame: pd.DataFrame) -> None:
-    means = row(submetric_means(frame), judge="judge-y", chatbot="bot-a", language="zh")
+def test_submetric_means_count_chatbot_turns(frame: pd.DataFrame, store: RunStore) -> None:
+    means = row(submetric_means(frame, store), judge="judge-y", chatbot="bot-a", language="zh")
     assert (means["turns"], means["understandability"], means["sensibleness"]) == (4, 4.0, 3.0)
+    assert (means["seeds"], means["sensibleness_low"], means["sensibleness_high"]) == (4, 3, 3)
 
 
 def test_sample_spread_of_repeated_judgments(frame: pd.DataFrame) -> None:
@@ -161,3 +199,38 @@ def test_a_run_without_self_chats_has_no_botchat_sections(tmp_path: Path) -> Non
         written = write_report(store, tmp_path / "report")
     keys = {s.key for s in written.sections}
     assert keys.isdisjoint({"selfchat-lengths", "unieval-pass", "arena-ratings", "gteval"})
+
+
+def test_differences_without_shared_seeds_are_unpaired_and_none_holds(tmp_path: Path) -> None:
+    with RunStore.open(make_store(tmp_path / "run")) as store:
+        written = write_report(store, tmp_path / "report")
+    [section] = [s for s in written.sections if s.key == "differences"]
+    assert "none of them holds" in section.note
+    everything = pd.read_csv(written.folder / section.tables[0].csv)
+    assert len(everything) == 2 * (9 + 1 + 2) * 4  # judges x figures x languages, one pair
+    assert set(everything["design"]) == {"unpaired"}
+    assert not everything["holds"].any()
+    # the intervals' design is said once, where the report begins
+    assert written.notes.count(f"{DESIGN}.") == 1
+    assert written.markdown.read_text(encoding="utf-8").count(DESIGN) == 1
+
+
+def test_chatbots_run_from_the_same_seeds_are_compared_seed_by_seed(tmp_path: Path) -> None:
+    with RunStore.open(make_store(tmp_path / "run", seeded=True)) as store:
+        written = write_report(store, tmp_path / "report")
+        rates = issue_rates(judgment_frame(store), store)
+    assert row(rates, judge="judge-x", chatbot="bot-a", language="all")["seeds"] == 12
+    [section] = [s for s in written.sections if s.key == "differences"]
+    everything = pd.read_csv(written.folder / section.tables[0].csv)
+    assert set(everything["design"]) == {"paired"}
+    # bot-a's quality is 2 on every seed, bot-b's 0.5: 1.5 better on all 12 seeds
+    quality = row(everything, judge="judge-x", dimension="quality", language="all")
+    assert (quality["first"], quality["second"], quality["units"]) == ("bot-a", "bot-b", 12)
+    assert (quality["difference"], quality["holds"]) == (1.5, True)
+    # the same understandability on every seed: no difference
+    same = row(everything, judge="judge-x", dimension="understandability", language="all")
+    assert (same["difference"], same["holds"]) == (0.0, False)
+    assert "2 of them hold" in section.note
+    shown = section.tables[0].markdown.splitlines()[2:]
+    assert len(shown) == 2
+    assert all("| quality " in line for line in shown)

@@ -1,9 +1,10 @@
-"""`dialbench stats`: what the dialogues in a run look like, per language."""
+"""`dialbench stats`: what the dialogues in a run look like, per language, and, once they are
+judged, every chatbot figure with its 95% interval over the seeds it grew from."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -12,8 +13,21 @@ from dialbench.cli.app import app
 from dialbench.cli.terminal_tables import figure, table
 from dialbench.store import RunStore
 
+if TYPE_CHECKING:
+    from dialbench.cli.run_stats import ChatbotFigure
+
 console = Console()
-TEXT = ("language", "end reason", "role", "model")
+TEXT = (
+    "language",
+    "end reason",
+    "role",
+    "model",
+    "protocol",
+    "judge",
+    "dimension",
+    "chatbot",
+    "note",
+)
 
 
 @app.command()
@@ -28,11 +42,12 @@ def stats(
     as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as JSON.")] = False,
 ) -> None:
     """Dialogues per language, turns, utterance length, lexical diversity, validator acceptance
-    per turn, end reasons, and tokens and cost per role (MEDAL Table 3 and more)."""
-    from dialbench.analysis.dataset_stats import dataset_statistics
+    per turn, end reasons, and tokens and cost per role (MEDAL Table 3 and more); once judged,
+    every chatbot figure with its 95% interval and its number of seeds."""
+    from dialbench.cli.run_stats import run_statistics
 
     with RunStore.open(run, create=False) as store:
-        result = dataset_statistics(store, source)
+        result = run_statistics(store, source)
     if as_json:
         print(result.model_dump_json(indent=2))
         return
@@ -119,3 +134,40 @@ def stats(
                 text=TEXT,
             )
         )
+    if result.chatbot_figures:
+        console.print(
+            table(
+                "Chatbot figures (95% interval over seeds)",
+                (
+                    "protocol",
+                    "judge",
+                    "dimension",
+                    "chatbot",
+                    "language",
+                    "value [low, high]",
+                    "seeds",
+                    "note",
+                ),
+                (
+                    (
+                        f.protocol,
+                        f.judge,
+                        f.dimension,
+                        f.chatbot,
+                        f.language,
+                        _with_interval(f),
+                        str(f.seeds),
+                        f.note,
+                    )
+                    for f in result.chatbot_figures
+                ),
+                text=TEXT,
+                compact=True,
+            )
+        )
+
+
+def _with_interval(figure: ChatbotFigure) -> str:
+    if figure.low is None or figure.high is None:
+        return f"{figure.value:.2f}"
+    return f"{figure.value:.2f} [{figure.low:.2f}, {figure.high:.2f}]"

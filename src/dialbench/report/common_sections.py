@@ -1,5 +1,6 @@
-"""The report's sections that hold for every protocol (samples, judges, configurations, the
-dataset), and the assembly of the judged part: each protocol's own sections, then these.
+"""The report's sections that hold for every protocol (differences between chatbots, samples,
+judges, configurations, the dataset), and the assembly of the judged part: each protocol's own
+sections, then these.
 
 A protocol's own sections come from its entry in `report/protocols/` (`PROTOCOL_SECTIONS`);
 the sections here hold for every protocol.
@@ -12,10 +13,68 @@ from pathlib import Path
 import pandas as pd
 
 from dialbench.analysis.dataset_stats import dataset_statistics
+from dialbench.figures.differences import Correction, chatbot_differences, design_note
+from dialbench.figures.observations import observations
 from dialbench.report import tables
 from dialbench.report.protocols import PROTOCOL_SECTIONS
 from dialbench.report.section import Section, table
 from dialbench.store import RunStore
+
+CORRECTION: Correction = "holm"
+NOT_SHOWN = ["worse_by", "p_value", "holds", "note"]  # in the CSV; the table shows what holds
+
+
+def differences_note(differences: pd.DataFrame) -> str:
+    """The design, the family, and how many of the comparisons hold (said when none does)."""
+    compared = len(differences)
+    tested = int(differences["p_value"].notna().sum())
+    unpaired = int((differences["design"] == "unpaired").sum())
+    unpaired_note = (
+        f" ({unpaired} unpaired: the two chatbots share fewer than two seeds)" if unpaired else ""
+    )
+    holding = int(differences["holds"].sum())
+    found = (
+        f"{holding} of them hold{'s' * (holding == 1)}"
+        if holding
+        else "none of them holds: no chatbot is shown to differ from another on any figure"
+    )
+    return (
+        f"Every pair of chatbots on every figure, per judge and language: {compared} "
+        f"comparisons{unpaired_note}, {tested} of them tested, the family the correction is "
+        f"over; {found}. "
+        f"{design_note(CORRECTION)}. The table shows the differences that hold; its CSV "
+        "holds every comparison."
+    )
+
+
+def differences_section(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
+    """Differences that hold: every pair of chatbots compared on every chatbot figure, one
+    family; none when fewer than two chatbots share a figure."""
+    differences = chatbot_differences(observations(frame, store), correction=CORRECTION)
+    if differences.empty:
+        return []
+    holding = differences[differences["holds"].astype(bool)]
+    shown = (
+        holding.drop(columns=NOT_SHOWN)
+        .rename(columns={"units": "seeds"})
+        .assign(p_adjusted=[f"{p:.2g}" for p in holding["p_adjusted"]])
+    )
+    return [
+        Section(
+            key="differences",
+            title="Differences that hold",
+            note=differences_note(differences),
+            tables=[
+                table(
+                    folder,
+                    "chatbot_differences",
+                    "Differences that hold (first − second)",
+                    differences,
+                    shown,
+                )
+            ],
+        )
+    ]
 
 
 def samples_section(frame: pd.DataFrame, folder: Path) -> list[Section]:
@@ -84,6 +143,7 @@ def judged_sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[
         found += PROTOCOL_SECTIONS.load(protocol)(own, folder, store)
     return [
         *found,
+        *differences_section(frame, folder, store),
         *samples_section(frame, folder),
         judges_section(frame, folder),
         configurations_section(frame, folder),

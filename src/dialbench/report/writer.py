@@ -9,6 +9,8 @@ from jinja2 import Environment, PackageLoader
 
 from dialbench.errors import DialbenchError
 from dialbench.figures.frame import judgment_frame
+from dialbench.figures.intervals import DESIGN
+from dialbench.figures.observations import OBSERVATIONS
 from dialbench.report.common_sections import dataset_section, judged_sections
 from dialbench.report.config import ReportConfig
 from dialbench.report.section import Section
@@ -55,6 +57,8 @@ def write_report(store: RunStore, folder: Path) -> ReportOutput:
     notes = []
     if frame.empty:
         notes.append(f"No judgments yet: judge the dialogues with `dialbench judge {run}`.")
+    elif any(protocol in OBSERVATIONS for protocol in set(frame["protocol"])):
+        notes.append(f"{DESIGN}.")
     sections = judged_sections(frame, folder, store) if not frame.empty else []
     if dialogues:
         sections.append(dataset_section(store, folder))

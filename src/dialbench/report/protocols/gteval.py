@@ -13,6 +13,7 @@ import pandas as pd
 from dialbench.botchat.results import gteval_table, self_chats
 from dialbench.judge.protocols.gteval import OUTCOME_DEFINITION, GTEvalProtocol
 from dialbench.plotting import file_stem, save_png
+from dialbench.report.chatbot_figures import interval_cells, protocol_figures, with_intervals
 from dialbench.report.protocols.selfchat_lengths import lengths_sections
 from dialbench.report.section import Section, relative, table
 from dialbench.store import RunStore
@@ -42,14 +43,27 @@ def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section
     found = lengths_sections(store, folder, GTEvalProtocol.name)
     if results.empty:
         return found
+    figures = protocol_figures(frame, store, GTEvalProtocol.name)
+    rates = {"win_rate": "win", "win_or_tie_rate": "win_or_tie"}
+    results = with_intervals(results.rename(columns={"model": "chatbot"}), figures, rates)
+    results = results.rename(columns={"chatbot": "model"})
     return [
         *found,
         Section(
             key="gteval",
             title="GTEval: self-chats against the human dialogue (BotChat Figure 6)",
             note=f"{OUTCOME_DEFINITION} win_rate = wins / judgments, win_or_tie_rate = "
-            "(wins + ties) / judgments; models sorted by win_or_tie_rate.",
+            "(wins + ties) / judgments, each with its 95% interval [low–high] over the seeds "
+            "the self-chats grew from (seeds); models sorted by win_or_tie_rate.",
             plots=relative(folder, gteval_plots(results, folder / "plots")),
-            tables=[table(folder, "gteval", "Per judge and model, both orders", results)],
+            tables=[
+                table(
+                    folder,
+                    "gteval",
+                    "Per judge and model, both orders",
+                    results,
+                    interval_cells(results, rates=list(rates)),
+                )
+            ],
         ),
     ]

@@ -1,4 +1,5 @@
-"""The DiQAD part of the report: quality levels 0/1/2 per chatbot and language."""
+"""The DiQAD part of the report: quality levels 0/1/2 per chatbot and language, and the mean
+quality with its interval over seeds."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from dialbench.judge.protocols.holistic import QUALITY_LEVELS, HolisticProtocol
+from dialbench.report.chatbot_figures import figure_table, interval_cells, protocol_figures
 from dialbench.report.section import Section, distribution_plots, table
 from dialbench.report.tables import distribution
 from dialbench.store import RunStore
@@ -21,10 +23,18 @@ def holistic_distribution(frame: pd.DataFrame) -> pd.DataFrame:
     return distribution(frame, HolisticProtocol.name, "quality", QUALITY_LEVELS, by)
 
 
+def mean_quality(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
+    """Per judge, chatbot and language: dialogues judged, seeds, and the mean quality 0-2 (an
+    item's mean over its samples) with its interval."""
+    figures = protocol_figures(frame, store, HolisticProtocol.name)
+    return figure_table(figures, {"quality": "quality"})
+
+
 def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
     levels = holistic_distribution(frame)
     if levels.empty:
         return []
+    means = mean_quality(frame, store)
     figures = distribution_plots(
         folder, levels, ["chatbot", "language"], QUALITY_LEVELS, "Holistic quality", "holistic"
     )
@@ -33,8 +43,18 @@ def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section
             key="holistic",
             title="Holistic quality 0/1/2 per chatbot and language",
             note="DiQAD: 0 fails the basics, 1 answers but lacks proactivity or "
-            "informativeness, 2 meets all six dimensions.",
+            "informativeness, 2 meets all six dimensions. The mean quality has its 95% interval "
+            "[low–high] over the seeds the dialogues grew from.",
             plots=figures,
-            tables=[table(folder, "holistic_distribution", "Quality levels", levels)],
+            tables=[
+                table(folder, "holistic_distribution", "Quality levels", levels),
+                table(
+                    folder,
+                    "holistic_means",
+                    "Mean quality (0-2)",
+                    means,
+                    interval_cells(means, scores=["quality"]),
+                ),
+            ],
         )
     ]

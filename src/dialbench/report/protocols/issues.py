@@ -18,6 +18,12 @@ from dialbench.figures.frame import ALL, ok, per_item, with_all_languages
 from dialbench.issue_labels import ISSUES_PREFIX, load_issue_labels
 from dialbench.judge.protocols.issues import IssuesProtocol
 from dialbench.plotting import file_stem, plot_label, save_png
+from dialbench.report.chatbot_figures import (
+    figure_table,
+    interval_cell,
+    interval_cells,
+    protocol_figures,
+)
 from dialbench.report.section import Section, distribution_plots, relative, table
 from dialbench.report.tables import all_languages_last, distribution
 from dialbench.store import RunStore
@@ -30,18 +36,20 @@ def issue_columns(frame: pd.DataFrame) -> list[str]:
     return [c for c in order if c in present] + sorted(set(present) - set(order))
 
 
-def issue_rates(frame: pd.DataFrame) -> pd.DataFrame:
+def issue_rates(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
     """MEDAL Figure 2: per judge, chatbot and language, the share of dialogues with each issue
-    and the mean overall score, over the items judged ok."""
+    and the mean overall score over the items judged ok, each with its interval over seeds."""
     scored = ok(frame, IssuesProtocol.name)
     columns = issue_columns(scored)
     if scored.empty or not columns or "overall" not in scored:
         return pd.DataFrame()
-    items = with_all_languages(per_item(scored, [*columns, "overall"]))
-    rates = items.groupby(["judge", "chatbot", "language"]).agg(
-        items=("item", "size"), **{c: (c, "mean") for c in [*columns, "overall"]}
-    )
-    return all_languages_last(rates.reset_index())
+    figures = protocol_figures(frame, store, IssuesProtocol.name)
+    return figure_table(figures, {column: column for column in [*columns, "overall"]})
+
+
+def rate_columns(rates: pd.DataFrame) -> list[str]:
+    """The issue columns of the rates table: those with an interval beside them."""
+    return [c for c in issue_columns(rates) if f"{c}_low" in rates]
 
 
 def _dialogues_link(text: str, **filters: str) -> str:
@@ -53,8 +61,8 @@ def _dialogues_link(text: str, **filters: str) -> str:
 
 def linked_rates_html(rates: pd.DataFrame) -> str:
     """The issue-rates table as HTML whose counts, rates and scores each link to their
-    dialogues: "lacks_empathy 44 % in zh" is one click from the dialogues behind it."""
-    columns = issue_columns(rates)
+    dialogues: "lacks_empathy 44% [30–58] in zh" is one click from the dialogues behind it."""
+    columns = rate_columns(rates)
     rows = []
     for row in rates.to_dict("records"):
         where = {
@@ -65,19 +73,32 @@ def linked_rates_html(rates: pd.DataFrame) -> str:
         }
         cells = {key: html.escape(str(row[key])) for key in ("judge", "chatbot", "language")}
         cells["items"] = _dialogues_link(str(row["items"]), **where, status="ok")
-        for column in columns:
+        cells["seeds"] = str(row["seeds"])
+        for column in [*columns, "overall"]:
+            cell = interval_cell(
+                row[column], row[f"{column}_low"], row[f"{column}_high"], rate=column != "overall"
+            )
             issue = column.removeprefix(ISSUES_PREFIX)
-            cells[html.escape(issue)] = _dialogues_link(f"{row[column]:.0%}", **where, issue=issue)
-        cells["overall"] = _dialogues_link(f"{row['overall']:.2f}", **where)
+            link = {"issue": issue} if column != "overall" else {}
+            cells[html.escape(issue)] = _dialogues_link(cell, **where, **link)
+        cells["note"] = html.escape(str(row["note"]))
         rows.append(cells)
     return pd.DataFrame(rows).to_html(index=False, escape=False, na_rep="-")
 
 
+def shown_rates(rates: pd.DataFrame) -> pd.DataFrame:
+    """The issue-rates table for reading: a cell per figure with its interval."""
+    shown = interval_cells(rates, rates=rate_columns(rates), scores=["overall"])
+    return shown.rename(columns=lambda c: str(c).removeprefix(ISSUES_PREFIX))
+
+
 def issue_proportions(frame: pd.DataFrame) -> pd.DataFrame:
     """Per judge and language, each issue: dialogues judged, dialogues flagged, and the share."""
-    if issue_rates(frame).empty:
+    scored = ok(frame, IssuesProtocol.name)
+    columns = issue_columns(scored)
+    if scored.empty or not columns:
         return pd.DataFrame()
-    items = with_all_languages(per_item(ok(frame, IssuesProtocol.name), issue_columns(frame)))
+    items = with_all_languages(per_item(scored, columns))
     long = items.melt(
         ["judge", "item", "chatbot", "language", "unit"], var_name="issue", value_name="v"
     )
@@ -126,14 +147,16 @@ def linked_proportions_html(proportions: pd.DataFrame) -> str:
 
 def issue_heatmaps(rates: pd.DataFrame, folder: Path) -> list[Path]:
     """MEDAL Figure 2, one per judge: rows chatbot x language, columns the issue rates (red) and
-    the mean overall score (green, its own scale); each row names its number of dialogues."""
+    the mean overall score (green, its own scale); each row names its dialogues and seeds."""
     paths = []
     for judge, part in rates[rates["language"] != ALL].groupby("judge", sort=True):
         part = part.sort_values(["chatbot", "language"])
-        issues = issue_columns(part)
+        issues = rate_columns(part)
         labels = [
-            f"{plot_label(c)} · {lang} (n={n})"
-            for c, lang, n in part[["chatbot", "language", "items"]].itertuples(index=False)
+            f"{plot_label(c)} · {lang} (n={n}, {seeds} seed{'s' * (seeds != 1)})"
+            for c, lang, n, seeds in part[["chatbot", "language", "items", "seeds"]].itertuples(
+                index=False
+            )
         ]
         height = 2.6 + 0.4 * len(part)
         figure, (left, right) = plt.subplots(
@@ -204,7 +227,7 @@ def issue_proportion_bars(proportions: pd.DataFrame, folder: Path) -> list[Path]
 
 
 def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
-    rates = issue_rates(frame)
+    rates = issue_rates(frame, store)
     if rates.empty:
         return []
     proportions = issue_proportions(frame)
@@ -215,8 +238,10 @@ def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section
             key="issues",
             title="Issues and overall score per chatbot and language",
             note="MEDAL's multidimensional evaluation: the share of dialogues a judge flagged "
-            "with each issue, and the mean overall score (1-5); items = dialogues judged ok. "
-            "Served by `dialbench serve`, each figure of the table links to its dialogues.",
+            "with each issue, and the mean overall score (1-5), each with its 95% interval "
+            "[low–high]; items = dialogues judged ok, seeds = the seeds they grew from, and the "
+            "note marks rows with too few seeds to trust the interval. Served by "
+            "`dialbench serve`, each figure of the table links to its dialogues.",
             plots=relative(folder, issue_heatmaps(rates, folder / "plots")),
             tables=[
                 table(
@@ -224,7 +249,7 @@ def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section
                     "issue_rates",
                     "Issue rates and mean overall",
                     rates,
-                    drop_prefix=ISSUES_PREFIX,
+                    shown_rates(rates),
                 ).model_copy(update={"html": linked_rates_html(rates)})
             ],
         ),

@@ -1,5 +1,5 @@
 """The submetrics part of the report: mean understandability and sensibleness of chatbot turns
-per chatbot and language."""
+per chatbot and language, with their intervals over seeds."""
 
 from __future__ import annotations
 
@@ -7,28 +7,21 @@ from pathlib import Path
 
 import pandas as pd
 
-from dialbench.figures.frame import ok, per_item, with_all_languages
 from dialbench.judge.protocols.submetrics import DIMENSIONS, SubmetricsProtocol
+from dialbench.report.chatbot_figures import figure_table, interval_cells, protocol_figures
 from dialbench.report.section import Section, table
-from dialbench.report.tables import all_languages_last
 from dialbench.store import RunStore
 
 
-def submetric_means(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per judge, chatbot and language: chatbot turns judged and the mean of each submetric."""
-    scored = ok(frame, SubmetricsProtocol.name)
-    dimensions = [d for d in DIMENSIONS if d in scored]
-    if scored.empty or not dimensions:
-        return pd.DataFrame()
-    items = with_all_languages(per_item(scored, dimensions))
-    means = items.groupby(["judge", "chatbot", "language"]).agg(
-        turns=("item", "size"), **{d: (d, "mean") for d in dimensions}
-    )
-    return all_languages_last(means.reset_index())
+def submetric_means(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
+    """Per judge, chatbot and language: chatbot turns judged, seeds, and the mean of each
+    submetric with its interval."""
+    figures = protocol_figures(frame, store, SubmetricsProtocol.name)
+    return figure_table(figures, {d: d for d in DIMENSIONS}, count="turns")
 
 
 def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
-    means = submetric_means(frame)
+    means = submetric_means(frame, store)
     if means.empty:
         return []
     return [
@@ -36,7 +29,16 @@ def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section
             key="submetrics",
             title="Turn-level submetrics per chatbot and language",
             note="Mean understandability (the response alone) and sensibleness (the response in "
-            "its context), 1-5, over the chatbot turns judged ok.",
-            tables=[table(folder, "submetric_means", "Means over chatbot turns", means)],
+            "its context), 1-5, over the chatbot turns judged ok, with their 95% intervals "
+            "[low–high] over the seeds the dialogues grew from.",
+            tables=[
+                table(
+                    folder,
+                    "submetric_means",
+                    "Means over chatbot turns",
+                    means,
+                    interval_cells(means, scores=DIMENSIONS),
+                )
+            ],
         )
     ]

@@ -14,6 +14,7 @@ from dialbench.botchat.results import self_chats, unieval_verdicts
 from dialbench.figures.frame import ok
 from dialbench.judge.protocols.unieval import UniEvalProtocol
 from dialbench.plotting import file_stem, save_png
+from dialbench.report.chatbot_figures import interval_cells, protocol_figures, with_intervals
 from dialbench.report.protocols.selfchat_lengths import lengths_sections
 from dialbench.report.section import Section, relative, table
 from dialbench.store import RunStore
@@ -84,6 +85,8 @@ def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section
     rates = human_rates(frame)
     if rates.empty:
         return []
+    figures = protocol_figures(frame, store, UniEvalProtocol.name)
+    rates = with_intervals(rates, figures, {"human_rate": "judged_human"})
     return [
         *lengths_sections(store, folder, UniEvalProtocol.name),
         Section(
@@ -91,9 +94,18 @@ def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section
             title="UniEval: dialogues judged human per chatbot",
             note="The judge reads each self-chat as chats numbered from 1 and says whether it is "
             "AI-involved and from which chat on. human_rate = judged not AI-involved / scored "
-            "judgments (the pass rate at the dialogue's full length); median_first_ai_index over "
-            "the dialogues judged AI-involved.",
-            tables=[table(folder, "unieval_human_rates", "Per judge and chatbot", rates)],
+            "judgments (the pass rate at the dialogue's full length), with its 95% interval "
+            "[low–high] over the ChatSEEDs the dialogues grew from (seeds); "
+            "median_first_ai_index over the dialogues judged AI-involved.",
+            tables=[
+                table(
+                    folder,
+                    "unieval_human_rates",
+                    "Per judge and chatbot",
+                    rates,
+                    interval_cells(rates, rates=["human_rate"]),
+                )
+            ],
         ),
         *pass_sections(store, folder),
     ]

@@ -1,0 +1,64 @@
+"""What `dialbench stats` reports, as one record: the dataset statistics and, once the run is
+judged, every chatbot figure with its 95% interval over seeds. Loaded when the command runs (the
+statistics bring jieba and pandas)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from dialbench.analysis.dataset_stats import DatasetStats, dataset_statistics
+from dialbench.figures.frame import ALL, judgment_frame
+from dialbench.figures.intervals import chatbot_intervals
+from dialbench.figures.observations import observations
+from dialbench.schema import Dialogue, Record
+from dialbench.store import RunStore
+
+
+class ChatbotFigure(Record):
+    """A chatbot figure (an issue rate, a mean score, a pass or win rate) of one judge, chatbot
+    and language (`all`: the languages together), with its 95% interval over seeds."""
+
+    protocol: str
+    judge: str
+    dimension: str
+    better: Literal["higher", "lower"]
+    chatbot: str
+    language: str
+    seeds: int
+    items: int
+    value: float
+    low: float | None = Field(description="None with a single seed")
+    high: float | None
+    note: str = Field(description="why the interval is not to be trusted, or empty")
+
+
+class RunStats(DatasetStats):
+    chatbot_figures: list[ChatbotFigure] = Field(
+        default_factory=list, description="empty until the run has judgments"
+    )
+
+
+def chatbot_figures(store: RunStore, source: str | None) -> list[ChatbotFigure]:
+    """Every chatbot figure of the run's judgments (of the dialogues of `source`, when given),
+    the languages of one figure together and `all` after them."""
+    frame = judgment_frame(store)
+    if source is not None:
+        kept = {dialogue.id for dialogue in store.records(Dialogue, source=source)}
+        frame = frame[frame["dialogue_id"].isin(kept)]
+    if frame.empty:
+        return []
+    rows = chatbot_intervals(observations(frame, store)).rename(columns={"units": "seeds"})
+    rows = rows.astype(object).where(rows.notna(), None)  # no interval: None, not NaN
+    found = [ChatbotFigure.model_validate(row) for row in rows.to_dict("records")]
+    return sorted(
+        found,
+        key=lambda f: (f.protocol, f.judge, f.dimension, f.language == ALL, f.language, f.chatbot),
+    )
+
+
+def run_statistics(store: RunStore, source: str | None = None) -> RunStats:
+    return RunStats(
+        **dict(dataset_statistics(store, source)), chatbot_figures=chatbot_figures(store, source)
+    )
