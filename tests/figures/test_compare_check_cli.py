@@ -123,3 +123,9 @@ def test_the_console_script_gates_a_regression(runs: dict[str, Path], cli: RunCl
     done = cli("check", runs["worse"], "--baseline", runs["baseline"], ok=False)
     assert done.returncode == REGRESSION, done.stderr
     assert "de    issues.repetitive: 0.250 -> 1.000, +0.750" in done.stdout
+
+
+def test_an_option_out_of_range_is_a_usage_error(runs: dict[str, Path]) -> None:
+    code, shown = invoke("check", runs["worse"], "-b", runs["baseline"], "--alpha", "0")
+    assert code == USAGE
+    assert shown == "error: option alpha: Input should be greater than 0\n"

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from pydantic import ValidationError
 
-from dialbench.cli.app import app
+from dialbench.cli.app import app, validation_message
 from dialbench.cli.compare import ChatbotOption, Correction
 from dialbench.errors import DialbenchError
 
@@ -63,13 +63,6 @@ def gate_config(
     )
 
 
-def one_line(error: Exception) -> str:
-    if isinstance(error, ValidationError):
-        problem = error.errors()[0]
-        return f"option {'.'.join(map(str, problem['loc']))}: {problem['msg']}"
-    return str(error)
-
-
 @app.command()
 def check(
     run: Annotated[Path, typer.Argument(help="The candidate's run directory.")],
@@ -110,8 +103,11 @@ def check(
     try:
         config = gate_config(thresholds, margin, dimension, language, protocol, alpha, correction)
         verdict = check_versions(run, baseline, config, chatbot)
-    except (DialbenchError, ValidationError, OSError) as error:
-        print(f"error: {one_line(error)}", file=sys.stderr)
+    except ValidationError as invalid:
+        print(f"error: {validation_message(invalid)}", file=sys.stderr)
+        raise typer.Exit(USAGE_ERROR) from None
+    except (DialbenchError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
         raise typer.Exit(USAGE_ERROR) from None
     print(verdict.model_dump_json(indent=2) if as_json else verdict.text())
     raise typer.Exit(0 if verdict.passed else 1)
