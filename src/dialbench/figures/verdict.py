@@ -12,12 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-import pandas as pd
-
 from dialbench.errors import DialbenchError
 from dialbench.figures.differences import CORRECTIONS
 from dialbench.figures.gate import GateConfig, gate
-from dialbench.figures.versions import ComparedRuns, Comparison, DifferenceRow, compare_versions
+from dialbench.figures.versions import (
+    ComparedRuns,
+    Comparison,
+    DifferenceRow,
+    compare_versions,
+    frame_records,
+)
 from dialbench.schema import Record
 
 SHOWN = 12
@@ -90,12 +94,7 @@ def verdict(comparison: Comparison, config: GateConfig) -> GateVerdict:
     if checked.empty:
         found = sorted({f"{row.protocol} {row.dimension}" for row in comparison.rows})
         raise DialbenchError(f"the gate checks none of the figures compared: {', '.join(found)}")
-    rows = [
-        GateRow.model_validate(
-            {key: None if pd.isna(value) else value for key, value in row.items() if key != "rule"}
-        )
-        for row in checked.to_dict("records")
-    ]
+    rows = [GateRow.model_validate(row) for row in frame_records(checked.drop(columns="rule"))]
     regressions = [row for row in rows if row.regression]
     return GateVerdict(
         runs=comparison.runs,

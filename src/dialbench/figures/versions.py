@@ -10,7 +10,6 @@ candidate − baseline.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -132,11 +131,15 @@ def labelled(observed: pd.DataFrame, side: str) -> pd.DataFrame:
     return observed.assign(chatbot=side + ":" + observed["chatbot"].astype(str))
 
 
+def _no_judgments(run: str) -> str:
+    return f"{run}: no judgments of chatbot dialogues to compare (judge the run first)"
+
+
 def _nothing_shared(baseline: pd.DataFrame, candidate: pd.DataFrame, runs: ComparedRuns) -> str:
     """Why two runs' observations give no row, in one line."""
     for observed, run in ((baseline, runs.baseline), (candidate, runs.candidate)):
         if observed.empty:
-            return f"{run}: no judgments of chatbot dialogues to compare (judge the run first)"
+            return _no_judgments(run)
     judges = [sorted(set(observed["judge"])) for observed in (baseline, candidate)]
     if not set(judges[0]) & set(judges[1]):
         return (
@@ -146,32 +149,26 @@ def _nothing_shared(baseline: pd.DataFrame, candidate: pd.DataFrame, runs: Compa
     return "no protocol and dimension judged by the same judge in both runs"
 
 
-def _optional(value: float | None) -> float | None:
-    return None if value is None or math.isnan(value) else float(value)
+NAMED = {
+    "first": "candidate",
+    "second": "baseline",
+    "first_value": "candidate_value",
+    "second_value": "baseline_value",
+}
+
+
+def frame_records(frame: pd.DataFrame) -> list[dict[str, object]]:
+    """A table's rows as dicts for records: a missing value (NaN) is None."""
+    return [
+        {str(key): None if pd.isna(value) else value for key, value in row.items()}
+        for row in frame.to_dict("records")
+    ]
 
 
 def _rows(differences: pd.DataFrame) -> list[DifferenceRow]:
     """`chatbot_differences`'s rows, its first (the candidate) and second (the baseline) named."""
-    return [
-        DifferenceRow(
-            **{key: row[key] for key in ("protocol", "judge", "dimension", "better", "language")},
-            baseline=row["second"],
-            candidate=row["first"],
-            design=row["design"],
-            units=int(row["units"]),
-            baseline_value=row["second_value"],
-            candidate_value=row["first_value"],
-            difference=row["difference"],
-            low=_optional(row["low"]),
-            high=_optional(row["high"]),
-            worse_by=row["worse_by"],
-            p_value=_optional(row["p_value"]),
-            p_adjusted=_optional(row["p_adjusted"]),
-            holds=bool(row["holds"]),
-            note="" if not isinstance(row["note"], str) else row["note"],
-        )
-        for row in differences.to_dict("records")
-    ]
+    named = differences.rename(columns=NAMED).fillna({"note": ""})
+    return [DifferenceRow.model_validate(row) for row in frame_records(named)]
 
 
 def compare_versions(
@@ -187,6 +184,8 @@ def compare_versions(
     if candidate is None:
         observed = run_observations(baseline)
         runs = ComparedRuns(baseline=str(baseline), candidate=str(baseline))
+        if observed.empty:
+            raise DialbenchError(_no_judgments(runs.baseline))
         pairs = [pair_in_run(chatbots_of(observed), chatbots)]
         why_empty = "the two chatbots share no protocol, judge and dimension"
     else:
