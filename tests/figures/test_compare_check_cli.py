@@ -11,6 +11,7 @@ from dialbench.cli import app
 from dialbench.errors import DialbenchError
 from dialbench.figures.versions import Comparison
 from tests.conftest import RunCli
+from tests.figures.known_versions import make_run
 
 PASS, REGRESSION, USAGE = 0, 1, 2
 
@@ -129,3 +130,13 @@ def test_an_option_out_of_range_is_a_usage_error(runs: dict[str, Path]) -> None:
     code, shown = invoke("check", runs["worse"], "-b", runs["baseline"], "--alpha", "0")
     assert code == USAGE
     assert shown == "error: option alpha: Input should be greater than 0\n"
+
+
+def test_names_are_shown_as_text_in_markdown_and_html(tmp_path: Path) -> None:
+    named = "<script>alert(1)</script>|bot"
+    before, after = make_run(tmp_path / "a", chatbot=named), make_run(tmp_path / "b", chatbot=named)
+    for fmt in ("markdown", "html"):
+        code, shown = invoke("compare", before, after, "-f", fmt)
+        assert code == 0, shown
+        assert "<script>" not in shown
+        assert "&lt;script&gt;" in shown
