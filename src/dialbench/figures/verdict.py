@@ -48,7 +48,8 @@ class GateVerdict(Record):
         better = f"{len(self.improvements)} better"
         if self.passed:
             return f"PASS: no regression ({family}; {better})"
-        worse = f"{len(self.regressions)} figures worse beyond their margin"
+        count = len(self.regressions)
+        worse = f"{count} figure{'s' if count > 1 else ''} worse beyond their margin"
         return f"REGRESSION: {worse} ({family}; {better})"
 
     def text(self) -> str:
