@@ -41,25 +41,14 @@ def gate_config(
             thresholds, GateConfig, "a gate config", "alpha:, correction:, scope:, rules:"
         )
     )
-    scope = {
-        field: patterns
-        for field, patterns in (
-            ("protocols", protocols),
-            ("dimensions", dimensions),
-            ("languages", languages),
-        )
-        if patterns
-    }
-    changed: dict[str, object] = {
-        "alpha": alpha,
-        "correction": correction,
-        "scope": config.scope.model_copy(update=scope) if scope else None,
-        "rules": None
-        if margin is None
-        else [rule.model_copy(update={"margin": margin}) for rule in config.rules],
-    }
+    data = config.model_dump()
+    scope = (("protocols", protocols), ("dimensions", dimensions), ("languages", languages))
+    data["scope"] |= {field: patterns for field, patterns in scope if patterns}
+    if margin is not None:
+        data["rules"] = [rule | {"margin": margin} for rule in data["rules"]]
+    test = (("alpha", alpha), ("correction", correction))
     return GateConfig.model_validate(
-        config.model_dump() | {k: v for k, v in changed.items() if v is not None}
+        data | {key: value for key, value in test if value is not None}
     )
 
 
