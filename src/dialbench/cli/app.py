@@ -19,6 +19,13 @@ app = typer.Typer(
 )
 
 
+def validation_message(invalid: ValidationError) -> str:
+    """An option's first problem, in one line."""
+    problem = invalid.errors()[0]
+    where = ".".join(str(part) for part in problem["loc"])
+    return f"option {where}: {problem['msg']}" if where else problem["msg"]
+
+
 def main() -> None:
     """Entry point: a user error is one line on stderr and exit code 1, never a traceback."""
     try:
@@ -31,10 +38,5 @@ def main() -> None:
         print(f"error: {where}{error.strerror or error}", file=sys.stderr)
         sys.exit(1)
     except ValidationError as invalid:
-        problem = invalid.errors()[0]
-        where = ".".join(str(part) for part in problem["loc"])
-        print(
-            f"error: option {where}: {problem['msg']}" if where else f"error: {problem['msg']}",
-            file=sys.stderr,
-        )
+        print(f"error: {validation_message(invalid)}", file=sys.stderr)
         sys.exit(2)

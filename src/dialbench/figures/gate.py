@@ -19,19 +19,13 @@ from dialbench.figures.differences import ALPHA, Correction, correct
 from dialbench.schema import Record
 
 
-class GateRule(Record):
-    """Where a rule applies (shell patterns: `issues.*`, `overall`; language `all` is the
-    languages together) and how much worse it lets a figure be."""
+class GateScope(Record):
+    """Which rows: shell patterns (`issues.*`, `overall`; language `all` is the languages
+    together)."""
 
     protocols: list[str] = Field(default_factory=lambda: ["*"])
     dimensions: list[str] = Field(default_factory=lambda: ["*"])
     languages: list[str] = Field(default_factory=lambda: ["*"])
-    margin: float = Field(
-        default=0.0,
-        ge=0,
-        description="worse by more than this, in the figure's own units (0.03: 3 points of a "
-        "rate; 0.2 on a 1-5 score)",
-    )
 
     def matches(self, protocol: str, dimension: str, language: str) -> bool:
         return (
@@ -41,13 +35,50 @@ class GateRule(Record):
         )
 
 
+class GateRule(GateScope):
+    """Where a rule applies and how much worse it lets a figure be."""
+
+    margin: float = Field(
+        default=0.0,
+        ge=0,
+        description="worse by more than this, in the figure's own units (0.03: 3 points of a "
+        "rate; 0.12 on a 1-5 score)",
+    )
+
+
+RATE_MARGIN = 0.03
+
+
+def default_rules() -> list[GateRule]:
+    """Every figure is checked, with the same tolerance relative to its scale: 3 points of a
+    rate (an issue, judged human, a win), and 3% of a score's range (0.12 on MEDAL's 1-5
+    overall and the 1-5 submetrics, 0.06 on DiQAD's 0-2 quality); a figure of another protocol
+    may not get significantly worse at all."""
+    return [
+        GateRule(dimensions=["issues.*", "judged_human", "win", "win_or_tie"], margin=RATE_MARGIN),
+        GateRule(
+            dimensions=["overall", "understandability", "sensibleness"], margin=4 * RATE_MARGIN
+        ),
+        GateRule(dimensions=["quality"], margin=2 * RATE_MARGIN),
+        GateRule(),
+    ]
+
+
 class GateConfig(Record):
+    """A thresholds file (`dialbench check --thresholds`) holds these fields; the first rule that
+    matches a row in scope is its rule, and a row no rule matches is not checked."""
+
     alpha: float = Field(default=ALPHA, gt=0, lt=1)
     correction: Correction = "holm"
-    rules: list[GateRule] = Field(default_factory=lambda: [GateRule()], min_length=1)
+    scope: GateScope = Field(
+        default_factory=GateScope, description="only these rows are checked (default: all)"
+    )
+    rules: list[GateRule] = Field(default_factory=default_rules, min_length=1)
 
     def rule_for(self, protocol: str, dimension: str, language: str) -> int | None:
         """The index of the first rule that matches, or None: the row is not checked."""
+        if not self.scope.matches(protocol, dimension, language):
+            return None
         for index, rule in enumerate(self.rules):
             if rule.matches(protocol, dimension, language):
                 return index

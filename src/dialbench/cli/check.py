@@ -1,0 +1,102 @@
+"""`dialbench check`: the regression gate, for CI. Exit 0 when the candidate run is nowhere
+significantly worse than its baseline by more than the margin allowed there, 1 when it is, 2
+when the runs cannot be compared (or the command line or thresholds file is wrong)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from pydantic import ValidationError
+
+from dialbench.cli.app import app, validation_message
+from dialbench.cli.compare import ChatbotOption, Correction
+from dialbench.errors import DialbenchError
+
+if TYPE_CHECKING:
+    from dialbench.figures.gate import GateConfig
+
+USAGE_ERROR = 2
+
+
+def gate_config(
+    thresholds: Path | None,
+    margin: float | None,
+    dimensions: list[str],
+    languages: list[str],
+    protocols: list[str],
+    alpha: float | None,
+    correction: Correction | None,
+) -> GateConfig:
+    """The thresholds file's config (or the default one), with what the options set."""
+    from dialbench.figures.gate import GateConfig
+    from dialbench.yaml_config import load_yaml_config
+
+    config = (
+        GateConfig()
+        if thresholds is None
+        else load_yaml_config(
+            thresholds, GateConfig, "a gate config", "alpha:, correction:, scope:, rules:"
+        )
+    )
+    data = config.model_dump()
+    scope = (("protocols", protocols), ("dimensions", dimensions), ("languages", languages))
+    data["scope"] |= {field: patterns for field, patterns in scope if patterns}
+    if margin is not None:
+        data["rules"] = [rule | {"margin": margin} for rule in data["rules"]]
+    test = (("alpha", alpha), ("correction", correction))
+    return GateConfig.model_validate(
+        data | {key: value for key, value in test if value is not None}
+    )
+
+
+@app.command()
+def check(
+    run: Annotated[Path, typer.Argument(help="The candidate's run directory.")],
+    baseline: Annotated[
+        Path, typer.Option("--baseline", "-b", help="The baseline's run directory.")
+    ],
+    thresholds: Annotated[
+        Path | None,
+        typer.Option(
+            help="A YAML gate config: alpha, correction, scope, rules (docs/comparing.md)."
+        ),
+    ] = None,
+    margin: Annotated[
+        float | None,
+        typer.Option(min=0.0, help="One margin for every figure, in its units (0.03 on a rate)."),
+    ] = None,
+    dimension: Annotated[
+        list[str], typer.Option(help="Check only these dimensions ('issues.*'); repeatable.")
+    ] = [],  # noqa: B006  (typer reads defaults, never mutates them)
+    language: Annotated[
+        list[str], typer.Option(help="Check only these languages (all: together); repeatable.")
+    ] = [],  # noqa: B006
+    protocol: Annotated[list[str], typer.Option(help="Check only these protocols.")] = [],  # noqa: B006
+    alpha: Annotated[
+        float | None, typer.Option(min=0.0, max=1.0, help="Default 0.05 (or the file's).")
+    ] = None,
+    correction: Annotated[
+        Correction | None, typer.Option(help="holm (default) or fdr_bh, over the checked rows.")
+    ] = None,
+    chatbot: ChatbotOption = [],  # noqa: B006
+    as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
+) -> None:
+    """Is RUN (the candidate) significantly worse than the baseline anywhere, by more than the
+    margin allowed there? Default margins: 0.03 on a rate, 3% of a score's range (0.12 on
+    1-5, 0.06 on 0-2). Exit 0: no regression; 1: a regression; 2: nothing to compare."""
+    from dialbench.figures.verdict import check_versions
+
+    try:
+        config = gate_config(thresholds, margin, dimension, language, protocol, alpha, correction)
+        verdict = check_versions(run, baseline, config, chatbot)
+    except ValidationError as invalid:
+        print(f"error: {validation_message(invalid)}", file=sys.stderr)
+        raise typer.Exit(USAGE_ERROR) from None
+    except (DialbenchError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        raise typer.Exit(USAGE_ERROR) from None
+    print(verdict.model_dump_json(indent=2) if as_json else verdict.text())
+    raise typer.Exit(0 if verdict.passed else 1)

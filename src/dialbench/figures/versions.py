@@ -1,0 +1,216 @@
+"""Two versions of a chatbot compared: the baseline's run and the candidate's, or two chatbots of
+one run, on the seeds both ran (`differences.py`), as one record to print, store or gate.
+
+Two runs' observations are put into one frame with each chatbot relabelled by its side
+(`baseline:python:faq_bot:reply`, `candidate:python:faq_bot:reply`), so the paired analysis
+meets the same seed in both runs (a seed unit hashes the same wherever it ran). Judges match by
+name: a judge, protocol or dimension that only one run holds gives no row. Every difference is
+candidate − baseline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from dialbench.errors import DialbenchError
+from dialbench.figures.differences import ALPHA, Correction, chatbot_differences, design_note
+from dialbench.figures.frame import judgment_frame
+from dialbench.figures.observations import observations
+from dialbench.schema import Record
+from dialbench.store import RunStore
+
+BASELINE = "baseline"
+CANDIDATE = "candidate"
+
+
+class ComparedRuns(Record):
+    """The run directories compared (the same one twice for two chatbots of one run)."""
+
+    baseline: str
+    candidate: str
+
+
+class ChatbotPair(Record):
+    """Two chatbots as the comparison's rows name them."""
+
+    baseline: str
+    candidate: str
+
+
+class DifferenceRow(Record):
+    """One figure of the candidate against the baseline's, with how sure it is."""
+
+    protocol: str
+    judge: str
+    dimension: str
+    better: str
+    language: str
+    baseline: str
+    candidate: str
+    design: str
+    units: int
+    baseline_value: float
+    candidate_value: float
+    difference: float
+    low: float | None
+    high: float | None
+    worse_by: float
+    p_value: float | None
+    p_adjusted: float | None
+    holds: bool
+    note: str
+
+
+class Comparison(Record):
+    runs: ComparedRuns
+    pairs: list[ChatbotPair]
+    correction: Correction
+    alpha: float
+    design: str
+    rows: list[DifferenceRow]
+
+    def frame(self) -> pd.DataFrame:
+        """The rows as a table, for the gate (`gate.gate`) and for printing."""
+        return pd.DataFrame(
+            [row.model_dump() for row in self.rows], columns=list(DifferenceRow.model_fields)
+        )
+
+
+def run_observations(run_dir: Path) -> pd.DataFrame:
+    with RunStore.open(run_dir, create=False) as store:
+        return observations(judgment_frame(store), store)
+
+
+def chatbots_of(observed: pd.DataFrame) -> list[str]:
+    return sorted(set(observed["chatbot"]))
+
+
+def _listed(names: Sequence[str]) -> str:
+    return ", ".join(names) or "none"
+
+
+def pair_runs(
+    baseline: Sequence[str], candidate: Sequence[str], chosen: Sequence[str]
+) -> list[tuple[str, str]]:
+    """(baseline chatbot, candidate chatbot) pairs of two runs: the one chatbot of each, the
+    same chatbots by name, or those `chosen` (one name in both runs, or one of each)."""
+    found = f"the baseline has {_listed(baseline)}; the candidate has {_listed(candidate)}"
+    if len(chosen) > 2:
+        raise DialbenchError(f"choose one chatbot, or two (baseline, candidate), not {len(chosen)}")
+    if chosen:
+        wanted = (chosen[0], chosen[-1])
+        if wanted[0] not in baseline or wanted[1] not in candidate:
+            missing = " and ".join(dict.fromkeys(wanted))
+            raise DialbenchError(f"no chatbot {missing} to compare: {found}")
+        return [wanted]
+    if len(baseline) == 1 and len(candidate) == 1:
+        return [(baseline[0], candidate[0])]
+    if baseline and set(baseline) == set(candidate):
+        return [(name, name) for name in baseline]
+    raise DialbenchError(
+        f"which chatbots? {found}: choose with --chatbot NAME (in both) or --chatbot A --chatbot B"
+    )
+
+
+def pair_in_run(chatbots: Sequence[str], chosen: Sequence[str]) -> tuple[str, str]:
+    """(baseline, candidate) of one run: the two `chosen` in that order, or its only two."""
+    if len(chosen) == 2 and set(chosen) <= set(chatbots):
+        return chosen[0], chosen[1]
+    if not chosen and len(chatbots) == 2:
+        return chatbots[0], chatbots[1]
+    raise DialbenchError(
+        f"choose two chatbots of the run with --chatbot A --chatbot B (A the baseline); it has "
+        f"{_listed(chatbots)}"
+    )
+
+
+def labelled(observed: pd.DataFrame, side: str) -> pd.DataFrame:
+    return observed.assign(chatbot=side + ":" + observed["chatbot"].astype(str))
+
+
+def _no_judgments(run: str) -> str:
+    return f"{run}: no judgments of chatbot dialogues to compare (judge the run first)"
+
+
+def _nothing_shared(baseline: pd.DataFrame, candidate: pd.DataFrame, runs: ComparedRuns) -> str:
+    """Why two runs' observations give no row, in one line."""
+    for observed, run in ((baseline, runs.baseline), (candidate, runs.candidate)):
+        if observed.empty:
+            return _no_judgments(run)
+    judges = [sorted(set(observed["judge"])) for observed in (baseline, candidate)]
+    if not set(judges[0]) & set(judges[1]):
+        return (
+            f"no judge in both runs: {runs.baseline} has {_listed(judges[0])}; "
+            f"{runs.candidate} has {_listed(judges[1])}"
+        )
+    return "no protocol and dimension judged by the same judge in both runs"
+
+
+NAMED = {
+    "first": "candidate",
+    "second": "baseline",
+    "first_value": "candidate_value",
+    "second_value": "baseline_value",
+}
+
+
+def frame_records(frame: pd.DataFrame) -> list[dict[str, object]]:
+    """A table's rows as dicts for records: a missing value (NaN) is None."""
+    return [
+        {str(key): None if pd.isna(value) else value for key, value in row.items()}
+        for row in frame.to_dict("records")
+    ]
+
+
+def _rows(differences: pd.DataFrame) -> list[DifferenceRow]:
+    """`chatbot_differences`'s rows, its first (the candidate) and second (the baseline) named."""
+    named = differences.rename(columns=NAMED).fillna({"note": ""})
+    return [DifferenceRow.model_validate(row) for row in frame_records(named)]
+
+
+def compare_versions(
+    baseline: Path,
+    candidate: Path | None = None,
+    chatbots: Sequence[str] = (),
+    correction: Correction = "holm",
+    alpha: float = ALPHA,
+) -> Comparison:
+    """The candidate's figures against the baseline's, per protocol, judge, dimension and
+    language: two runs (their chatbots paired by `pair_runs`), or, without `candidate`, two
+    chatbots of the baseline's run (`pair_in_run`)."""
+    if candidate is None:
+        observed = run_observations(baseline)
+        runs = ComparedRuns(baseline=str(baseline), candidate=str(baseline))
+        if observed.empty:
+            raise DialbenchError(_no_judgments(runs.baseline))
+        pairs = [pair_in_run(chatbots_of(observed), chatbots)]
+        why_empty = "the two chatbots share no protocol, judge and dimension"
+    else:
+        before, after = run_observations(baseline), run_observations(candidate)
+        runs = ComparedRuns(baseline=str(baseline), candidate=str(candidate))
+        why_empty = _nothing_shared(before, after, runs)
+        if before.empty or after.empty:
+            raise DialbenchError(why_empty)
+        pairs = [
+            (f"{BASELINE}:{first}", f"{CANDIDATE}:{second}")
+            for first, second in pair_runs(chatbots_of(before), chatbots_of(after), chatbots)
+        ]
+        observed = pd.concat(
+            [labelled(before, BASELINE), labelled(after, CANDIDATE)], ignore_index=True
+        )
+    differences = chatbot_differences(
+        observed, [(new, old) for old, new in pairs], correction, alpha
+    )
+    if differences.empty:
+        raise DialbenchError(why_empty)
+    return Comparison(
+        runs=runs,
+        pairs=[ChatbotPair(baseline=old, candidate=new) for old, new in pairs],
+        correction=correction,
+        alpha=alpha,
+        design=f"first = candidate, second = baseline: {design_note(correction, alpha)}",
+        rows=_rows(differences),
+    )
