@@ -29,7 +29,8 @@ import pandas as pd
 from scipy import optimize
 from scipy.special import expit, logit
 
-from dialbench.figures.differences import ALPHA, chatbot_differences
+from dialbench.figures.differences import chatbot_differences
+from dialbench.figures.family import ALPHA
 from dialbench.figures.frame import ALL
 from dialbench.figures.gate import GateConfig, gate
 from dialbench.figures.intervals import chatbot_intervals
@@ -162,6 +163,10 @@ class Scenario:
         return frame.assign(
             protocol="issues",
             better=frame["dimension"].map({name: d.better for name, d in DIMENSIONS.items()}),
+            lowest=frame["dimension"].map({name: d.floor for name, d in DIMENSIONS.items()}),
+            highest=frame["dimension"].map(
+                {name: d.floor + d.steps for name, d in DIMENSIONS.items()}
+            ),
             unit=unit,
             item=unit + ":" + frame["item"].astype(str),
         )

@@ -11,6 +11,7 @@ def observations(
     *,
     dimension: str = "issues.repetitive",
     better: str = "lower",
+    scale: tuple[float, float] = (0.0, 1.0),
     language: str = "en",
 ) -> pd.DataFrame:
     """`values[chatbot][seed, item]`: one observation each, the seed its unit."""
@@ -20,6 +21,8 @@ def observations(
             "judge": "judge",
             "dimension": dimension,
             "better": better,
+            "lowest": scale[0],
+            "highest": scale[1],
             "chatbot": chatbot,
             "language": language,
             "unit": f"{language}:seed{seed}",

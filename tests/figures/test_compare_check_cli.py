@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import get_args
 
 from typer.testing import CliRunner
 
 from dialbench.cli import app
-from dialbench.cli.compare import Correction
 from dialbench.errors import DialbenchError
-from dialbench.figures.differences import CORRECTIONS
 from dialbench.figures.versions import Comparison
 from tests.conftest import RunCli
 from tests.figures.known_versions import make_run
@@ -143,7 +140,3 @@ def test_names_are_shown_as_text_in_markdown_and_html(tmp_path: Path) -> None:
         assert code == 0, shown
         assert "<script>" not in shown
         assert "&lt;script&gt;" in shown
-
-
-def test_the_command_line_offers_every_correction() -> None:
-    assert get_args(Correction) == tuple(CORRECTIONS)

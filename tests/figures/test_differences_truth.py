@@ -11,7 +11,8 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from dialbench.figures.differences import Correction, chatbot_differences, compare_pair, correct
+from dialbench.figures.differences import chatbot_differences, compare_pair
+from dialbench.figures.family import Correction, correct
 from tests.figures.observed import observations
 
 P_VALUES = np.array([0.001, 0.008, 0.039, 0.041, 0.042, 0.06, 0.074, 0.205, 0.212, 0.216])

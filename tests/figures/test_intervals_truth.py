@@ -34,7 +34,9 @@ def test_a_scores_interval_is_scipys_percentile_bootstrap_of_the_seed_means() ->
     seeds, items = 15, 3
     values = 1 + rng.binomial(4, rng.beta(2, 5, size=seeds)[:, None], size=(seeds, items))
     units = np.repeat(np.arange(seeds), items).astype(str)
-    value, low, high, note = mean_interval(values.ravel().astype(float), units, resamples=40_000)
+    value, low, high, note = mean_interval(
+        values.ravel().astype(float), units, rate=False, resamples=40_000
+    )
     reference = stats.bootstrap(
         (values.mean(axis=1),),
         np.mean,
@@ -54,7 +56,7 @@ def test_a_rate_of_one_item_per_seed_is_wilsons_at_students_quantile() -> None:
     freedom (statsmodels' Wilson at the normal level that matches it)."""
     flags = np.zeros(30)
     flags[:4] = 1
-    value, low, high, _ = mean_interval(flags, np.arange(30).astype(str))
+    value, low, high, _ = mean_interval(flags, np.arange(30).astype(str), rate=True)
     level = 2 * stats.norm.cdf(stats.t.ppf(0.975, 29)) - 1
     expected = proportion_confint(4, 30, alpha=1 - level, method="wilson")
     assert value == pytest.approx(4 / 30)
@@ -65,8 +67,8 @@ def test_copies_of_a_seeds_items_add_nothing_to_a_rate() -> None:
     """Items of one seed that always agree are worth one: the design effect takes them back."""
     rng = np.random.default_rng(4)
     flags = (rng.random(25) < 0.2).astype(float)
-    once = mean_interval(flags, np.arange(25).astype(str))
-    thrice = mean_interval(np.repeat(flags, 3), np.repeat(np.arange(25), 3).astype(str))
+    once = mean_interval(flags, np.arange(25).astype(str), rate=True)
+    thrice = mean_interval(np.repeat(flags, 3), np.repeat(np.arange(25), 3).astype(str), rate=True)
     assert thrice == pytest.approx(once)
 
 

@@ -57,6 +57,8 @@ def test_the_pilot_spread_pools_every_pairs_per_seed_differences() -> None:
             "judge": "j",
             "dimension": "issues.x",
             "better": "lower",
+            "lowest": 0.0,
+            "highest": 1.0,
             "chatbot": f"bot{c}",
             "language": "en",
             "unit": f"s{s}",

@@ -12,8 +12,9 @@ import typer
 from pydantic import ValidationError
 
 from dialbench.cli.app import app, validation_message
-from dialbench.cli.compare import ChatbotOption, Correction
+from dialbench.cli.compare import ChatbotOption
 from dialbench.errors import DialbenchError
+from dialbench.figures.family import Correction
 
 if TYPE_CHECKING:
     from dialbench.figures.gate import GateConfig
@@ -85,7 +86,7 @@ def check(
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
 ) -> None:
     """Is RUN (the candidate) significantly worse than the baseline anywhere, by more than the
-    margin allowed there? Default margins: 0.03 on a rate, 3% of a score's range (0.12 on
+    margin allowed there? Default margin: 3% of each figure's scale (0.03 on a rate, 0.12 on
     1-5, 0.06 on 0-2). Exit 0: no regression; 1: a regression; 2: nothing to compare."""
     from dialbench.figures.verdict import check_versions
 

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from dialbench.cli.app import app
 from dialbench.cli.terminal_tables import table
+from dialbench.figures.family import Correction
 from dialbench.safe_text import markdown_frame, markdown_text
 
 if TYPE_CHECKING:
@@ -20,8 +21,6 @@ if TYPE_CHECKING:
     from dialbench.figures.versions import Comparison, DifferenceRow
 
 OutputFormat = Literal["table", "markdown", "json", "html"]
-# figures.differences.Correction, named here too so that `--help` loads no scipy
-Correction = Literal["holm", "fdr_bh"]
 TEXT = ("protocol", "judge", "dimension", "language", "chatbot", "holds", "note")
 
 ChatbotOption = Annotated[

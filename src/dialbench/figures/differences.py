@@ -15,23 +15,16 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from itertools import combinations
-from typing import Literal
 
 import numpy as np
 import pandas as pd
 from scipy import stats
-from statsmodels.stats.multitest import multipletests
 
+from dialbench.figures.family import ALPHA, CORRECTIONS, Correction, correct
 from dialbench.figures.frame import with_all_languages
 from dialbench.resampling import LEVEL, MIN_CLUSTERS
 
-Correction = Literal["holm", "fdr_bh"]
-CORRECTIONS: dict[Correction, str] = {
-    "holm": "Holm (family-wise error)",
-    "fdr_bh": "Benjamini–Hochberg (false discovery rate)",
-}
-ALPHA = 0.05
-GROUP = ["protocol", "judge", "dimension", "better", "language"]
+GROUP = ["protocol", "judge", "dimension", "better", "lowest", "highest", "language"]
 COLUMNS = [
     *GROUP,
     "first",
@@ -72,7 +65,9 @@ def _paired(first: pd.Series, second: pd.Series, level: float) -> dict[str, obje
     }
     if np.ptp(d) == 0:  # every seed differs by the same amount: no spread for a t test
         same = float(d[0])
-        sign_test = 1.0 if same == 0 else min(1.0, 2 * 0.5 ** len(d))
+        if same == 0:  # no test could find a difference: left out of the family
+            return row | {"low": 0.0, "high": 0.0, "note": "the same on every seed: no test"}
+        sign_test = min(1.0, 2 * 0.5 ** len(d))
         return row | {
             "low": same,
             "high": same,
@@ -123,21 +118,6 @@ def compare_pair(first: pd.Series, second: pd.Series, level: float = LEVEL) -> d
     if units < MIN_CLUSTERS:
         row.setdefault("note", f"only {units} seeds: unreliable")
     return row
-
-
-def correct(
-    table: pd.DataFrame, correction: Correction = "holm", alpha: float = ALPHA
-) -> pd.DataFrame:
-    """`p_adjusted` and `holds` over every tested row of the table: one family."""
-    tested = table["p_value"].notna()
-    table = table.assign(p_adjusted=np.nan, holds=False)
-    if tested.any():
-        reject, adjusted, _, _ = multipletests(
-            table.loc[tested, "p_value"].to_numpy(dtype=float), alpha, method=correction
-        )
-        table.loc[tested, "p_adjusted"] = adjusted
-        table.loc[tested, "holds"] = reject
-    return table
 
 
 def chatbot_differences(

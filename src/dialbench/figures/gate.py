@@ -15,7 +15,7 @@ from fnmatch import fnmatchcase
 import pandas as pd
 from pydantic import Field
 
-from dialbench.figures.differences import ALPHA, Correction, correct
+from dialbench.figures.family import ALPHA, Correction, correct
 from dialbench.schema import Record
 
 
@@ -35,33 +35,22 @@ class GateScope(Record):
         )
 
 
+SCALE_MARGIN = 0.03
+
+
 class GateRule(GateScope):
     """Where a rule applies and how much worse it lets a figure be."""
 
-    margin: float = Field(
-        default=0.0,
+    margin: float | None = Field(
+        default=None,
         ge=0,
         description="worse by more than this, in the figure's own units (0.03: 3 points of a "
-        "rate; 0.12 on a 1-5 score)",
+        "rate; 0.12 on a 1-5 score); none: 3% of the figure's scale, the same tolerance "
+        "everywhere (3 points of a rate, 0.12 on a 1-5 score, 0.06 on a 0-2 one)",
     )
 
-
-RATE_MARGIN = 0.03
-
-
-def default_rules() -> list[GateRule]:
-    """Every figure is checked, with the same tolerance relative to its scale: 3 points of a
-    rate (an issue, judged human, a win), and 3% of a score's range (0.12 on MEDAL's 1-5
-    overall and the 1-5 submetrics, 0.06 on DiQAD's 0-2 quality); a figure of another protocol
-    may not get significantly worse at all."""
-    return [
-        GateRule(dimensions=["issues.*", "judged_human", "win", "win_or_tie"], margin=RATE_MARGIN),
-        GateRule(
-            dimensions=["overall", "understandability", "sensibleness"], margin=4 * RATE_MARGIN
-        ),
-        GateRule(dimensions=["quality"], margin=2 * RATE_MARGIN),
-        GateRule(),
-    ]
+    def margin_on(self, lowest: float, highest: float) -> float:
+        return self.margin if self.margin is not None else SCALE_MARGIN * (highest - lowest)
 
 
 class GateConfig(Record):
@@ -73,7 +62,7 @@ class GateConfig(Record):
     scope: GateScope = Field(
         default_factory=GateScope, description="only these rows are checked (default: all)"
     )
-    rules: list[GateRule] = Field(default_factory=default_rules, min_length=1)
+    rules: list[GateRule] = Field(default_factory=lambda: [GateRule()], min_length=1)
 
     def rule_for(self, protocol: str, dimension: str, language: str) -> int | None:
         """The index of the first rule that matches, or None: the row is not checked."""
@@ -106,7 +95,12 @@ def gate(differences: pd.DataFrame, config: GateConfig) -> pd.DataFrame:
         return checked.assign(margin=[], regression=[])
     checked = checked.assign(
         rule=checked["rule"].astype(int),
-        margin=[config.rules[int(index)].margin for index in checked["rule"]],
+        margin=[
+            config.rules[int(index)].margin_on(lowest, highest)
+            for index, lowest, highest in zip(
+                checked["rule"], checked["lowest"], checked["highest"], strict=True
+            )
+        ],
     )
     checked = correct(checked, config.correction, config.alpha)
     regression = checked["holds"] & (checked["worse_by"] > checked["margin"])

@@ -2,7 +2,7 @@
 
 A figure is the mean of its observations (an issue rate: the share of dialogues flagged). The
 dialogues grown from one seed are not independent (they share a first turn, or a ChatSEED), so
-the interval counts seeds, not dialogues. A rate (every observation between 0 and 1) gets
+the interval counts seeds, not dialogues. A rate (a figure on the scale 0 to 1) gets
 Wilson's score interval with the seeds' design effect; any other figure (a 1-5 score) resamples
 whole seeds (`resampling.ClusterResamples`) for the expanded percentile interval
 (`resampling.expanded_level`), which keeps its coverage with few seeds. Below MIN_CLUSTERS seeds
@@ -16,6 +16,7 @@ import pandas as pd
 from scipy import stats
 
 from dialbench.figures.frame import with_all_languages
+from dialbench.figures.observations import Figure
 from dialbench.resampling import (
     LEVEL,
     MIN_CLUSTERS,
@@ -66,10 +67,15 @@ def rate_interval(sums: np.ndarray, sizes: np.ndarray) -> tuple[float, float]:
 
 
 def mean_interval(
-    values: np.ndarray, units: np.ndarray, resamples: int = RESAMPLES, seed: int = 0
+    values: np.ndarray,
+    units: np.ndarray,
+    *,
+    rate: bool,
+    resamples: int = RESAMPLES,
+    seed: int = 0,
 ) -> tuple[float, float, float, str]:
-    """The mean of `values`, its interval over the clusters `units`, and a note (empty, or
-    why the interval is not to be trusted)."""
+    """The mean of `values` (a rate's, or a score's), its interval over the clusters `units`,
+    and a note (empty, or why the interval is not to be trusted)."""
     drawn = ClusterResamples.draw(units, resamples, seed)
     k = drawn.n_clusters
     value = float(np.mean(values))
@@ -78,7 +84,7 @@ def mean_interval(
     note = f"only {k} seeds: unreliable interval" if k < MIN_CLUSTERS else ""
     sums = np.bincount(drawn.cluster, weights=values, minlength=k)
     sizes = np.bincount(drawn.cluster, minlength=k)
-    if values.min() >= 0 and values.max() <= 1:
+    if rate:
         return value, *rate_interval(sums, sizes), note
     resampled = (drawn.counts @ sums) / (drawn.counts @ sizes)
     low, high = percentile_interval(resampled, expanded_level(LEVEL, k))
@@ -95,8 +101,13 @@ def chatbot_intervals(
     rows = []
     for key, part in with_all_languages(observations).groupby(KEYS, sort=False):
         units = part["unit"].to_numpy(dtype=str)
+        first = part.iloc[0]
         value, low, high, note = mean_interval(
-            part["value"].to_numpy(dtype=float), units, resamples, seed
+            part["value"].to_numpy(dtype=float),
+            units,
+            rate=Figure(first["better"], first["lowest"], first["highest"]).is_rate,
+            resamples=resamples,
+            seed=seed,
         )
         rows.append(
             {

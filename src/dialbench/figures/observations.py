@@ -10,12 +10,16 @@ line; the Arena has its own ratings with intervals (`botchat/elo.py`) and no ent
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 import pandas as pd
 
 from dialbench.figures.frame import ok, per_item
+from dialbench.issue_labels import load_issue_labels
+from dialbench.judge.protocols.holistic import QUALITY_LEVELS
+from dialbench.judge.protocols.submetrics import DIMENSIONS, SCORES
 from dialbench.registry import Registry
 
 if TYPE_CHECKING:
@@ -27,6 +31,8 @@ COLUMNS = [
     "judge",
     "dimension",
     "better",
+    "lowest",
+    "highest",
     "chatbot",
     "language",
     "unit",
@@ -40,18 +46,45 @@ def empty() -> pd.DataFrame:
     return pd.DataFrame(columns=COLUMNS)
 
 
-def judged_values(frame: pd.DataFrame, protocol: str, better: Mapping[str, Better]) -> pd.DataFrame:
-    """The item means of a protocol's ok judgments, one row per item and dimension in `better`
-    (those the judgments hold)."""
+@dataclass(frozen=True)
+class Figure:
+    """What a dimension's figure is: which direction is better, and the ends of its scale (a
+    rate, the share of items with something, runs from 0 to 1: its interval and the gate's
+    margin read the scale)."""
+
+    better: Better
+    lowest: float = 0.0
+    highest: float = 1.0
+
+    @classmethod
+    def score(cls, levels: Sequence[int]) -> Figure:
+        """A score on these levels, higher better."""
+        return cls("higher", min(levels), max(levels))
+
+    @property
+    def is_rate(self) -> bool:
+        return (self.lowest, self.highest) == (0.0, 1.0)
+
+
+def judged_values(
+    frame: pd.DataFrame, protocol: str, figures: Mapping[str, Figure]
+) -> pd.DataFrame:
+    """The item means of a protocol's ok judgments, one row per item and dimension in
+    `figures` (those the judgments hold)."""
     scored = ok(frame, protocol)
-    dimensions = [d for d in better if d in scored and scored[d].notna().any()]
+    dimensions = [d for d in figures if d in scored and scored[d].notna().any()]
     if scored.empty or not dimensions:
         return empty()
     long = per_item(scored, dimensions).melt(
         ["judge", "item", "chatbot", "language", "unit"], dimensions, "dimension", "value"
     )
-    long = long.dropna(subset="value").assign(
-        protocol=protocol, better=long["dimension"].map(better)
+    long = long.dropna(subset="value")
+    of = [figures[dimension] for dimension in long["dimension"]]
+    long = long.assign(
+        protocol=protocol,
+        better=[f.better for f in of],
+        lowest=[f.lowest for f in of],
+        highest=[f.highest for f in of],
     )
     return long[COLUMNS]
 
@@ -59,22 +92,21 @@ def judged_values(frame: pd.DataFrame, protocol: str, better: Mapping[str, Bette
 def issues(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
     """MEDAL: the share of dialogues with each issue (fewer is better), the overall score."""
     issue_columns = [c for c in frame.columns if c.startswith("issues.")]
+    overall = Figure.score(load_issue_labels().overall.scale)
     return judged_values(
-        frame, "issues", {**dict.fromkeys(issue_columns, "lower"), "overall": "higher"}
+        frame, "issues", {**dict.fromkeys(issue_columns, Figure("lower")), "overall": overall}
     )
 
 
 def holistic(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
     """DiQAD: the mean quality 0-2."""
-    return judged_values(frame, "holistic", {"quality": "higher"})
+    return judged_values(frame, "holistic", {"quality": Figure.score(QUALITY_LEVELS)})
 
 
 def submetrics(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
     """The mean understandability and sensibleness of chatbot turns (a turn is an item, its
     dialogue's seed its unit)."""
-    return judged_values(
-        frame, "submetrics", {"understandability": "higher", "sensibleness": "higher"}
-    )
+    return judged_values(frame, "submetrics", dict.fromkeys(DIMENSIONS, Figure.score(SCORES)))
 
 
 def unieval(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
@@ -83,7 +115,7 @@ def unieval(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
     if "ai_involved" not in own:
         return empty()
     human = own.assign(judged_human=1.0 - own["ai_involved"].astype(float))
-    return judged_values(human, "unieval", {"judged_human": "higher"})
+    return judged_values(human, "unieval", {"judged_human": Figure("higher")})
 
 
 def gteval(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
@@ -112,6 +144,8 @@ def gteval(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
                     "judge": judgment["judge"],
                     "dimension": dimension,
                     "better": "higher",
+                    "lowest": 0.0,
+                    "highest": 1.0,
                     "chatbot": chat.participants.assistant,
                     "language": chat.language,
                     "unit": units[chat.id],

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from dialbench.figures.differences import ALPHA
+from dialbench.figures.family import ALPHA
 from dialbench.figures.frame import with_all_languages
 from dialbench.schema import Record
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dialbench.errors import DialbenchError
-from dialbench.figures.differences import CORRECTIONS
+from dialbench.figures.family import CORRECTIONS
 from dialbench.figures.gate import GateConfig, gate
 from dialbench.figures.versions import (
     ComparedRuns,
@@ -128,7 +128,7 @@ def assert_no_regression(
     chatbots: Sequence[str] = (),
 ) -> None:
     """Fail (AssertionError, with the verdict's screen) when `run` regresses against
-    `baseline`; the default config is `gate.default_rules`."""
+    `baseline`; the default config checks every figure with a margin of 3% of its scale."""
     found = check_versions(run, baseline, config, chatbots)
     if not found.passed:
         raise AssertionError(found.text())

@@ -16,7 +16,8 @@ from pathlib import Path
 import pandas as pd
 
 from dialbench.errors import DialbenchError
-from dialbench.figures.differences import ALPHA, Correction, chatbot_differences, design_note
+from dialbench.figures.differences import chatbot_differences, design_note
+from dialbench.figures.family import ALPHA, Correction
 from dialbench.figures.frame import judgment_frame
 from dialbench.figures.observations import observations
 from dialbench.schema import Record
@@ -47,6 +48,8 @@ class DifferenceRow(Record):
     judge: str
     dimension: str
     better: str
+    lowest: float
+    highest: float
     language: str
     baseline: str
     candidate: str

@@ -13,7 +13,8 @@ from pathlib import Path
 import pandas as pd
 
 from dialbench.analysis.dataset_stats import dataset_statistics
-from dialbench.figures.differences import Correction, chatbot_differences, design_note
+from dialbench.figures.differences import chatbot_differences, design_note
+from dialbench.figures.family import Correction
 from dialbench.figures.observations import observations
 from dialbench.report import tables
 from dialbench.report.protocols import PROTOCOL_SECTIONS
@@ -21,7 +22,7 @@ from dialbench.report.section import Section, table
 from dialbench.store import RunStore
 
 CORRECTION: Correction = "holm"
-NOT_SHOWN = ["worse_by", "p_value", "holds", "note"]  # in the CSV; the table shows what holds
+NOT_SHOWN = ["lowest", "highest", "worse_by", "p_value", "holds", "note"]  # in the CSV; the table shows what holds
 
 
 def differences_note(differences: pd.DataFrame) -> str:
