@@ -69,6 +69,7 @@ def shown(comparison: Comparison) -> pd.DataFrame:
                 "difference": f"{row.difference:+.3f}",
                 "95% interval": _interval(row),
                 "p adjusted": "-" if row.p_adjusted is None else f"{row.p_adjusted:.3g}",
+                "detectable": "-" if row.detectable is None else f"{row.detectable:.3f}",
                 "holds": holds(row),
                 "note": row.note,
             }

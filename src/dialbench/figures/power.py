@@ -11,6 +11,7 @@ a seed (a hard seed is hard for both) differ less, so the bound is conservative.
 
 from __future__ import annotations
 
+import functools
 import math
 from itertools import combinations
 
@@ -73,18 +74,23 @@ def rate_sd(base_rate: float, items: int = 1) -> float:
     return math.sqrt(2 * base_rate * (1 - base_rate) / items)
 
 
+@functools.lru_cache(maxsize=256)
+def detectable_effect(seeds: int, alpha: float = ALPHA, power: float = POWER) -> float:
+    """The smallest standardised difference (in sds of one seed's difference) the paired t test
+    on `seeds` seeds detects with `power`: one root-finding per number of seeds, however many
+    figures ask."""
+    from statsmodels.stats.power import TTestPower
+
+    return scalar(
+        TTestPower().solve_power(nobs=seeds, alpha=alpha, power=power, alternative="two-sided")
+    )
+
+
 def detectable_difference(
     seeds: int, sd: float, alpha: float = ALPHA, power: float = POWER
 ) -> Detectable:
     """The smallest true difference the paired t test on `seeds` seeds detects with `power`."""
-    from statsmodels.stats.power import TTestPower
-
-    difference = None
-    if seeds >= 2:
-        effect = TTestPower().solve_power(
-            nobs=seeds, alpha=alpha, power=power, alternative="two-sided"
-        )
-        difference = scalar(effect) * sd
+    difference = detectable_effect(seeds, alpha, power) * sd if seeds >= 2 else None
     return Detectable(seeds=seeds, sd=sd, alpha=alpha, power=power, difference=difference)
 
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
+from pydantic import Field
 
 from dialbench.errors import DialbenchError
 from dialbench.figures.differences import chatbot_differences, design_note
@@ -64,6 +65,10 @@ class DifferenceRow(Record):
     p_value: float | None
     p_adjusted: float | None
     holds: bool
+    detectable: float | None = Field(
+        description="the smallest true difference these seeds find 80% of the time at "
+        "alpha 0.05, from this comparison's per-seed spread (paired rows only)"
+    )
     note: str
 
 

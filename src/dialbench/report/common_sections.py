@@ -22,7 +22,15 @@ from dialbench.report.section import Section, table
 from dialbench.store import RunStore
 
 CORRECTION: Correction = "holm"
-NOT_SHOWN = ["lowest", "highest", "worse_by", "p_value", "holds", "note"]  # in the CSV; the table shows what holds
+NOT_SHOWN = [
+    "lowest",
+    "highest",
+    "worse_by",
+    "p_value",
+    "holds",
+    "detectable",
+    "note",
+]  # in the CSV; the table shows what holds
 
 
 def differences_note(differences: pd.DataFrame) -> str:
