@@ -1,7 +1,10 @@
 """Every figure the README gives of the quickstart's output, printed from the run it wrote.
 
 The validator's acceptance and how the simulated dialogues ended (`dialbench stats --source
-medal`), how many judgments parsed, and the judges against the DBDC3 humans as the README's table:
+medal`), how many judgments parsed, each chatbot's mean overall score and DiQAD quality over all
+languages with its interval over seeds, and how many of the report's differences between the
+chatbots hold (`report/tables/chatbot_differences.csv`), and the judges against the DBDC3 humans
+as the README's table:
 Pearson r with the mean human score and F1 of breakdown (X), per language and over both, each with
 its 95% interval, beside the human ceiling on the same items (from `RUN/metaeval/report.json`,
 written by the pipeline's `metaeval` stage).
@@ -15,6 +18,10 @@ from collections import Counter
 from pathlib import Path
 
 from dialbench.analysis.dataset_stats import dataset_statistics
+from dialbench.figures.differences import chatbot_differences
+from dialbench.figures.frame import ALL, judgment_frame
+from dialbench.figures.intervals import chatbot_intervals
+from dialbench.figures.observations import observations
 from dialbench.metaeval.evaluate import MetaEvalReport
 from dialbench.schema import Judgment
 from dialbench.store import RunStore
@@ -45,6 +52,26 @@ def simulation_and_judging(run: Path) -> None:
     )
     status = Counter(j.parse_status for j in judgments)
     print(f"judgments: {len(judgments)}, {status['unscored'] / len(judgments):.0%} unscored")
+
+
+def chatbot_figures(run: Path) -> None:
+    with RunStore.open(run, create=False) as store:
+        found = observations(judgment_frame(store), store)
+    figures = chatbot_intervals(found)
+    shown = figures[
+        figures["dimension"].isin(["overall", "quality"]) & (figures["language"] == ALL)
+    ]
+    for row in shown.itertuples(index=False):
+        print(
+            f"{row.protocol} {row.dimension}, {row.chatbot}, all languages: "
+            f"{_figure(row.value, row.low, row.high)} ({row.units} seeds)"
+        )
+    differences = chatbot_differences(found)
+    tested = int(differences["p_value"].notna().sum())
+    print(
+        f"differences between the chatbots: {len(differences)} compared, {tested} tested, "
+        f"{int(differences['holds'].sum())} hold"
+    )
 
 
 def judges_against_humans(run: Path) -> None:
@@ -78,6 +105,7 @@ def judges_against_humans(run: Path) -> None:
 def main() -> None:
     run = Path(sys.argv[1] if len(sys.argv) > 1 else "runs/quickstart")
     simulation_and_judging(run)
+    chatbot_figures(run)
     judges_against_humans(run)
 
 
