@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field
 
 from dialbench.analysis.dataset_stats import DatasetStats, dataset_statistics
-from dialbench.figures.frame import ALL, judgment_frame
+from dialbench.figures.frame import ALL, frame_records, judgment_frame
 from dialbench.figures.intervals import chatbot_intervals
 from dialbench.figures.observations import observations
 from dialbench.schema import Dialogue, Record
@@ -50,8 +50,7 @@ def chatbot_figures(store: RunStore, source: str | None) -> list[ChatbotFigure]:
     if frame.empty:
         return []
     rows = chatbot_intervals(observations(frame, store)).rename(columns={"units": "seeds"})
-    rows = rows.astype(object).where(rows.notna(), None)  # no interval: None, not NaN
-    found = [ChatbotFigure.model_validate(row) for row in rows.to_dict("records")]
+    found = [ChatbotFigure.model_validate(row) for row in frame_records(rows)]
     return sorted(
         found,
         key=lambda f: (f.protocol, f.judge, f.dimension, f.language == ALL, f.language, f.chatbot),

@@ -79,3 +79,12 @@ def per_item(frame: pd.DataFrame, values: list[str]) -> pd.DataFrame:
     return (
         frame[keys + values].astype(dict.fromkeys(values, float)).groupby(keys).mean().reset_index()
     )
+
+
+def frame_records(frame: pd.DataFrame) -> list[dict[str, object]]:
+    """A table's rows as dicts for records: a missing value (NaN, a figure without an
+    interval) is None."""
+    return [
+        {str(key): None if pd.isna(value) else value for key, value in row.items()}
+        for row in frame.to_dict("records")
+    ]

@@ -76,17 +76,18 @@ def mean_interval(
 ) -> tuple[float, float, float, str]:
     """The mean of `values` (a rate's, or a score's), its interval over the clusters `units`,
     and a note (empty, or why the interval is not to be trusted)."""
-    drawn = ClusterResamples.draw(units, resamples, seed)
-    k = drawn.n_clusters
+    _, cluster = np.unique(np.asarray(units, dtype=str), return_inverse=True)
+    k = int(cluster.max()) + 1
     value = float(np.mean(values))
     if k < 2:
         return value, float("nan"), float("nan"), "1 seed: no interval"
     note = f"only {k} seeds: unreliable interval" if k < MIN_CLUSTERS else ""
-    sums = np.bincount(drawn.cluster, weights=values, minlength=k)
-    sizes = np.bincount(drawn.cluster, minlength=k)
-    if rate:
+    sums = np.bincount(cluster, weights=values, minlength=k)
+    sizes = np.bincount(cluster, minlength=k)
+    if rate:  # Wilson's needs no resamples
         return value, *rate_interval(sums, sizes), note
-    resampled = (drawn.counts @ sums) / (drawn.counts @ sizes)
+    counts = ClusterResamples.draw(units, resamples, seed).counts  # clusters in the same order
+    resampled = (counts @ sums) / (counts @ sizes)
     low, high = percentile_interval(resampled, expanded_level(LEVEL, k))
     return value, float(low), float(high), note
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 import pandas as pd
 
 from dialbench.figures.frame import ok, per_item
-from dialbench.issue_labels import load_issue_labels
+from dialbench.issue_labels import ISSUES_PREFIX, load_issue_labels
 from dialbench.judge.protocols.holistic import QUALITY_LEVELS
 from dialbench.judge.protocols.submetrics import DIMENSIONS, SCORES
 from dialbench.registry import Registry
@@ -91,7 +91,7 @@ def judged_values(
 
 def issues(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
     """MEDAL: the share of dialogues with each issue (fewer is better), the overall score."""
-    issue_columns = [c for c in frame.columns if c.startswith("issues.")]
+    issue_columns = [c for c in frame.columns if c.startswith(ISSUES_PREFIX)]
     overall = Figure.score(load_issue_labels().overall.scale)
     return judged_values(
         frame, "issues", {**dict.fromkeys(issue_columns, Figure("lower")), "overall": overall}

@@ -14,13 +14,13 @@ from pathlib import Path
 
 from dialbench.errors import DialbenchError
 from dialbench.figures.family import CORRECTIONS
+from dialbench.figures.frame import frame_records
 from dialbench.figures.gate import GateConfig, gate
 from dialbench.figures.versions import (
     ComparedRuns,
     Comparison,
     DifferenceRow,
     compare_versions,
-    frame_records,
 )
 from dialbench.schema import Record
 

@@ -19,7 +19,7 @@ from pydantic import Field
 from dialbench.errors import DialbenchError
 from dialbench.figures.differences import chatbot_differences, design_note
 from dialbench.figures.family import ALPHA, Correction
-from dialbench.figures.frame import judgment_frame
+from dialbench.figures.frame import frame_records, judgment_frame
 from dialbench.figures.observations import observations
 from dialbench.schema import Record
 from dialbench.store import RunStore
@@ -163,14 +163,6 @@ NAMED = {
     "first_value": "candidate_value",
     "second_value": "baseline_value",
 }
-
-
-def frame_records(frame: pd.DataFrame) -> list[dict[str, object]]:
-    """A table's rows as dicts for records: a missing value (NaN) is None."""
-    return [
-        {str(key): None if pd.isna(value) else value for key, value in row.items()}
-        for row in frame.to_dict("records")
-    ]
 
 
 def _rows(differences: pd.DataFrame) -> list[DifferenceRow]:
