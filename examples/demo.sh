@@ -13,5 +13,8 @@ $dialbench run examples/quickstart.yaml
 echo "== run it again: every stage is up to date, no model call"
 $dialbench run examples/quickstart.yaml
 $dialbench show "$run"
+echo "== your run's figures, those the README quotes: the local models compute with your CPU's"
+echo "   instruction set, so on another CPU than the README's the dialogues and figures differ"
+.venv/bin/python benchmarks/quickstart_figures.py "$run"
 echo "open $run/report/index.html (the report) and $run/metaeval/report.md (judge vs. humans);"
 echo "browse every dialogue and judgment, and annotate the curated benchmark: $dialbench serve $run"

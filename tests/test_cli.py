@@ -9,6 +9,7 @@ import typer.main
 
 import dialbench
 from dialbench.cli import app
+from dialbench.machine import processor
 from tests.conftest import RunCli
 
 COMMANDS = sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
@@ -41,6 +42,7 @@ def test_show_prints_counts_by_language_and_source(
     assert "zh" in shown
     assert "example" in shown
     assert "judgments: none" in shown
+    assert f"computed on: {processor()}" in shown  # local models' output depends on it
 
 
 def test_run_directory_from_the_environment(

@@ -410,6 +410,10 @@ class Run(Record):
         default=None, description="the process, so a run whose process is gone reads interrupted"
     )
     host: str | None = Field(default=None, description="where `pid` is meaningful")
+    processor: str | None = Field(
+        default=None,
+        description="the CPU and its kernel flags: local models' output depends on them",
+    )
 
     @model_validator(mode="after")
     def _hash_config(self) -> Run:

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from dialbench.errors import DialbenchError
 from dialbench.hashing import canonical_json, content_hash
+from dialbench.machine import processor
 from dialbench.schema import (
     Annotation,
     Annotator,
@@ -261,6 +262,7 @@ class RunStore:
             dialbench_version=__version__,
             pid=os.getpid(),
             host=socket.gethostname(),
+            processor=processor(),
         )
         with self.transaction() as db:
             db.execute(

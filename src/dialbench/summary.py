@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 
+import orjson
+from pydantic import Field
+
+from dialbench.failures import Failures
 from dialbench.schema import Annotation, Dialogue, Judgment, Record
 from dialbench.store import RunStore
 
@@ -21,6 +25,7 @@ class StoreSummary(Record):
     path: str
     schema_version: int
     runs: dict[str, int]
+    processors: list[str] = Field(description="the CPUs the runs computed on (dialbench.machine)")
     dialogues: int
     turns: int
     by_language: dict[str, int]
@@ -47,11 +52,13 @@ def summarize(store: RunStore) -> StoreSummary:
     def by(record_type: type[Dialogue] | type[Annotation], column: str) -> dict[str, int]:
         return {value or HUMAN: n for value, n in store.group_counts(record_type, column)}
 
-    runs = Counter(f"{run.command} ({run.status})" for run in store.runs())
+    records = store.runs()
+    runs = Counter(f"{run.command} ({run.status})" for run in records)
     return StoreSummary(
         path=str(store.path),
         schema_version=store.schema_version,
         runs=dict(runs),
+        processors=sorted({run.processor or "not recorded" for run in records}),
         dialogues=store.count(Dialogue),
         turns=store.turn_count(),
         by_language=by(Dialogue, "language"),
@@ -61,3 +68,18 @@ def summarize(store: RunStore) -> StoreSummary:
         judgments=_judgment_counts(store),
         annotations_by_annotator=by(Annotation, "annotator_id"),
     )
+
+
+def stored_failures(store: RunStore) -> list[tuple[Failures, int]]:
+    """The dialogues that ended in `error` and the unscored judgments the store holds, by
+    reason, each with how many of its kind it holds: what a pipeline left undone, whichever
+    stages and shards made it. Dialogues are read as JSON, not records: a scan of a large run."""
+    dialogues = Failures(what="dialogues")
+    for stored in store.records_json(Dialogue):
+        dialogue = orjson.loads(stored)
+        if dialogue.get("end_reason") == "error":
+            dialogues.add((dialogue.get("metadata") or {}).get("error"))
+    judgments = Failures(what="judgments")
+    for judgment in store.records(Judgment, parse_status="unscored"):
+        judgments.add(judgment.error)
+    return [(dialogues, store.count(Dialogue)), (judgments, store.count(Judgment))]

@@ -53,7 +53,8 @@ def test_selfchat_judge_and_arena_from_the_command_line(
         "judge", run, "-p", "unieval", "--judge", echo_server.spec("j"), "--quiet", ok=False
     )
     assert garbage.returncode == 1
-    assert garbage.stderr.startswith("error: every judgment is unscored (stored as such)")
+    assert "4 of 4 judgments failed: 4 × " in garbage.stderr
+    assert garbage.stderr.splitlines()[-1].startswith("error: every judgment is unscored")
     with RunStore.open(run) as store:
         judged = list(store.records(Judgment, protocol="unieval"))
     assert len(judged) == 4  # the self-chats only, never the 547 human seeds

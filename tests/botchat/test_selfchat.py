@@ -32,7 +32,7 @@ def test_each_step_sees_the_system_prompt_the_history_and_the_last_utterance_as_
     run = seeded_run(tmp_path, [seed_dialogue(1)])
     model = ScriptedModel("sc-steps", echo_step)
     summary = selfchat(SelfChatConfig(models=[model.config()], n=5), run, quiet=True)
-    assert (summary.planned, summary.generated, summary.errors) == (1, 1, 0)
+    assert (summary.planned, summary.generated, summary.failures.count) == (1, 1, 0)
     [dialogue] = stored(run)
     assert [t.model for t in dialogue.turns] == [None, None] + [model.spec] * 3
     assert [t.role for t in dialogue.turns] == ["user", "assistant", "user", "assistant", "user"]
@@ -71,14 +71,14 @@ def test_a_rerun_makes_no_call_and_a_failed_dialogue_resumes_without_asking_agai
     model = ScriptedModel("sc-flaky", flaky)
     config = SelfChatConfig(models=[model.config()], n=6)
     first = selfchat(config, run, quiet=True)
-    assert (first.generated, first.errors) == (2, 1)
+    assert (first.generated, first.failures.count) == (2, 1)
     broken = next(d for d in stored(run) if d.end_reason == "error")
     assert len(broken.turns) == 4
     assert "server went away" in str(broken.metadata["error"])
     asked = len(model.requests)
     failing["on"] = False
     second = selfchat(config, run, quiet=True)
-    assert (second.already_stored, second.generated, second.errors) == (1, 1, 0)
+    assert (second.already_stored, second.generated, second.failures.count) == (1, 1, 0)
     # only the utterances that were never answered are asked: the fifth and sixth of seed 2
     assert len(model.requests) - asked == 2
     assert {len(d.turns) for d in stored(run)} == {6}

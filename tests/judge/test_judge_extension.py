@@ -101,7 +101,9 @@ def test_options_on_the_command_line_and_no_usable_judgment_exits_non_zero(
     # The loopback server echoes the question back: never valid JSON, so every judgment is
     # unscored after the re-asks; they stay stored, and the command says so and fails.
     assert done.returncode == 1
-    assert done.stderr.startswith("error: every judgment is unscored (stored as such)")
+    *reasons, error = done.stderr.splitlines()
+    assert reasons[0].startswith(f"{echoing_server.spec('echo')}: 1 of 1 judgments failed: 1 × ")
+    assert error.startswith("error: every judgment is unscored (stored as such)")
     assert "unparseable after 3 answer(s)" in done.stderr
     assert "0 ok, 1 unscored" in done.stdout
     with RunStore.open(tmp_path / "run") as store:

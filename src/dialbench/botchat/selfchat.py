@@ -23,6 +23,7 @@ from pydantic import Field
 from dialbench.botchat.config import SelfChatConfig
 from dialbench.botchat.tokens import cl100k_tokens
 from dialbench.errors import DialbenchError
+from dialbench.failures import Failures
 from dialbench.hashing import content_hash
 from dialbench.llm.base import GenerationParams, Message
 from dialbench.llm.collection import calls_started
@@ -53,8 +54,7 @@ class SelfChatSummary(Record):
     planned: int
     already_stored: int = 0
     generated: int = 0
-    errors: int = 0
-    first_error: str | None = None
+    failures: Failures = Field(default_factory=lambda: Failures(what="self-chats"))
     dropped_steps: int = Field(default=0, description="steps whose history was cut to fit")
 
 
@@ -215,8 +215,7 @@ class SelfChat:
         self.summary.generated += 1
         self.summary.dropped_steps += sum(1 for d in dropped if d)
         if error is not None:
-            self.summary.errors += 1
-            self.summary.first_error = self.summary.first_error or error
+            self.summary.failures.add(error)
 
     def _record(
         self,

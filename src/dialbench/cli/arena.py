@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from dialbench.cli.app import app
+from dialbench.cli.failures import StrictOption
 from dialbench.cli.judge import print_judged
 from dialbench.cli.options import DEFAULT_RUN, RunDir
 from dialbench.errors import DialbenchError
@@ -61,6 +62,7 @@ def arena_command(
         typer.Option(help="UniEval pass@N at these N, comma-separated; default 4,8,12,16."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    strict: StrictOption = False,
 ) -> None:
     """Judge every pair of self-chats from the same ChatSEED and length in both orders (the
     Arena prompt), then print the bootstrap ELO and Bradley-Terry ratings with 95 % intervals
@@ -74,7 +76,7 @@ def arena_command(
             judges=[ModelConfig(spec=spec) for spec in dict.fromkeys(judges)],
             settings=JudgeSettings(max_tokens=max_tokens),
         )
-        print_judged(judge(config, run, quiet=quiet))
+        print_judged(judge(config, run, quiet=quiet), strict=strict)
     _print_results(run, rounds, resamples, ns)
 
 

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from dialbench.cli.app import app
+from dialbench.cli.failures import StrictOption, close_with_failures
 from dialbench.cli.options import DEFAULT_RUN, RunDir, key_value_pairs
 from dialbench.errors import DialbenchError
 from dialbench.io.validation import describe_error
@@ -65,13 +66,19 @@ def _nothing_usable(summary: JudgeRunSummary) -> str | None:
     """Why the command produced nothing usable (every judgment unscored), if it did not."""
     if any(t.ok or t.already_ok or t.deferred for t in summary.judges):
         return None
-    first = next((t.first_error for t in summary.judges if t.first_error), "no reason recorded")
+    first = next((t.failures.first_reason for t in summary.judges if t.failures.count), None)
     return f"every judgment is unscored (stored as such); the first error: {first}"
 
 
-def print_judged(summary: JudgeRunSummary) -> None:
-    """The summary, one line per judge; an error when every judgment came back unscored."""
+def print_judged(summary: JudgeRunSummary, *, strict: bool = False) -> None:
+    """The summary, one line per judge, and the unscored by reason; an error when every
+    judgment came back unscored (with `strict`, when any did)."""
     print_judge_summary(summary)
+    close_with_failures(
+        [(f"{t.judge_model}: ", t.failures, t.ok + t.unscored) for t in summary.judges],
+        strict=strict,
+        retry="each judgment's error says why; the next run judges them again",
+    )
     if (reason := _nothing_usable(summary)) is not None:
         raise DialbenchError(reason)
 
@@ -119,6 +126,7 @@ def judge_command(
         int, typer.Option(min=1, help="Judgments stored per transaction.")
     ] = DEFAULT_BATCH_SIZE,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    strict: StrictOption = False,
     batch: Annotated[
         bool,
         typer.Option(
@@ -168,7 +176,7 @@ def judge_command(
             highlight=False,
         )
     summary = judge(config, run, quiet=quiet, batch=batch)
-    print_judged(summary)
+    print_judged(summary, strict=strict)
     if summary.batches:
         console.print(
             f"batch(es) {', '.join(summary.batches)} submitted; wait for them with "

@@ -178,6 +178,9 @@ def _print_summary(summary: StoreSummary) -> None:
     console.print(f"[bold]{escape(summary.path)}[/] (schema v{summary.schema_version})")
     runs = ", ".join(f"{n} {kind}" for kind, n in summary.runs.items()) or "none"
     console.print(f"runs: {runs}", markup=False)
+    console.print(
+        f"computed on: {'; '.join(summary.processors) or 'none'}", markup=False, soft_wrap=True
+    )
     console.print(f"dialogues: {summary.dialogues}, turns: {summary.turns}")
     for title, counts in (
         ("dialogues by language", summary.by_language),

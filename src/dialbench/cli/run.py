@@ -11,9 +11,12 @@ import typer
 from rich.console import Console
 
 from dialbench.cli.app import app
+from dialbench.cli.failures import StrictOption, close_with_failures
 from dialbench.cli.terminal_tables import figure, table
 from dialbench.errors import DialbenchError
 from dialbench.registry import Registry
+from dialbench.store import RunStore
+from dialbench.summary import stored_failures
 
 if TYPE_CHECKING:
     from dialbench.pipeline.execute import PipelineReport, StageReport
@@ -145,15 +148,23 @@ def _stopping() -> None:
     )
 
 
-def _end(report: PipelineReport) -> None:
+def _end(report: PipelineReport, run_dir: Path, strict: bool) -> None:
     """Exit 130 when stopped; a failed stage is an error on stderr (exit 1), where a script or
-    a log of errors finds it, besides its line among the stages."""
+    a log of errors finds it, besides its line among the stages. Then the failed dialogues and
+    judgments the run holds, by reason (with `strict`, exit 1 on any)."""
     if report.stopped:
         raise typer.Exit(130)
     failed = [stage for stage in report.stages if stage.status == "failed"]
     if failed:
         more = f" ({len(failed) - 1} more stage(s) failed)" if len(failed) > 1 else ""
         raise DialbenchError(f"stage {failed[0].name} failed: {failed[0].summary}{more}")
+    with RunStore.open(run_dir, create=False) as store:
+        counted = stored_failures(store)
+    close_with_failures(
+        [(f"{run_dir} holds: ", failures, of) for failures, of in counted],
+        strict=strict,
+        retry="each record's error says why; --force STAGE runs a stage again to retry them",
+    )
 
 
 @app.command(name="run")
@@ -199,6 +210,7 @@ def run_command(
         int | None,
         typer.Option(min=1, help="Ray: parts of each stage's work; default the cluster's CPUs."),
     ] = None,
+    strict: StrictOption = False,
 ) -> None:
     """Run a pipeline's stages (import, simulate, selfchat, judge, arena, metaeval, report, ...):
     each as soon as the stages it reads from are done, stages that do not depend on each other
@@ -245,4 +257,4 @@ def run_command(
     )
     if report.stopped:
         console.print("stopped: run the same command again to resume", markup=False)
-    _end(report)
+    _end(report, run_dir, strict)

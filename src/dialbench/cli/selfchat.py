@@ -12,6 +12,7 @@ from dialbench.botchat.api import selfchat
 from dialbench.botchat.config import SelfChatConfig
 from dialbench.botchat.selfchat import SelfChatSummary
 from dialbench.cli.app import app
+from dialbench.cli.failures import StrictOption, close_with_failures
 from dialbench.cli.options import DEFAULT_RUN, RunDir
 from dialbench.errors import DialbenchError
 from dialbench.io.validation import describe_error
@@ -32,7 +33,7 @@ def _print_summary(summary: SelfChatSummary) -> None:
     console.print(
         f"selfchat run {summary.run_id}: {summary.seeds} ChatSEED(s), {summary.planned} "
         f"dialogue(s): {summary.already_stored} already stored, {summary.generated} generated "
-        f"({summary.errors} ended by a failed call, redone by the next run); "
+        f"({summary.failures.count} ended by a failed call, redone by the next run); "
         f"{summary.dropped_steps} step(s) cut the history to fit the context window",
         highlight=False,
         markup=False,
@@ -63,6 +64,7 @@ def selfchat_command(
         typer.Option(min=1, help="Dialogues in flight, and calls in flight per HTTP model."),
     ] = 16,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    strict: StrictOption = False,
 ) -> None:
     """Self-chat: each model continues each ChatSEED to N utterances (BotChat Algorithm 1).
 
@@ -99,5 +101,13 @@ def selfchat_command(
         console.print(
             lengths.to_string(index=False, float_format="%.1f"), markup=False, soft_wrap=True
         )
-    if summary.errors and summary.errors == summary.generated and not summary.already_stored:
-        raise DialbenchError(f"every self-chat failed; the first error: {summary.first_error}")
+    close_with_failures(
+        [("", summary.failures, summary.generated)],
+        strict=strict,
+        retry="each self-chat's metadata.error says why; the next run retries them",
+    )
+    failed = summary.failures.count
+    if failed and failed == summary.generated and not summary.already_stored:
+        raise DialbenchError(
+            f"every self-chat failed; the first error: {summary.failures.first_reason}"
+        )

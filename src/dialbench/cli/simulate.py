@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from dialbench.cli.app import app
+from dialbench.cli.failures import StrictOption, close_with_failures
 from dialbench.cli.options import DEFAULT_RUN, RunOption
 from dialbench.errors import DialbenchError
 from dialbench.io.validation import describe_error
@@ -115,6 +116,7 @@ def simulate(
         bool, typer.Option(help="Only sample the contexts and show their coverage.")
     ] = False,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+    strict: StrictOption = False,
 ) -> None:
     """Simulate user-chatbot dialogues (contexts x users x chatbots x languages); resumable."""
     config = _with_overrides(
@@ -132,6 +134,11 @@ def simulate(
         return
     summary = run_simulation(config, run, quiet=quiet)
     console.print(_summary(summary, run))
+    close_with_failures(
+        [("", summary.failures, summary.generated)],
+        strict=strict,
+        retry="each dialogue's metadata.error says why; the next run retries them",
+    )
     if summary.generated and summary.end_reasons.get("error", 0) == summary.generated:
         raise DialbenchError(
             f"every one of the {summary.generated} dialogues generated ended in error (each "

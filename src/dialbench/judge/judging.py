@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pydantic import Field, JsonValue, ValidationError
 
 from dialbench.errors import DialbenchError
+from dialbench.failures import Failures
 from dialbench.hashing import canonical_json
 from dialbench.judge.config import DEFAULT_BATCH_SIZE
 from dialbench.judge.protocol import JudgeProtocol, PairProtocol, Question, Task
@@ -60,10 +61,15 @@ class JudgeTally(Record):
     judgments: int = Field(default=0, description="items x samples")
     already_ok: int = Field(default=0, description="stored ok before this command: skipped")
     ok: int = 0
-    unscored: int = 0
     deferred: int = Field(default=0, description="waiting for a batch: judged on a re-run")
-    first_error: str | None = None
+    failures: Failures = Field(
+        default_factory=lambda: Failures(what="judgments"), description="unscored, by reason"
+    )
     usage: Usage = Field(default_factory=Usage)
+
+    @property
+    def unscored(self) -> int:
+        return self.failures.count
 
 
 class JudgeRunSummary(Record):
@@ -338,8 +344,7 @@ async def judge_dialogues(
             if judgment.parse_status == "ok":
                 tally.ok += 1
             else:
-                tally.unscored += 1
-                tally.first_error = tally.first_error or judgment.error
+                tally.failures.add(judgment.error)
         finished.clear()
 
     async def judged(job: _Job) -> None:

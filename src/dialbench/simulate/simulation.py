@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import Field
 from rich.progress import Progress, TaskID
 
+from dialbench.failures import Failures
 from dialbench.hashing import content_hash
 from dialbench.llm.base import Conversation
 from dialbench.llm.collection import calls_started
@@ -47,6 +48,7 @@ class SimulationSummary(Record):
     accepted_attempts: int = 0
     flagged: dict[str, int] = Field(default_factory=dict, description="filter flag -> dialogues")
     excluded: int = 0
+    failures: Failures = Field(default_factory=lambda: Failures(what="dialogues"))
 
     @property
     def acceptance_rate(self) -> float | None:
@@ -258,6 +260,8 @@ class Simulation:
         summary.generated += 1
         reason = dialogue.end_reason or "unknown"
         summary.end_reasons[reason] = summary.end_reasons.get(reason, 0) + 1
+        if reason == "error":
+            summary.failures.add(dialogue.metadata.get("error"))
         attempts = [a for t in dialogue.turns for a in t.attempts if a.verdict is not None]
         summary.user_attempts += len(attempts)
         summary.accepted_attempts += sum(a.verdict == "accepted" for a in attempts)

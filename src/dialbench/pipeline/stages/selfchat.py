@@ -48,7 +48,7 @@ class SelfChatStage(ShardableStage, SelfChatConfig):
         )
         return StageOutput(
             f"{summary.generated} self-chat(s) from {summary.seeds} seed(s), "
-            f"{summary.already_stored} already stored, {summary.errors} error(s)",
+            f"{summary.already_stored} already stored, {summary.failures.count} error(s)",
             summary,
         )
 
