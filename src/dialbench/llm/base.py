@@ -267,6 +267,9 @@ class ModelAPI(ABC):
     """Calls to the same endpoint share one concurrency limit and one rate limit."""
     structured_mode: StructuredMode
     """How JSON output is constrained: provider json_schema, json_object+schema, or prompt."""
+    secrets: frozenset[str] = frozenset()
+    """What this backend sends that no error text may show (its key, its configured headers'
+    values): the runner redacts them from every failure (`llm/redaction.py`)."""
 
     @abstractmethod
     async def generate(self, request: Request) -> Completion:

@@ -35,6 +35,7 @@ from dialbench.llm.base import BatchEndpoint, ModelAPI, ModelError, Request, Req
 from dialbench.llm.cache import CacheEntry, CallCache
 from dialbench.llm.openai_format import completion_from_response
 from dialbench.llm.prices import PriceTable
+from dialbench.llm.redaction import redacted
 from dialbench.llm.specs import ModelConfig
 from dialbench.schema import Record, utc_now
 
@@ -212,7 +213,8 @@ async def _submit(run_dir: Path, group: _Group, requests: dict[str, Request]) ->
             status=created.get("status") or "validating",
         )
     except (ModelError, KeyError, TypeError) as error:
-        raise BatchError(f"{target.endpoint}: submitting a batch failed: {error}") from error
+        said = redacted(str(error), group.api.secrets)
+        raise BatchError(f"{target.endpoint}: submitting a batch failed: {said}") from None
     save_batch(run_dir, record)
     return record
 
@@ -310,7 +312,8 @@ async def poll(run_dir: Path, record: BatchRecord, cache: CallCache) -> BatchRec
                 }
             )
     except (ModelError, ValidationError) as error:
-        raise BatchError(f"batch {record.id} at {target.endpoint}: {error}") from error
+        said = redacted(str(error), api.secrets)
+        raise BatchError(f"batch {record.id} at {target.endpoint}: {said}") from None
     finally:
         await api.aclose()
     save_batch(run_dir, record)

@@ -6,6 +6,10 @@ of CPU on this 2-core machine with the SDK, even with its aiohttp transport and 
 at 0.88–0.92 of the ideal throughput with the SDK against 0.94 without it, and 256 at 0.45
 against 0.86 (benchmarks/runner_overhead.py). The request and response format is
 `openai_format`'s; auth is a bearer header.
+
+A redirect is followed only within the endpoint's origin (scheme, host and port): aiohttp's own
+following would send every configured header but `Authorization`, and a 307's body, to
+wherever the server points.
 """
 
 from __future__ import annotations
@@ -24,9 +28,14 @@ import orjson
 from yarl import URL
 
 from dialbench.llm.base import ModelError
+from dialbench.llm.redaction import header_secrets, url_secrets
+from dialbench.llm.specs import without_credentials
+from dialbench.version import __version__
 
 RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 ERROR_TEXT_LIMIT = 500
+REDIRECT_STATUS = frozenset({301, 302, 303, 307, 308})
+MAX_REDIRECTS = 5
 
 
 def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
@@ -86,6 +95,37 @@ def url_with_path(base_url: str, path: str) -> str:
     return urlunsplit(parts._replace(path=parts.path.rstrip("/") + path))
 
 
+def _origin(url: URL) -> str:
+    """scheme://host[:port], which holds no credentials; a URL that has none, as it reads."""
+    try:
+        return str(url.origin())
+    except ValueError:  # a relative URL, or one of a scheme without hosts (mailto:)
+        return without_credentials(str(url))
+
+
+def redirect_target(url: URL, location: str) -> URL:
+    """Where a redirect from `url` leads, or a `ModelError` when that is another origin: the
+    configured headers (a key) are for the endpoint's origin alone."""
+    try:
+        target = url.join(URL(location))
+    except ValueError as error:
+        raise ModelError(f"a redirect from {_origin(url)} to no valid URL: {error}") from None
+    if not target.absolute or target.origin() != url.origin():
+        raise ModelError(
+            f"refused a redirect from {_origin(url)} to {_origin(target)}: configured headers "
+            "are never sent to another origin"
+        )
+    return target
+
+
+def redirected_method(status: int, method: str) -> str:
+    """The method a redirect asks for: a 303 turns all but HEAD into GET, a 301 or 302 a POST
+    (as browsers and aiohttp do, without the body); a 307 or 308 keeps method and body."""
+    if (status == 303 and method != "HEAD") or (status in (301, 302) and method == "POST"):
+        return "GET"
+    return method
+
+
 CONNECT_CHECK_S = 5.0
 
 
@@ -108,9 +148,16 @@ class JsonHttpClient:
     """
 
     def __init__(self, base_url: str, headers: Mapping[str, str], timeout_s: float) -> None:
+        """`headers`: the configured ones (a key, a chatbot's own), sent to `base_url`'s origin
+        alone and kept out of error texts (`secrets`, with the URL's credentials)."""
         self.base_url = base_url
         self.timeout_s = timeout_s
-        self._headers = {"Content-Type": "application/json", **headers}
+        self.secrets = header_secrets(headers) | url_secrets(base_url)
+        self._headers = {
+            "User-Agent": f"dialbench/{__version__}",
+            "Content-Type": "application/json",
+            **headers,
+        }
         self._proxy = proxy_from_environment(self.base_url)
         self._sessions: dict[asyncio.AbstractEventLoop, aiohttp.ClientSession] = {}
         self._urls: dict[str, URL] = {}
@@ -161,9 +208,22 @@ class JsonHttpClient:
         return self._decoded(await self._send("POST", path, data=writer, headers=headers))
 
     async def _send(self, method: str, path: str, **arguments: Any) -> bytes:
+        url = self._url(path)
         try:
-            async with self._session().request(method, self._url(path), **arguments) as response:
-                payload = await response.read()
+            for _ in range(MAX_REDIRECTS + 1):
+                async with self._session().request(
+                    method, url, allow_redirects=False, **arguments
+                ) as response:
+                    payload = await response.read()
+                location = response.headers.get("Location")
+                if response.status not in REDIRECT_STATUS or location is None:
+                    break
+                url = redirect_target(url, location)
+                asked = redirected_method(response.status, method)
+                if asked != method:  # the body is not sent again
+                    method, arguments = asked, {}
+            else:
+                raise ModelError(f"more than {MAX_REDIRECTS} redirects from {_origin(url)}")
         except TimeoutError as error:
             raise ModelError(f"no reply within {self.timeout_s:g}s", retryable=True) from error
         except aiohttp.ClientError as error:  # refused, reset, truncated body, ...

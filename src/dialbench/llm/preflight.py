@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from dialbench.errors import DialbenchError
 from dialbench.llm.backends import create_api
+from dialbench.llm.redaction import redacted
 from dialbench.llm.specs import ModelConfig
 from dialbench.schema import Record
 
@@ -64,9 +65,13 @@ def models_in(value: Any) -> Iterator[ModelConfig]:
 def model_problem(config: ModelConfig) -> str | None:
     """Why this model cannot answer, or None when nothing stops it."""
     try:
-        create_api(config).check()
+        api = create_api(config)
     except DialbenchError as error:
         return str(error)
+    try:
+        api.check()
+    except DialbenchError as error:
+        return redacted(str(error), api.secrets)
     return None
 
 

@@ -28,6 +28,7 @@ from dialbench.llm.model import Model
 from dialbench.llm.pace import EndpointPace
 from dialbench.llm.prices import PriceTable
 from dialbench.llm.progress import call_progress
+from dialbench.llm.redaction import redacted
 from dialbench.llm.specs import ModelConfig
 from dialbench.schema import Run, StoredRecord, UsageLine
 
@@ -174,14 +175,15 @@ class Runner:
                     return self._accept(api.spec, role, key, request, completion)
                 finally:
                     self._in_flight -= 1
+            said = redacted(str(failure), api.secrets)  # a server may echo what it was sent
             if not failure.retryable or attempt == config.max_attempts:
                 line.failed_calls += 1
-                raise CallFailed(api.spec, str(failure), attempt) from failure
+                raise CallFailed(api.spec, said, attempt) from None  # the cause is unredacted
             line.retries += 1
             delay = self._delay_s(attempt, failure)
             if failure.retry_after_s is not None:
                 endpoint.hold_off(delay)
-            log.info("%s: %s; retrying in %.2fs", api.spec, failure, delay)
+            log.info("%s: %s; retrying in %.2fs", api.spec, said, delay)
             await asyncio.sleep(delay)
 
     def _accept(

@@ -52,6 +52,7 @@ from dialbench.llm.base import (
     ReasoningEffort,
     StructuredMode,
 )
+from dialbench.llm.redaction import CREDENTIAL_WORDS
 from dialbench.registry import Registry
 from dialbench.schema import Record
 
@@ -81,8 +82,7 @@ S = TypeVar("S", bound=BackendSettings)
 # `user:password@` after a scheme, and query parameters that name a secret (api_key, token, ...).
 _USERINFO = re.compile(r"(?<=://)[^/?#@]*@")
 _SECRET_PARAMETER = re.compile(
-    r"(?<=[?&])[^=&#]*(?:key|token|secret|password|passwd|auth|signature|sig)[^=&#]*=[^&#]*&?",
-    re.IGNORECASE,
+    rf"(?<=[?&])[^=&#]*(?:{CREDENTIAL_WORDS})[^=&#]*=[^&#]*&?", re.IGNORECASE
 )
 
 

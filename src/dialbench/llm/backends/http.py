@@ -24,7 +24,6 @@ from dialbench.llm.bots import bot_completion, bot_request, stateful_setting
 from dialbench.llm.http_bot import HttpService, read_reply, render_body
 from dialbench.llm.http_client import JsonHttpClient
 from dialbench.llm.specs import ModelConfig, without_credentials
-from dialbench.version import __version__
 
 SHOWN_BYTES = 200
 
@@ -52,8 +51,8 @@ class HttpBotAPI(ModelAPI):
         self.endpoint = without_credentials(self.service.url)
         self.stateful = settings.stateful
         self.structured_mode = config.structured_output or "prompt"
-        headers = {"User-Agent": f"dialbench/{__version__}"} | self.service.sent_headers()
-        self.http = JsonHttpClient(self.service.url, headers, config.timeout_s)
+        self.http = JsonHttpClient(self.service.url, self.service.sent_headers(), config.timeout_s)
+        self.secrets = self.http.secrets
 
     async def generate(self, request: Request) -> Completion:
         asked = bot_request(self.spec, request, stateful=self.stateful)

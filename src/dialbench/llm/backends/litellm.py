@@ -6,6 +6,10 @@ backend. Its own retries are off; `drop_params` lets it drop what a provider doe
 Its price table is the one it ships (`LITELLM_LOCAL_MODEL_COST_MAP`, unless set otherwise): on
 import it would fetch one from GitHub, warning three times wherever that is unreachable, and
 dialbench prices calls from its own table anyway.
+
+Its HTTP clients are its own (the `openai` SDK's, its httpx handler): they follow redirects to
+other origins too, dropping only `Authorization`, and dialbench's same-origin rule
+(`http_client.py`) cannot reach into them; errors are redacted by the runner all the same.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from dialbench.llm.base import (
 )
 from dialbench.llm.http_client import RETRYABLE_STATUS, retry_after_seconds
 from dialbench.llm.openai_format import RequestStyle, completion_from_response, request_arguments
+from dialbench.llm.redaction import url_secrets
 from dialbench.llm.specs import ModelConfig, without_credentials
 from dialbench.registry import Requirement
 
@@ -74,8 +79,10 @@ class LiteLLMAPI(ModelAPI):
         self._connection: dict[str, Any] = {"timeout": config.timeout_s, "num_retries": 0}
         if base_url:
             self._connection["api_base"] = base_url
+            self.secrets = url_secrets(base_url)
         if config.api_key_env:
-            self._connection["api_key"] = read_api_key(config.api_key_env)
+            key = self._connection["api_key"] = read_api_key(config.api_key_env)
+            self.secrets |= {key}
         base = without_credentials(base_url) if base_url else None
         self.spec = f"litellm:{self.model}" + (f"@{base}" if base else "")
         self.endpoint = base or self.model.split("/", 1)[0]

@@ -25,7 +25,6 @@ from dialbench.llm.base import (
 from dialbench.llm.http_client import JsonHttpClient
 from dialbench.llm.openai_format import RequestStyle, completion_from_response, request_arguments
 from dialbench.llm.specs import ModelConfig, ModelSpecError, check_url, without_credentials
-from dialbench.version import __version__
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 # Sent to OpenAI when set, as its SDK does.
@@ -77,11 +76,12 @@ class OpenAICompatAPI(ModelAPI):
         self.model = config.parsed.model
         base_url = config.endpoint_url or OPENAI_BASE_URL
         key_env = config.api_key_env or self.key_env
-        headers = {"User-Agent": f"dialbench/{__version__}"}
+        headers: dict[str, str] = {}
         if key_env:
             headers["Authorization"] = f"Bearer {read_api_key(key_env)}"
         headers |= {h: v for env, h in self.account_headers.items() if (v := os.environ.get(env))}
         self.http = JsonHttpClient(base_url, headers, config.timeout_s)
+        self.secrets = self.http.secrets
         self.style = RequestStyle.of(config, self.model)
         self.structured_mode: StructuredMode = self.style.structured_mode
         self.mode_fixed = config.structured_output is not None or not self.falls_back

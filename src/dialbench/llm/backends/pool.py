@@ -34,6 +34,7 @@ from dialbench.llm.base import (
     spec_of,
 )
 from dialbench.llm.pace import EndpointPace
+from dialbench.llm.redaction import redacted
 from dialbench.llm.specs import (
     ModelConfig,
     ModelSpecError,
@@ -138,6 +139,7 @@ class PoolAPI(ModelAPI):
             )
         ]
         self.spec = self.endpoint = f"{parsed.backend}:{parsed.model}"
+        self.secrets = frozenset().union(*(replica.api.secrets for replica in self.replicas))
         self.structured_mode: StructuredMode = self.replicas[0].api.structured_mode
 
     @classmethod
@@ -202,7 +204,8 @@ class PoolAPI(ModelAPI):
                 if not error.retryable:
                     raise
                 delay = replica.back_off(error)
-                log.info("%s: %s; backed off %.2fs, trying another", replica.url, error, delay)
+                said = redacted(str(error), self.secrets)
+                log.info("%s: %s; backed off %.2fs, trying another", replica.url, said, delay)
                 failures.append(f"{replica.url}: {error}")
             else:
                 replica.consecutive_failures = 0
