@@ -141,3 +141,13 @@ def test_lengths_count_generated_utterances_in_cl100k_tokens(tmp_path: Path) -> 
     assert table.loc[short.spec, "mean"] == 7
     assert table.loc[long.spec, "utterances"] == 4
     assert table.index[0] == short.spec  # shortest first
+
+
+def test_a_reply_over_the_models_cap_is_cut_and_its_turn_says_so(tmp_path: Path) -> None:
+    run = seeded_run(tmp_path, [seed_dialogue(1)])
+    model = ScriptedModel("sc-long", lambda request: "ab" * 1000)
+    selfchat(SelfChatConfig(models=[model.config(max_reply_bytes=100)], n=3), run, quiet=True)
+    [dialogue] = stored(run)
+    assert dialogue.turns[2].text == "ab" * 50
+    assert dialogue.turns[2].metadata == {"dropped_utterances": 0, "truncated_from_bytes": 2000}
+    assert dialogue.metadata["dropped_utterances"] == [0]

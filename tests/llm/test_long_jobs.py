@@ -14,7 +14,7 @@ import pytest
 from dialbench.llm.cache import CallCache, StoreWriteFailed
 from dialbench.llm.collection import CALLS_THRESHOLD, calls_started, long_job
 from dialbench.llm.runner import MIN_WINDOW, CallFailed, Runner, StopRequested
-from dialbench.schema import Judgment, Run, Target
+from dialbench.schema import Dialogue, Judgment, Run, Target, Turn
 from dialbench.store import RunStore
 
 
@@ -79,3 +79,20 @@ def test_records_the_writer_cannot_store_are_an_error_not_lost(tmp_path: Path) -
     with pytest.raises(StoreWriteFailed, match="FOREIGN KEY"):
         cache.flush()
     cache.close()
+
+
+def test_a_record_the_store_refuses_loses_nothing_written_with_it(tmp_path: Path) -> None:
+    with RunStore.open(tmp_path) as store:
+        run = store.start_run("simulate")
+    good, other = (
+        Dialogue(id=name, language="en", turns=[Turn(role="user", text="hi")])
+        for name in ("good", "other")
+    )
+    unstorable = Dialogue(id="odd", language="en", turns=[Turn(role="user", text="hi \ud800")])
+    cache = CallCache(tmp_path)
+    cache.put_records([good, unstorable, other], run)
+    with pytest.raises(StoreWriteFailed, match=r"dialogue odd: .*surrogates not allowed"):
+        cache.flush()
+    cache.close()
+    with RunStore.open(tmp_path) as store:
+        assert [d.id for d in store.records(Dialogue)] == ["good", "other"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import Field
 
@@ -28,6 +29,7 @@ from dialbench.hashing import content_hash
 from dialbench.llm.base import GenerationParams, Message
 from dialbench.llm.collection import calls_started
 from dialbench.llm.model import Model
+from dialbench.llm.reply_text import reply_metadata
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import ModelConfig
 from dialbench.prompts import load_prompt
@@ -156,12 +158,13 @@ async def continue_chatseed(
     n: int,
     params: GenerationParams,
     context_tokens: int | None,
-) -> tuple[list[str], list[int], str | None]:
-    """Algorithm 1: the utterances (seed first), the history cut at each step, and the failure
-    that ended it early, if one did."""
+) -> tuple[list[str], list[dict[str, Any]], str | None]:
+    """Algorithm 1: the utterances (seed first), each generated one's turn metadata (the
+    history cut at its step, and how its reply was made fit to store, if it was), and the
+    failure that ended it early, if one did."""
     system = load_prompt(SYSTEM_PROMPT, PACKAGE).text.strip()
     utterances = list(seed)
-    dropped_at: list[int] = []
+    generated: list[dict[str, Any]] = []
     while len(utterances) < n:
         dropped = fit_history(
             system, utterances[:-1], utterances[-1], params.max_tokens, context_tokens
@@ -169,10 +172,10 @@ async def continue_chatseed(
         try:
             reply = await model.chat(messages(system, utterances, dropped), params)
         except CallFailed as failure:
-            return utterances, dropped_at, str(failure)
+            return utterances, generated, str(failure)
         utterances.append(reply.text.strip())
-        dropped_at.append(dropped)
-    return utterances, dropped_at, None
+        generated.append({"dropped_utterances": dropped, **reply_metadata(reply)})
+    return utterances, generated, None
 
 
 class SelfChat:
@@ -204,16 +207,16 @@ class SelfChat:
         window = context_window(self.config, model.config)
         start = chatseed(seed)
         async with self.slots:
-            utterances, dropped, error = await continue_chatseed(
+            utterances, generated, error = await continue_chatseed(
                 model, start, self.config.n, self.config.params, window
             )
         self.store.add(
-            [self._record(seed, model, id_, utterances, dropped, window, error)],
+            [self._record(seed, model, id_, utterances, generated, window, error)],
             self.run_record,
             on_conflict="replace",
         )
         self.summary.generated += 1
-        self.summary.dropped_steps += sum(1 for d in dropped if d)
+        self.summary.dropped_steps += sum(1 for turn in generated if turn["dropped_utterances"])
         if error is not None:
             self.summary.failures.add(error)
 
@@ -223,7 +226,7 @@ class SelfChat:
         model: Model,
         id_: str,
         utterances: list[str],
-        dropped: list[int],
+        generated: list[dict[str, Any]],
         window: int | None,
         error: str | None,
     ) -> Dialogue:
@@ -233,7 +236,7 @@ class SelfChat:
                 role="user" if i % 2 == 0 else "assistant",
                 text=text,
                 model=None if i < len(start) else model.spec,
-                metadata={} if i < len(start) else {"dropped_utterances": dropped[i - len(start)]},
+                metadata={} if i < len(start) else generated[i - len(start)],
             )
             for i, text in enumerate(utterances)
         ]
@@ -241,7 +244,7 @@ class SelfChat:
             "chatseed_dialogue": seed.id,
             "n": self.config.n,
             "seed_utterances": len(start),
-            "dropped_utterances": dropped,
+            "dropped_utterances": [turn["dropped_utterances"] for turn in generated],
             "context_tokens": window,
         }
         if error is not None:

@@ -121,7 +121,13 @@ def chat(
     reply = runner.model(config).chat_sync(messages, params)
     console.print(reply.text, markup=False, highlight=False)
     cost = f", ${reply.usage.cost_usd:.6f}" if reply.usage.cost_usd is not None else ""
+    cut = (
+        f", cut to {config.max_reply_bytes} of its {reply.truncated_from_bytes} bytes"
+        if reply.truncated_from_bytes is not None
+        else ""
+    )
     console.print(
         f"[dim]{reply.usage.prompt_tokens} prompt + {reply.usage.completion_tokens} completion "
-        f"tokens{cost}, {reply.latency_s:.2f} s, finish: {escape(str(reply.finish_reason))}[/dim]"
+        f"tokens{cost}, {reply.latency_s:.2f} s, finish: {escape(str(reply.finish_reason))}"
+        f"{cut}[/dim]"
     )

@@ -121,7 +121,8 @@ class GeneratedToken(TokenLogprob):
 
 
 class Completion(Record):
-    """What one call produced. `raw` is the provider's response, kept for audit."""
+    """What one call produced, made fit to store (`reply_text.py`). `raw` is the provider's
+    response, kept for audit."""
 
     text: str
     finish_reason: str | None = None
@@ -136,8 +137,20 @@ class Completion(Record):
         description="every generated token with its alternatives, when log-probabilities were "
         "asked for (empty in completions cached before this field existed)",
     )
-    raw: JsonValue = None
+    raw: JsonValue = Field(
+        default=None,
+        description="dropped where the text was cut, or it is larger than the model's "
+        "max_reply_bytes",
+    )
     cached: bool = False
+    replaced_unencodable: bool = Field(
+        default=False,
+        description="characters UTF-8 cannot encode (lone surrogates) were replaced by U+FFFD",
+    )
+    truncated_from_bytes: int | None = Field(
+        default=None,
+        description="the text's UTF-8 size before it was cut to the model's max_reply_bytes",
+    )
 
 
 class ModelError(DialbenchError):

@@ -36,6 +36,7 @@ from dialbench.llm.cache import CacheEntry, CallCache
 from dialbench.llm.openai_format import completion_from_response
 from dialbench.llm.prices import PriceTable
 from dialbench.llm.redaction import redacted
+from dialbench.llm.reply_text import storable_completion
 from dialbench.llm.specs import ModelConfig
 from dialbench.schema import Record, utc_now
 
@@ -245,7 +246,8 @@ def _cache_entry(record: BatchRecord, line: _OutputLine, prices: PriceTable) -> 
     """The line's answer as the runner would have cached it, at the batch price."""
     request = record.requests[line.custom_id]
     assert line.response is not None  # a line without a response is a failure
-    completion = completion_from_response(line.response.body, 0.0, chat=request.kind == "chat")
+    answer = completion_from_response(line.response.body, 0.0, chat=request.kind == "chat")
+    completion = storable_completion(answer, record.model.max_reply_bytes)
     cost = prices.cost(record.spec, completion.usage)
     usage = completion.usage.model_copy(
         update={"cost_usd": None if cost is None else cost * BATCH_PRICE_FACTOR}

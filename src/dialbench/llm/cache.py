@@ -5,6 +5,8 @@ commits whatever has accumulated in one transaction, so thousands of concurrent 
 on SQLite, and a completed call reaches the disk within one commit of finishing. The records a
 stage makes from those calls (judgments) can take the same queue (`put_records`): the event loop
 then never waits on SQLite either, and a record is stored after the calls it was made from.
+A write the store refuses is retried an item at a time, so one item it cannot hold loses nothing
+written with it; that item is the error `flush()` and `close()` raise.
 """
 
 from __future__ import annotations
@@ -156,8 +158,8 @@ class CallCache:
                     break
             try:
                 self._write(writer, entries, records)
-            except Exception as failure:  # kept for flush() and close() to raise: never lost
-                self._failure = self._failure or failure
+            except Exception:  # one item nothing can store: store the others without it
+                self._write_each(writer, entries, records)
             for marker in markers:
                 marker.done.set()
         writer.close()
@@ -169,3 +171,25 @@ class CallCache:
                 self._pending.pop(entry.key, None)
         for batch in records:
             writer.add(batch.records, batch.run, on_conflict="replace")
+
+    def _write_each(
+        self, writer: RunStore, entries: list[CacheEntry], records: list[_Records]
+    ) -> None:
+        """What one failed write held, an item at a time, so an item the store refuses loses
+        nothing else; the first refusal is kept for flush() and close() to raise, naming it."""
+        for entry in entries:
+            self._write_alone(writer, f"call {entry.key[:12]}", [entry], [])
+        for batch in records:
+            for record in batch.records:
+                named = f"{type(record).__name__.lower()} {record.id}"
+                self._write_alone(writer, named, [], [_Records([record], batch.run)])
+
+    def _write_alone(
+        self, writer: RunStore, named: str, entries: list[CacheEntry], records: list[_Records]
+    ) -> None:
+        try:
+            self._write(writer, entries, records)
+        except Exception as failure:
+            self._failure = self._failure or StoreWriteFailed(f"{named}: {failure}")
+            for entry in entries:
+                self._pending.pop(entry.key, None)

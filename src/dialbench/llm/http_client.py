@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import socket
 import urllib.request
 from collections.abc import Mapping
@@ -238,10 +239,16 @@ class JsonHttpClient:
 
     @staticmethod
     def _decoded(payload: bytes) -> Any:
+        """The body as JSON. orjson refuses the escape of a lone surrogate (`"\\ud800"`), which
+        JSON's grammar allows: the standard library reads such a body, and the reply is then
+        made fit to store (`reply_text.py`)."""
         try:
             return orjson.loads(payload)
         except orjson.JSONDecodeError as error:
-            raise ModelError(f"malformed response body: {error}", retryable=True) from error
+            try:
+                return json.loads(payload)
+            except ValueError:
+                raise ModelError(f"malformed response body: {error}", retryable=True) from error
 
     async def aclose(self) -> None:
         session = self._sessions.pop(asyncio.get_running_loop(), None)

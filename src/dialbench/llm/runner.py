@@ -3,9 +3,9 @@
 In order: the cache (a hit makes no call), the same call already in flight (its answer is
 shared, not asked for twice), a batch collecting the call if there is one, the endpoint's
 concurrency slot and rate limits, the backend, retries with exponential backoff and
-jitter (or the server's `Retry-After`), then cost, accounting and a queued cache write. A call
-that still fails raises `CallFailed`, which `gather` turns into a per-item result so one bad item
-never ends a long run.
+jitter (or the server's `Retry-After`), the answer made fit to store (`reply_text.py`), then
+cost, accounting and a queued cache write. A call that still fails raises `CallFailed`, which
+`gather` turns into a per-item result so one bad item never ends a long run.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from dialbench.llm.pace import EndpointPace
 from dialbench.llm.prices import PriceTable
 from dialbench.llm.progress import call_progress
 from dialbench.llm.redaction import redacted
+from dialbench.llm.reply_text import encodable, storable_completion
 from dialbench.llm.specs import ModelConfig
 from dialbench.schema import Run, StoredRecord, UsageLine
 
@@ -133,6 +134,7 @@ class Runner:
             hit = await asyncio.shield(self._asking[asking])
         if hit is not None:
             self.accounting.line(role, api.spec).cached_calls += 1
+            hit = storable_completion(hit, config.max_reply_bytes)
             return hit.model_copy(update={"cached": True})
         answer = self._asking[asking] = asyncio.get_running_loop().create_future()
         try:
@@ -172,10 +174,11 @@ class Runner:
                 except ModelError as error:
                     failure = error
                 else:
+                    completion = storable_completion(completion, config.max_reply_bytes)
                     return self._accept(api.spec, role, key, request, completion)
                 finally:
                     self._in_flight -= 1
-            said = redacted(str(failure), api.secrets)  # a server may echo what it was sent
+            said = encodable(redacted(str(failure), api.secrets))  # a server may echo what it sent
             if not failure.retryable or attempt == config.max_attempts:
                 line.failed_calls += 1
                 raise CallFailed(api.spec, said, attempt) from None  # the cause is unredacted

@@ -53,6 +53,7 @@ from dialbench.llm.base import (
     StructuredMode,
 )
 from dialbench.llm.redaction import CREDENTIAL_WORDS
+from dialbench.llm.reply_text import MAX_REPLY_BYTES
 from dialbench.registry import Registry
 from dialbench.schema import Record
 
@@ -146,6 +147,12 @@ class ModelConfig(Record):
         default=None, description="a reasoning model (o-series, gpt-5); default guessed from name"
     )
     reasoning_effort: ReasoningEffort | None = None
+    max_reply_bytes: int = Field(
+        default=MAX_REPLY_BYTES,
+        ge=1,
+        description="a longer reply is cut to this many bytes of UTF-8, its turn flagged "
+        "(truncated_from_bytes)",
+    )
     settings: SerializeAsAny[BackendSettings] = Field(
         default_factory=BackendSettings,
         description="the backend's own settings, its `Settings` record: written flat beside "
@@ -185,11 +192,14 @@ class ModelConfig(Record):
         """The backend's settings dumped flat beside the others, as they are written. The five
         that were every model's fields before each backend declared its settings are dumped
         for every model, at their places then and with their defaults then, and any other
-        setting only away from its default: a model dumps as before, so the identities made
-        from dumps (a pipeline stage's, a config's hash, a judgment's) still match."""
+        setting, like `max_reply_bytes`, only away from its default: a model dumps as before,
+        so the identities made from dumps (a pipeline stage's, a config's hash, a judgment's)
+        still match."""
         dumped = handler(self)
         if not isinstance(dumped, dict):
             return dumped
+        if dumped.get("max_reply_bytes") == MAX_REPLY_BYTES:
+            del dumped["max_reply_bytes"]
         own: dict[str, Any] = dumped.pop("settings", {})
         former: dict[str, Any] = _FORMER_FIELDS.model_dump(
             mode=info.mode,

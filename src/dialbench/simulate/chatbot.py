@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from dialbench.llm.base import Conversation, GenerationParams
 from dialbench.llm.model import Model
+from dialbench.llm.reply_text import reply_metadata
 from dialbench.prompts import load_prompt
 from dialbench.schema import Turn
 
@@ -22,7 +23,9 @@ class Chatbot:
         self.model = model
         self.params = params
 
-    async def reply(self, turns: Sequence[Turn], conversation: Conversation | None = None) -> str:
+    async def reply(self, turns: Sequence[Turn], conversation: Conversation | None = None) -> Turn:
+        """The chatbot's turn; its metadata says how the reply was made fit to store, if it
+        was (cut to the model's `max_reply_bytes`, unencodable characters replaced)."""
         messages = (
             []
             if self.model.own_bot
@@ -30,4 +33,9 @@ class Chatbot:
         )
         messages += [{"role": t.role, "content": t.text} for t in turns]
         completion = await self.model.chat(messages, self.params, conversation=conversation)
-        return completion.text.strip()
+        return Turn(
+            role="assistant",
+            text=completion.text.strip(),
+            model=self.model.spec,
+            metadata=reply_metadata(completion),
+        )

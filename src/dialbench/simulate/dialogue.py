@@ -107,8 +107,7 @@ class DialogueLoop:
         try:
             while len(turns) < self.max_utterances:
                 if turns[-1].role == "user":
-                    text = await self.chatbot.reply(turns, self.conversation)
-                    turns.append(Turn(role="assistant", text=text, model=self.chatbot.model.spec))
+                    turns.append(await self.chatbot.reply(turns, self.conversation))
                     continue
                 user_turn = await write_user_turn(
                     self.user, self.validator, context, turns, self.turn_attempts
