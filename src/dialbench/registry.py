@@ -36,6 +36,15 @@ class UnknownName(DialbenchError):
     """A name no entry of the registry has; the message lists the known ones."""
 
 
+class RefusedEntry(DialbenchError):
+    """An entry that cannot be loaded, or is not of the registry's kind: the message names it
+    and its origin, `problem` says only what is wrong (for a table that names them already)."""
+
+    def __init__(self, message: str, problem: str) -> None:
+        super().__init__(message)
+        self.problem = problem
+
+
 class MissingPackageError(DialbenchError):
     """An optional package that is not installed, or older than the version needed."""
 
@@ -167,7 +176,7 @@ class Registry(Generic[T]):
     def load(self, name: str) -> T:
         """The entry of `name`, its module imported on first use (Python keeps it); an entry
         that cannot be imported, or is no subclass of the registry's `base`, is a
-        `DialbenchError` naming it and its origin."""
+        `RefusedEntry` naming it and its origin."""
         entry = self._entry(name)
         if not isinstance(entry, str):
             return self._checked(name, entry)
@@ -185,10 +194,10 @@ class Registry(Generic[T]):
             raise self._refused(name, f"is {loaded!r}, not a subclass of {self.base.__name__}")
         return cast(T, loaded)
 
-    def _refused(self, name: str, problem: str) -> DialbenchError:
+    def _refused(self, name: str, problem: str) -> RefusedEntry:
         entry = self._entries[name]
         path = f" {entry!r}" if isinstance(entry, str) else ""
-        return DialbenchError(f"{self.what} {name!r}{path} ({self.origin(name)}) {problem}")
+        return RefusedEntry(f"{self.what} {name!r}{path} ({self.origin(name)}) {problem}", problem)
 
     def items(self) -> Iterator[tuple[str, T]]:
         """Every entry that loads, for listings (`--help`, an option's choices, the union of
@@ -197,7 +206,7 @@ class Registry(Generic[T]):
         for name in self.names():
             try:
                 loaded = self.load(name)
-            except DialbenchError as error:
+            except RefusedEntry as error:
                 if name not in self._skipped:
                     self._skipped.add(name)
                     print(f"dialbench: {error}: skipped", file=sys.stderr)
