@@ -18,7 +18,7 @@ from dialbench.errors import DialbenchError
 from dialbench.llm.base import Completion, ModelAPI, Request
 from dialbench.llm.runner import Runner
 from dialbench.llm.specs import BACKENDS
-from dialbench.registry import MissingPackageError, Registry, Requirement
+from dialbench.registry import MissingPackageError, RefusedEntry, Registry, Requirement
 from tests.conftest import Register
 
 
@@ -49,6 +49,22 @@ def test_an_entry_that_is_no_subclass_of_the_base_is_refused_naming_it_and_its_o
     )
     with pytest.raises(DialbenchError, match=r"backend 'missing' 'no_such_module:API' \(plugin "):
         backends.load("missing")
+
+
+def test_an_entry_whose_module_raises_is_refused_and_listings_skip_it_naming_it_once(
+    plugin_site: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (plugin_site.parent / "raising_plugin.py").write_text("raise RuntimeError('no config')\n")
+    (plugin_site / "entry_points.txt").write_text("[dialbench.things]\nbroken = raising_plugin:X\n")
+    things: Registry[object] = Registry("thing", {"one": "builtins:len"}, group="things")
+    refused = "thing 'broken' 'raising_plugin:X' (plugin dialbench-wrong 0.2) cannot be loaded"
+    with pytest.raises(RefusedEntry) as raised:
+        things.load("broken")
+    assert str(raised.value) == f"{refused} (RuntimeError: no config)"
+    assert raised.value.problem == "cannot be loaded (RuntimeError: no config)"
+    assert [name for name, _ in things.items()] == ["one"]
+    assert [name for name, _ in things.items()] == ["one"]
+    assert capsys.readouterr().err == f"dialbench: {refused} (RuntimeError: no config): skipped\n"
 
 
 def test_a_registered_object_is_checked_as_well(register: Register) -> None:

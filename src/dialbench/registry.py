@@ -17,6 +17,7 @@ used rather than when it is loaded: listing the backends needs none of their pac
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -33,6 +34,15 @@ BUILT_IN, REGISTERED = "built-in", "registered in this process"
 
 class UnknownName(DialbenchError):
     """A name no entry of the registry has; the message lists the known ones."""
+
+
+class RefusedEntry(DialbenchError):
+    """An entry that cannot be loaded, or is not of the registry's kind: the message names it
+    and its origin, `problem` says only what is wrong (for a table that names them already)."""
+
+    def __init__(self, message: str, problem: str) -> None:
+        super().__init__(message)
+        self.problem = problem
 
 
 class MissingPackageError(DialbenchError):
@@ -107,6 +117,7 @@ class Registry(Generic[T]):
         self._origins = dict.fromkeys(entries, BUILT_IN)
         self._plugins_read = False
         self._plugins_lock = threading.Lock()
+        self._skipped: set[str] = set()
 
     def _read_plugins(self) -> None:
         """Entry points of the group, read once however many threads ask at the same time; a
@@ -165,15 +176,16 @@ class Registry(Generic[T]):
     def load(self, name: str) -> T:
         """The entry of `name`, its module imported on first use (Python keeps it); an entry
         that cannot be imported, or is no subclass of the registry's `base`, is a
-        `DialbenchError` naming it and its origin."""
+        `RefusedEntry` naming it and its origin."""
         entry = self._entry(name)
         if not isinstance(entry, str):
             return self._checked(name, entry)
         try:
-            return self._checked(name, load_path(entry))
-        except (ImportError, AttributeError) as error:
+            loaded = load_path(entry)
+        except Exception as error:  # a plugin's module may raise anything while it is imported
             problem = f"cannot be loaded ({type(error).__name__}: {error})"
             raise self._refused(name, problem) from error
+        return self._checked(name, loaded)
 
     def _checked(self, name: str, loaded: object) -> T:
         if self.base is not None and not (
@@ -182,15 +194,24 @@ class Registry(Generic[T]):
             raise self._refused(name, f"is {loaded!r}, not a subclass of {self.base.__name__}")
         return cast(T, loaded)
 
-    def _refused(self, name: str, problem: str) -> DialbenchError:
+    def _refused(self, name: str, problem: str) -> RefusedEntry:
         entry = self._entries[name]
         path = f" {entry!r}" if isinstance(entry, str) else ""
-        return DialbenchError(f"{self.what} {name!r}{path} ({self.origin(name)}) {problem}")
+        return RefusedEntry(f"{self.what} {name!r}{path} ({self.origin(name)}) {problem}", problem)
 
     def items(self) -> Iterator[tuple[str, T]]:
-        """Every entry, loaded: for listings that need them all (`--help`, the report)."""
+        """Every entry that loads, for listings (`--help`, an option's choices, the union of
+        the stage kinds): one that cannot be loaded is skipped and named once on stderr, so a
+        broken plugin fails only the commands that use it by name."""
         for name in self.names():
-            yield name, self.load(name)
+            try:
+                loaded = self.load(name)
+            except RefusedEntry as error:
+                if name not in self._skipped:
+                    self._skipped.add(name)
+                    print(f"dialbench: {error}: skipped", file=sys.stderr)
+                continue
+            yield name, loaded
 
     def register(self, name: str, entry: str | T) -> None:
         """Add or replace an entry (a plugin's, or a test's)."""

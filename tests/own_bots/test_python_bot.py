@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from dialbench.errors import DialbenchError
+from dialbench.llm.daemon_threads import still_running
 from dialbench.schema import Dialogue
 from dialbench.simulate import simulate
 from dialbench.store import RunStore
@@ -170,3 +171,35 @@ def test_a_sync_bot_that_blocks_runs_in_threads_and_dialogues_still_run_side_by_
     assert summary.end_reasons == {"turn_cap": 4}
     assert any(thread.startswith("python-bot") for thread in module(name).THREADS)
     assert time.perf_counter() - started < 8 * 0.2  # eight calls one after another
+
+
+SLOW_BOT = """
+    import threading
+    import time
+
+    RUNNING = []
+    MOST = [0]
+    LOCK = threading.Lock()
+
+    def reply(request):
+        with LOCK:
+            RUNNING.append(request.conversation_id)
+            MOST[0] = max(MOST[0], len(RUNNING))
+        time.sleep(5)  # far past the time-out, and the simulation's end
+        with LOCK:
+            RUNNING.remove(request.conversation_id)
+        return "Too late."
+"""
+
+
+def test_calls_abandoned_at_their_time_out_still_count_against_the_bots_concurrency(
+    write_bot: WriteBot, tmp_path: Path
+) -> None:
+    """A call given up on goes on in its thread, which the next call does not get: the bot
+    never has more calls running than its concurrency, and the command can say which are left."""
+    name, spec = write_bot(SLOW_BOT)
+    bot = {"spec": spec, "max_attempts": 2, "timeout_s": 0.2, "max_concurrency": 2}
+    summary = simulate(config(user_script(), bot), tmp_path / "run", quiet=True)
+    assert summary.end_reasons == {"error": 4}
+    assert module(name).MOST == [2]
+    assert any(f"to {spec} still running after their 0.2s time-out" in s for s in still_running())

@@ -9,6 +9,7 @@ import typer
 from pydantic import ValidationError
 
 from dialbench.errors import DialbenchError
+from dialbench.llm.daemon_threads import still_running
 
 app = typer.Typer(
     name="dialbench",
@@ -40,3 +41,6 @@ def main() -> None:
     except ValidationError as invalid:
         print(f"error: {validation_message(invalid)}", file=sys.stderr)
         sys.exit(2)
+    finally:  # the threads left running end with the process: say which calls they were
+        for line in still_running():
+            print(f"dialbench: {line}", file=sys.stderr)

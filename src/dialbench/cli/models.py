@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -17,6 +17,7 @@ from dialbench.llm.packaged import PACKAGED_MODELS, cache_dir, status
 from dialbench.llm.preflight import check_models
 from dialbench.llm.runner import Runner
 from dialbench.llm.specs import BACKENDS, ModelConfig
+from dialbench.registry import BUILT_IN, REGISTERED, RefusedEntry, Registry
 
 console = Console()
 
@@ -46,6 +47,9 @@ def models(
         console.print(f"local:{model.name}: {model.title}{note}; {install}", highlight=False)
     console.print(judges_table())
     console.print(backends_table())
+    plugins = plugins_table()
+    if plugins is not None:
+        console.print(plugins)
     console.print(
         "Also: local:/path/to/any.gguf, openai:<model> (key from OPENAI_API_KEY), "
         "openai-compat:<base URL>#<model>, python:<module>:<function>. "
@@ -91,12 +95,58 @@ def backends_table() -> Table:
     for name in BACKENDS:
         try:
             backend = BACKENDS.load(name)
+        except RefusedEntry as error:  # a broken plugin is listed, not fatal
+            about = f"broken: {error.problem}"
+        else:
             doc = backend.__doc__ or sys.modules[backend.__module__].__doc__ or ""
             about = doc.strip().split("\n")[0]
-        except Exception as error:  # a broken plugin is listed, not fatal
-            about = f"cannot be imported: {type(error).__name__}: {error}"
         table.add_row(name, BACKENDS.origin(name), escape(about))
     return table
+
+
+def plugins_table() -> Table | None:
+    """The plugins' entries at every other extension point, and whether each loads; None when
+    there are none. The registries are imported here, not with the command line: some of their
+    modules need pandas, which no other command should wait for."""
+    from dialbench.cli.run import STAGE_PRINTERS
+    from dialbench.figures.observations import OBSERVATIONS
+    from dialbench.io.registry import FORMATS
+    from dialbench.judge.registry import PROTOCOLS
+    from dialbench.metrics.diqad import DIQAD_CLASSIFIERS
+    from dialbench.metrics.encoders import ENCODERS
+    from dialbench.metrics.qe import ESTIMATORS
+    from dialbench.pipeline.executors import EXECUTORS
+    from dialbench.pipeline.registry import STAGES
+    from dialbench.report.protocols import PROTOCOL_SECTIONS
+
+    registries: tuple[Registry[Any], ...] = (
+        PROTOCOLS,
+        FORMATS,
+        STAGES,
+        STAGE_PRINTERS,
+        EXECUTORS,
+        ENCODERS,
+        ESTIMATORS,
+        DIQAD_CLASSIFIERS,
+        PROTOCOL_SECTIONS,
+        OBSERVATIONS,
+    )
+    table = Table(title="Plugins (other than backends)")
+    for column in ("entry", "origin", "status"):
+        table.add_column(column, no_wrap=column != "status")
+    for registry in registries:
+        for name in registry:
+            origin = registry.origin(name)
+            if origin in (BUILT_IN, REGISTERED):
+                continue
+            try:
+                registry.load(name)
+            except RefusedEntry as error:
+                status = f"broken: {error.problem}"
+            else:
+                status = "loads"
+            table.add_row(escape(f"{registry.what} {name}"), escape(origin), escape(status))
+    return table if table.row_count else None
 
 
 @app.command()

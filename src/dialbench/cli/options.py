@@ -13,7 +13,7 @@ from pydantic_core import PydanticCustomError
 
 from dialbench.errors import DialbenchError
 from dialbench.io.file_format import Content, FileFormat
-from dialbench.io.registry import formats_holding
+from dialbench.io.registry import FORMATS, formats_holding
 
 RunDir = Annotated[
     Path,
@@ -54,6 +54,8 @@ def _named(contents: tuple[Content, ...], writable: bool) -> Callable[[str], str
 
     def parse(name: str) -> str:
         known = [fmt.name for fmt in formats_holding(contents, writable=writable)]
+        if name not in known and name in FORMATS:
+            FORMATS.load(name)  # a broken plugin's format: refused saying why, not as unknown
         if name not in known:
             message = f"{name!r} is not one of {', '.join(known)}"
             raise PydanticCustomError("format", "{message}", {"message": message})

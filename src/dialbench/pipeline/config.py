@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Annotated, Any, Union
 
 from pydantic import Field, JsonValue, create_model, field_validator
+from pydantic_core import PydanticCustomError
 
-from dialbench.pipeline.registry import stage_kinds
+from dialbench.pipeline.registry import STAGES, stage_kinds
 from dialbench.pipeline.stage import Stage
+from dialbench.registry import RefusedEntry
 from dialbench.schema import Record
 from dialbench.yaml_config import load_yaml_config
 
@@ -27,6 +29,21 @@ class PipelineConfig(Record):
     stages: list[Stage] = Field(
         min_length=1, description="validated as the stage kinds registered (`stage_kinds`)"
     )
+
+    @field_validator("stages", mode="before")
+    @classmethod
+    def _kinds_load(cls, stages: object) -> object:
+        """A stage of a kind registered but broken (a plugin whose module raises, left out of
+        the kinds the stages validate as) is refused saying why, not as a kind unknown."""
+        for stage in stages if isinstance(stages, list) else []:
+            kind = stage.get("stage") if isinstance(stage, dict) else None
+            if isinstance(kind, str) and kind in STAGES:
+                try:
+                    STAGES.load(kind)
+                except RefusedEntry as refused:
+                    message = {"message": str(refused)}
+                    raise PydanticCustomError("stage_kind", "{message}", message) from None
+        return stages
 
     @field_validator("stages")
     @classmethod

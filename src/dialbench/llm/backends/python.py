@@ -3,9 +3,10 @@
 The function takes one `BotRequest` and returns the reply's text (or a `BotReply`). MODULE is
 imported from the current directory first, then the installed packages, when the model is made,
 so a missing module or function, or a function that cannot take the request, is an error naming
-the spec before any call. A sync function runs in a thread pool as wide as the model's
-concurrency, so a bot that blocks (an HTTP client, a database) never stalls the other dialogues.
-An exception it raises is retried like a 5xx, then recorded as the call's failure.
+the spec before any call. A sync function runs on daemon threads, as many as the model's
+concurrency, so a bot that blocks (an HTTP client, a database) never stalls the other dialogues,
+and one that hangs past its time-out is abandoned and never keeps the command from ending. An
+exception it raises is retried like a 5xx, then recorded as the call's failure.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import re
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any, ClassVar
 
 from dialbench.llm.base import (
@@ -31,6 +32,7 @@ from dialbench.llm.base import (
     RequestKind,
 )
 from dialbench.llm.bots import BotRequest, BotSettings, bot_completion, bot_request
+from dialbench.llm.daemon_threads import DaemonThreads, abandon
 from dialbench.llm.specs import ModelConfig, ModelSpecError
 
 PYTHON_PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
@@ -90,11 +92,7 @@ class PythonAPI(ModelAPI):
         self.stateful = config.settings_as(BotSettings).stateful
         self.timeout_s = config.timeout_s
         self.structured_mode = config.structured_output or "prompt"
-        self.threads = (
-            None
-            if self.is_async
-            else ThreadPoolExecutor(config.concurrency, thread_name_prefix="python-bot")
-        )
+        self.threads = None if self.is_async else DaemonThreads(config.concurrency, "python-bot")
 
     @classmethod
     def parse_spec(cls, backend: str, rest: str, shown: str) -> ParsedSpec:
@@ -124,8 +122,13 @@ class PythonAPI(ModelAPI):
     async def _call(self, asked: BotRequest) -> Any:
         if self.threads is None:
             return await self.function(asked)
-        loop = asyncio.get_running_loop()
-        answer = await loop.run_in_executor(self.threads, self.function, asked)
+        running = self.threads.submit(partial(self.function, asked))
+        try:
+            answer = await asyncio.wrap_future(running)
+        except asyncio.CancelledError:
+            if not running.cancel():  # started: its thread goes on, waited for no longer
+                abandon(self.spec, self.timeout_s, running)
+            raise
         if inspect.isawaitable(answer):  # an object whose __call__ is async, a partial of one
             answer = await answer
         return answer
