@@ -7,8 +7,9 @@ chatbots hold (`report/tables/chatbot_differences.csv`), and the judges against 
 as the README's table:
 Pearson r with the mean human score and F1 of breakdown (X), per language and over both, each with
 its 95% interval, beside the human ceiling on the same items (from `RUN/metaeval/report.json`,
-written by the pipeline's `metaeval` stage). `dialbench show RUN` says which processors computed
-them (`dialbench.machine`): the local models' output depends on their instruction sets.
+written by the pipeline's `metaeval` stage). `dialbench show RUN` names the processor and the
+llama.cpp kernels that computed them (`dialbench.machine`): the local models' output depends on
+those.
 Usage: .venv/bin/python benchmarks/quickstart_figures.py [RUN]   (default: runs/quickstart)
 """
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -34,3 +36,14 @@ def test_the_processor_is_named_with_its_kernel_flags(
         assert machine.processor() == expected
     finally:
         machine.processor.cache_clear()
+
+
+def test_a_run_that_loaded_llama_cpp_names_its_build_features(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delitem(sys.modules, "llama_cpp", raising=False)
+    assert machine.computed_on() == machine.processor()  # no local model ran: no kernels named
+    built = b"CPU : SSE3 = 1 | AVX = 1 | AVX2 = 1 | AVX512 = 0 | FMA = 1 | "
+    fake = SimpleNamespace(__version__="0.3.36", llama_print_system_info=lambda: built)
+    monkeypatch.setitem(sys.modules, "llama_cpp", fake)
+    assert machine.computed_on() == f"{machine.processor()}; llama.cpp 0.3.36: SSE3 AVX AVX2 FMA"

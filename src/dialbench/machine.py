@@ -1,14 +1,17 @@
-"""The processor a run computed on, as its provenance says.
+"""The processor a run computed on, and the kernels its local models ran, as its provenance says.
 
-The local models' kernels differ by instruction set: AVX-512 against AVX2, NEON against SVE sum
-in other orders, so a token's probability can differ in its last digits and a sampled dialogue,
-once one token differs, goes its own way. A run's figures are reproducible on a processor with
-the same instruction sets, and the run record says which those were.
+llama.cpp's kernels differ by instruction set: AVX-512 against AVX2, NEON against SVE sum in
+other orders, so a token's probability can differ in its last digits and a sampled dialogue,
+once one token differs, goes its own way. Which kernels run is fixed when llama.cpp is built
+(for the build machine's processor, unless told otherwise), so a run's figures are reproducible
+with the same build features, whatever the processor's name: the run record says both.
 """
 
 from __future__ import annotations
 
 import platform
+import re
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -47,3 +50,14 @@ def processor() -> str:
     flags = set((_cpuinfo_field(lines, "flags", "Features") or "").split())
     kernels = [flag for flag in KERNEL_FLAGS if flag in flags]
     return f"{name} ({' '.join(kernels)})" if kernels else name
+
+
+def computed_on() -> str:
+    """`processor()`, and the build features of the llama.cpp this process loaded, if it loaded
+    one (`; llama.cpp 0.3.36: AVX AVX2 F16C FMA ...`): never imported for this, so a command
+    that ran no local model pays nothing, and says nothing of kernels it did not use."""
+    llama_cpp = sys.modules.get("llama_cpp")
+    if llama_cpp is None:
+        return processor()
+    features = re.findall(r"(\w+) = 1", llama_cpp.llama_print_system_info().decode())
+    return f"{processor()}; llama.cpp {llama_cpp.__version__}: {' '.join(features)}"

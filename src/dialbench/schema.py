@@ -412,7 +412,8 @@ class Run(Record):
     host: str | None = Field(default=None, description="where `pid` is meaningful")
     processor: str | None = Field(
         default=None,
-        description="the CPU and its kernel flags: local models' output depends on them",
+        description="the CPU, and the llama.cpp build's kernels if local models ran "
+        "(dialbench.machine): their output depends on those",
     )
 
     @model_validator(mode="after")

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from dialbench.errors import DialbenchError
 from dialbench.hashing import canonical_json, content_hash
-from dialbench.machine import processor
+from dialbench.machine import computed_on
 from dialbench.schema import (
     Annotation,
     Annotator,
@@ -262,7 +262,7 @@ class RunStore:
             dialbench_version=__version__,
             pid=os.getpid(),
             host=socket.gethostname(),
-            processor=processor(),
+            processor=computed_on(),
         )
         with self.transaction() as db:
             db.execute(
@@ -273,7 +273,9 @@ class RunStore:
 
     def finish_run(self, run: Run, status: RunStatus = "finished") -> Run:
         ended = None if status == "interrupted" else utc_now()
-        done = run.model_copy(update={"status": status, "finished_at": ended})
+        done = run.model_copy(
+            update={"status": status, "finished_at": ended, "processor": computed_on()}
+        )
         with self.transaction() as db:
             db.execute(
                 "UPDATE runs SET status = ?, record = ? WHERE id = ?", (status, _json(done), run.id)
