@@ -31,6 +31,8 @@ class LeakyServer:
     """Path -> (status, Location) of the redirects it answers."""
     echo_status: int | None = None
     """Answer every other request with this status, its error repeating the headers and URL."""
+    echo_padding: int = 0
+    """Characters before the echo, which starts with the X-Api-Key header: where an error is cut."""
     received: list[Received] = field(default_factory=list)
     port: int = 0
 
@@ -49,7 +51,8 @@ class LeakyServer:
                 for name, value in request.headers.items()
                 if name.lower() not in NOT_ECHOED
             )
-            said = f"refused {request.url} with {sent}"
+            key = request.headers.get("X-Api-Key")
+            said = f"{'.' * self.echo_padding}X-Api-Key={key} refused {request.url} with {sent}"
             return web.json_response({"error": {"message": said}}, status=self.echo_status)
         answer = LoopbackServer.completion({"model": "leaky"}, "hello", chat=True)
         return web.json_response(answer | {"reply": {"text": "hello"}})

@@ -15,6 +15,7 @@ import pytest
 from leaky_server import LeakyServer, leaky_server
 
 from dialbench import examples
+from dialbench.llm.base import ERROR_TEXT_LIMIT
 from dialbench.llm.redaction import REDACTED, header_secrets, redacted
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import ModelConfig
@@ -115,6 +116,20 @@ def test_each_backend_fails_with_its_secrets_redacted(
         assert any(HEADER_KEY in str(r.headers) and URL_KEY in r.path_qs for r in server.received)
     shown(str(failed.value))
     assert not [secret for secret in SECRETS if secret in caplog.text]
+
+
+def test_a_long_error_is_redacted_whole_then_cut(
+    server: LeakyServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A secret that straddles the cut is redacted before the cut: no prefix of it survives."""
+    server.echo_padding = ERROR_TEXT_LIMIT - 30  # the header's value echoed across the cut
+    config = ModelConfig.model_validate(model("http-bot", server))
+    with pytest.raises(CallFailed) as failed:
+        Runner(quiet=True).model(config).chat_sync([{"role": "user", "content": "hi"}])
+    reason = failed.value.reason
+    assert len(reason) == ERROR_TEXT_LIMIT
+    assert reason.endswith("…")
+    assert HEADER_KEY[:6] not in reason
 
 
 def test_a_bots_echoed_secrets_are_not_in_the_stored_dialogue(

@@ -110,7 +110,7 @@ def test_retry_after_forms() -> None:
         (b'{"detail": "Not Found"}', "Not Found"),
         (b"<html>502 Bad Gateway</html>", "<html>502 Bad Gateway</html>"),
         (b"", "(empty body)"),
-        (b"x" * 2000, "x" * 500),
+        (b"x" * 2000, "x" * 2000),  # cut by the runner, once redacted (test_error_redaction)
     ],
 )
 def test_error_message_takes_the_servers_words(body: bytes, said: str) -> None:

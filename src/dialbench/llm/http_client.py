@@ -34,7 +34,6 @@ from dialbench.llm.specs import without_credentials
 from dialbench.version import __version__
 
 RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
-ERROR_TEXT_LIMIT = 500
 REDIRECT_STATUS = frozenset({301, 302, 303, 307, 308})
 MAX_REDIRECTS = 5
 
@@ -74,8 +73,8 @@ def error_message(body: bytes) -> str:
             payload.get("message"),
         ):
             if said:
-                return str(said)[:ERROR_TEXT_LIMIT]
-    return body.decode("utf-8", "replace").strip()[:ERROR_TEXT_LIMIT] or "(empty body)"
+                return str(said)
+    return body.decode("utf-8", "replace").strip() or "(empty body)"
 
 
 def proxy_from_environment(url: str) -> str | None:

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from dialbench.errors import DialbenchError
 from dialbench.llm.backends import create_api
+from dialbench.llm.base import error_text
 from dialbench.llm.redaction import redacted
 from dialbench.llm.specs import ModelConfig
 from dialbench.schema import Record
@@ -71,7 +72,7 @@ def model_problem(config: ModelConfig) -> str | None:
     try:
         api.check()
     except DialbenchError as error:
-        return redacted(str(error), api.secrets)
+        return error_text(redacted(str(error), api.secrets))
     return None
 
 

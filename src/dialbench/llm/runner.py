@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from dialbench.errors import DialbenchError
 from dialbench.llm.accounting import Accounting
 from dialbench.llm.backends import create_api
-from dialbench.llm.base import CallDeferred, Completion, ModelAPI, ModelError, Request
+from dialbench.llm.base import (
+    CallDeferred,
+    Completion,
+    ModelAPI,
+    ModelError,
+    Request,
+    error_text,
+)
 from dialbench.llm.cache import CacheEntry, CallCache, cache_key
 from dialbench.llm.collection import calls_started, long_job
 from dialbench.llm.model import Model
@@ -178,7 +185,8 @@ class Runner:
                     return self._accept(api.spec, role, key, request, completion)
                 finally:
                     self._in_flight -= 1
-            said = encodable(redacted(str(failure), api.secrets))  # a server may echo what it sent
+            # A server may echo what it was sent: redacted whole, then cut (no secret half cut).
+            said = error_text(encodable(redacted(str(failure), api.secrets)))
             if not failure.retryable or attempt == config.max_attempts:
                 line.failed_calls += 1
                 raise CallFailed(api.spec, said, attempt) from None  # the cause is unredacted
