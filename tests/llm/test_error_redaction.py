@@ -15,8 +15,7 @@ import pytest
 from leaky_server import LeakyServer, leaky_server
 
 from dialbench import examples
-from dialbench.llm.base import ERROR_TEXT_LIMIT
-from dialbench.llm.redaction import REDACTED, header_secrets, redacted
+from dialbench.llm.redaction import ERROR_TEXT_LIMIT, REDACTED, header_secrets, redacted
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import ModelConfig
 from dialbench.schema import Dialogue

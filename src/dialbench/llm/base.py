@@ -153,16 +153,6 @@ class Completion(Record):
     )
 
 
-ERROR_TEXT_LIMIT = 500
-"""Characters of an error's text kept: a server's body or a bot's exception may be megabytes,
-and the text is stored with each failed dialogue or judgment."""
-
-
-def error_text(text: str) -> str:
-    """`text` cut to `ERROR_TEXT_LIMIT` characters, marked where it was cut."""
-    return text if len(text) <= ERROR_TEXT_LIMIT else text[: ERROR_TEXT_LIMIT - 1] + "…"
-
-
 class ModelError(DialbenchError):
     """A model call failed. `retryable` says whether trying again may succeed."""
 

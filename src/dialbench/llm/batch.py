@@ -31,18 +31,11 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 from dialbench.errors import DialbenchError
 from dialbench.io.validation import describe_error
 from dialbench.llm.backends import create_api
-from dialbench.llm.base import (
-    BatchEndpoint,
-    ModelAPI,
-    ModelError,
-    Request,
-    RequestKind,
-    error_text,
-)
+from dialbench.llm.base import BatchEndpoint, ModelAPI, ModelError, Request, RequestKind
 from dialbench.llm.cache import CacheEntry, CallCache
 from dialbench.llm.openai_format import completion_from_response
 from dialbench.llm.prices import PriceTable
-from dialbench.llm.redaction import redacted
+from dialbench.llm.redaction import shown_error
 from dialbench.llm.reply_text import storable_completion
 from dialbench.llm.specs import ModelConfig
 from dialbench.schema import Record, utc_now
@@ -221,7 +214,7 @@ async def _submit(run_dir: Path, group: _Group, requests: dict[str, Request]) ->
             status=created.get("status") or "validating",
         )
     except (ModelError, KeyError, TypeError) as error:
-        said = error_text(redacted(str(error), group.api.secrets))
+        said = shown_error(error, group.api.secrets)
         raise BatchError(f"{target.endpoint}: submitting a batch failed: {said}") from None
     save_batch(run_dir, record)
     return record
@@ -321,7 +314,7 @@ async def poll(run_dir: Path, record: BatchRecord, cache: CallCache) -> BatchRec
                 }
             )
     except (ModelError, ValidationError) as error:
-        said = error_text(redacted(str(error), api.secrets))
+        said = shown_error(error, api.secrets)
         raise BatchError(f"batch {record.id} at {target.endpoint}: {said}") from None
     finally:
         await api.aclose()

@@ -14,8 +14,7 @@ from pydantic import BaseModel
 
 from dialbench.errors import DialbenchError
 from dialbench.llm.backends import create_api
-from dialbench.llm.base import error_text
-from dialbench.llm.redaction import redacted
+from dialbench.llm.redaction import shown_error
 from dialbench.llm.specs import ModelConfig
 from dialbench.schema import Record
 
@@ -72,7 +71,7 @@ def model_problem(config: ModelConfig) -> str | None:
     try:
         api.check()
     except DialbenchError as error:
-        return error_text(redacted(str(error), api.secrets))
+        return shown_error(error, api.secrets)
     return None
 
 

@@ -3,7 +3,7 @@
 A server may echo what it was sent: the key it refused, the header it did not expect, the URL
 with its `?api_key=`. Each backend knows the secrets it sends (`ModelAPI.secrets`); the runner
 redacts them, and whatever looks like a credential in a URL or a bearer header, from every
-error a call ends with, so no backend can forget to.
+error a call ends with, so no backend can forget to (`shown_error`).
 """
 
 from __future__ import annotations
@@ -12,9 +12,14 @@ import re
 from collections.abc import Iterable, Mapping
 from urllib.parse import parse_qsl, urlsplit
 
+from dialbench.llm.reply_text import encodable
+
 REDACTED = "[redacted]"
 SHORTEST_SECRET = 4
 """Shorter values are no secret worth the name, and replacing them would garble the text."""
+ERROR_TEXT_LIMIT = 500
+"""Characters of an error's text kept: a server's body or a bot's exception may be megabytes,
+and the text is stored with each failed dialogue or judgment."""
 
 CREDENTIAL_WORDS = r"key|token|secret|password|passwd|auth|signature|sig"
 """What a query parameter's name holds when its value is a credential (api_key, access_token)."""
@@ -55,3 +60,11 @@ def redacted(text: str, secrets: Iterable[str] = ()) -> str:
     text = _CREDENTIAL_IN_TEXT.sub(rf"\1={REDACTED}", text)
     text = _USERINFO_IN_TEXT.sub(f"{REDACTED}@", text)
     return _BEARER.sub(REDACTED, text)
+
+
+def shown_error(error: object, secrets: Iterable[str] = ()) -> str:
+    """An error's text as it may be stored or printed: `redacted` whole, then cut to
+    `ERROR_TEXT_LIMIT` characters (so no secret is cut in half before it could be found), and
+    storable (`encodable`)."""
+    text = encodable(redacted(str(error), secrets))
+    return text if len(text) <= ERROR_TEXT_LIMIT else text[: ERROR_TEXT_LIMIT - 1] + "…"

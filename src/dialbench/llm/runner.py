@@ -21,22 +21,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from dialbench.errors import DialbenchError
 from dialbench.llm.accounting import Accounting
 from dialbench.llm.backends import create_api
-from dialbench.llm.base import (
-    CallDeferred,
-    Completion,
-    ModelAPI,
-    ModelError,
-    Request,
-    error_text,
-)
+from dialbench.llm.base import CallDeferred, Completion, ModelAPI, ModelError, Request
 from dialbench.llm.cache import CacheEntry, CallCache, cache_key
 from dialbench.llm.collection import calls_started, long_job
 from dialbench.llm.model import Model
 from dialbench.llm.pace import EndpointPace
 from dialbench.llm.prices import PriceTable
 from dialbench.llm.progress import call_progress
-from dialbench.llm.redaction import redacted
-from dialbench.llm.reply_text import encodable, storable_completion
+from dialbench.llm.redaction import shown_error
+from dialbench.llm.reply_text import storable_completion
 from dialbench.llm.specs import ModelConfig
 from dialbench.schema import Run, StoredRecord, UsageLine
 
@@ -185,8 +178,7 @@ class Runner:
                     return self._accept(api.spec, role, key, request, completion)
                 finally:
                     self._in_flight -= 1
-            # A server may echo what it was sent: redacted whole, then cut (no secret half cut).
-            said = error_text(encodable(redacted(str(failure), api.secrets)))
+            said = shown_error(failure, api.secrets)  # a server may echo what it was sent
             if not failure.retryable or attempt == config.max_attempts:
                 line.failed_calls += 1
                 raise CallFailed(api.spec, said, attempt) from None  # the cause is unredacted
