@@ -45,7 +45,7 @@ def test_given_id_is_kept() -> None:
 def test_unknown_fields_and_roles_are_errors() -> None:
     with pytest.raises(ValidationError, match="Extra inputs"):
         Turn.model_validate({"role": "user", "txt": "typo"})
-    with pytest.raises(ValidationError, match="'user' or 'assistant'"):
+    with pytest.raises(ValidationError, match="'user', 'assistant' or 'tool'"):
         Turn.model_validate({"role": "bot", "text": "x"})
     with pytest.raises(ValidationError, match="at least 1 item"):
         dialogue(turns=[])
@@ -97,3 +97,16 @@ def test_usage_adds_up_and_keeps_unknown_cost_unknown() -> None:
     total = Usage(prompt_tokens=3, completion_tokens=1) + Usage(prompt_tokens=2, cost_usd=0.5)
     assert total == Usage(prompt_tokens=5, completion_tokens=1, cost_usd=0.5)
     assert (Usage() + Usage()).cost_usd is None
+
+
+def test_a_tool_turn_carries_its_call_and_adds_nothing_to_other_identities() -> None:
+    with pytest.raises(ValidationError, match="exactly when its role is 'tool'"):
+        Turn.model_validate({"role": "tool", "text": "42"})
+    with pytest.raises(ValidationError, match="exactly when its role is 'tool'"):
+        Turn.model_validate({"role": "assistant", "text": "hi", "tool": {"name": "search"}})
+    call = {"name": "weather", "arguments": {"city": "Lisbon"}, "call_id": "c1"}
+    turn = Turn.model_validate({"role": "tool", "text": "21 °C", "tool": call})
+    assert turn.tool is not None
+    assert turn.tool.arguments == {"city": "Lisbon"}
+    assert "tool" not in Turn(role="user", text="hi").model_dump()
+    assert dialogue().id == Dialogue.model_validate(dialogue().model_dump()).content_id()

@@ -25,8 +25,11 @@ from pydantic import (
 
 from dialbench.hashing import content_hash
 
-ROLES = ("user", "assistant")
-Role = Literal["user", "assistant"]
+# The two sides of a dialogue; a tool turn is neither, and no simulated user ever sees one.
+SPEAKERS = ("user", "assistant")
+Speaker = Literal["user", "assistant"]
+ROLES = (*SPEAKERS, "tool")
+Role = Literal["user", "assistant", "tool"]
 EndReason = Literal["natural_end", "turn_cap", "validation_failed", "error"]
 ParseStatus = Literal["ok", "unscored"]
 Verdict = Literal["accepted", "rejected"]
@@ -164,14 +167,38 @@ class GenerationAttempt(Record):
     validator_model: str | None = None
 
 
+class ToolUse(Record):
+    """What a chatbot asked of a tool (a function, a search, a retriever): production logs hold
+    these between the user's turn and the reply, and a reply that contradicts what its tool
+    returned is an issue only a judge that sees the call can find."""
+
+    name: NonEmptyText
+    arguments: JsonValue = Field(
+        default=None, description="as the log gave them: a JSON value, or the raw string"
+    )
+    call_id: str | None = Field(default=None, description="the log's id tying call to result")
+    kind: Literal["function", "retrieval"] = Field(
+        default="function", description="retrieval: the result is context fetched for the reply"
+    )
+
+
 class Turn(Record):
-    """One utterance. Empty text is allowed: a chatbot that answers nothing is data to judge."""
+    """One utterance, or one tool call with its result (role `tool`: `tool` is the call and
+    `text` what it returned). Empty text is allowed: a chatbot that answers nothing is data to
+    judge, and a call whose result the log did not keep has none."""
 
     role: Role
     text: str
     model: str | None = Field(default=None, description="model spec that wrote it; None = human")
     attempts: list[GenerationAttempt] = Field(default_factory=list)
+    tool: ToolUse | None = Field(default=None, exclude_if=lambda tool: tool is None)
     metadata: Metadata = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _tool_turns_carry_their_call(self) -> Turn:
+        if (self.role == "tool") != (self.tool is not None):
+            raise ValueError("a turn has `tool` (the call) exactly when its role is 'tool'")
+        return self
 
 
 class Participants(Record):

@@ -14,7 +14,7 @@ from dialbench.errors import DialbenchError
 from dialbench.metrics.config import TurnsToScore
 from dialbench.metrics.diqad import DIQAD_CLASSIFIERS
 from dialbench.metrics.diqad.config import DEFAULT_CLASSIFIERS, DiqadTrainConfig
-from dialbench.schema import ROLES
+from dialbench.schema import SPEAKERS
 from dialbench.store import RunStore
 
 if TYPE_CHECKING:
@@ -111,9 +111,9 @@ def score(
     from dialbench.metrics.api import score_metric
     from dialbench.metrics.config import MetricScoreConfig
 
-    unknown = sorted(set(role) - set(ROLES))
+    unknown = sorted(set(role) - set(SPEAKERS))
     if unknown:
-        raise DialbenchError(f"--role {unknown[0]!r}: choose from {', '.join(ROLES)}")
+        raise DialbenchError(f"--role {unknown[0]!r}: choose from {', '.join(SPEAKERS)}")
     config = MetricScoreConfig(
         model=model,
         roles=role,

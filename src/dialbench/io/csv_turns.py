@@ -16,7 +16,7 @@ from typing import Any
 from dialbench.errors import InputError
 from dialbench.io.file_format import FileFormat, Item, Reader, ReadRequest
 from dialbench.io.text import decode_utf8
-from dialbench.schema import ROLES
+from dialbench.schema import SPEAKERS
 
 FIELDS = ("dialogue_id", "role", "text", "language", "model")
 REQUIRED = ("dialogue_id", "role", "text")
@@ -82,7 +82,7 @@ def read_turns(
             continue
         cell = {f: row[c] for f, c in column.items() if c is not None}
         role = roles.get(cell["role"], cell["role"])
-        if role not in ROLES:
+        if role not in SPEAKERS:
             message = f"unknown role {cell['role']!r}: expected user or assistant"
             hint = " (map speaker labels with --role LABEL=user)" if not roles else ""
             yield line, InputError(path, message + hint, line=line, field=column["role"])

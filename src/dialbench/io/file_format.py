@@ -65,7 +65,8 @@ class FileFormat:
     `read` yields raw values of the content asked for (validated by the caller, so every
     problem is reported with its line); `suffixes` are the name endings it claims, the first
     one naming what `write` exports; `recognises_folder` tells whether a folder is one of its
-    own (None: it is never a folder).
+    own (None: it is never a folder); `personal_data` marks production traffic (chat logs,
+    traces), whose personal data is redacted on import unless the user keeps it.
     """
 
     name: str
@@ -75,6 +76,7 @@ class FileFormat:
     suffixes: tuple[str, ...] = ()
     recognises_folder: Callable[[Path], bool] | None = None
     write: Writer | None = None
+    personal_data: bool = False
 
     def suffix_of(self, path: Path) -> str | None:
         """The longest of its suffixes that the path's name ends with, if any."""

@@ -61,7 +61,7 @@ from pydantic import (
 from dialbench.llm.specs import BACKENDS, ModelConfig, as_model_config, readable_model
 from dialbench.metrics.encoders import DEFAULT_ENCODER, ENCODERS
 from dialbench.metrics.qe import ESTIMATORS
-from dialbench.schema import LanguageCode, Record, Role
+from dialbench.schema import LanguageCode, Record, Speaker
 from dialbench.yaml_config import load_yaml_config
 
 Objective = Literal["graded", "nsp", "vsp", "judge"]
@@ -282,7 +282,7 @@ def load_config(path: str | Path) -> MetricTrainConfig:
 TurnsToScore = Literal["all", "last"]
 
 
-def _chatbot_turns() -> list[Role]:
+def _chatbot_turns() -> list[Speaker]:
     return ["assistant"]
 
 
@@ -291,7 +291,7 @@ class MetricScoreConfig(Record):
         description="the model directory `dialbench metric train` wrote, or a packaged "
         "metric's name (`sensibleness`) where no directory of that name exists"
     )
-    roles: list[Role] = Field(default_factory=_chatbot_turns, min_length=1)
+    roles: list[Speaker] = Field(default_factory=_chatbot_turns, min_length=1)
     turns: TurnsToScore = Field(
         default="all",
         description="score every turn of those roles, or only each dialogue's last one (as a "

@@ -24,7 +24,7 @@ from dialbench.pipeline.stage import (
     quiet_on_a_terminal,
     text_tokens,
 )
-from dialbench.schema import ROLES, Dialogue, Turn
+from dialbench.schema import SPEAKERS, Dialogue, Turn
 
 
 def typical_dialogue() -> Dialogue:
@@ -34,7 +34,7 @@ def typical_dialogue() -> Dialogue:
     text = " ".join(["abc"] * TOKENS_PER_UTTERANCE)  # CHARS_PER_TOKEN characters per token
     return Dialogue(
         language="en",
-        turns=[Turn(role=ROLES[i % 2], text=text) for i in range(utterances)],
+        turns=[Turn(role=SPEAKERS[i % 2], text=text) for i in range(utterances)],
     )
 
 
