@@ -8,7 +8,9 @@ so that a typo in a hand-written file is an error, not silently dropped data.
 from __future__ import annotations
 
 import functools
+import json
 import secrets
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Annotated, ClassVar, Literal
 
@@ -181,6 +183,13 @@ class ToolUse(Record):
         default="function", description="retrieval: the result is context fetched for the reply"
     )
 
+    def shown_arguments(self) -> str:
+        """The arguments as people and judges read them: a raw string as the log gave it, any
+        other value as JSON with its characters kept (`{"city": "Lisbon"}`, `{"城市": "北京"}`)."""
+        if isinstance(self.arguments, str):
+            return self.arguments
+        return "" if self.arguments is None else json.dumps(self.arguments, ensure_ascii=False)
+
 
 class Turn(Record):
     """One utterance, or one tool call with its result (role `tool`: `tool` is the call and
@@ -199,6 +208,12 @@ class Turn(Record):
         if (self.role == "tool") != (self.tool is not None):
             raise ValueError("a turn has `tool` (the call) exactly when its role is 'tool'")
         return self
+
+
+def speaker_turns(turns: Iterable[Turn]) -> list[Turn]:
+    """The utterances of the two sides, tool turns left out: what a simulated user, a chatbot
+    continuing a dialogue and a metric trained on two-speaker dialogues are given."""
+    return [turn for turn in turns if turn.role != "tool"]
 
 
 class Participants(Record):

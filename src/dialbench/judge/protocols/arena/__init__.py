@@ -4,7 +4,8 @@ AI-involved: Conversation 1, Conversation 2, Both or Neither, with the reason (A
 Pairs are the self-chats of the same ChatSEED and the same number of utterances by different
 models, judged in both orders (both kept); a pair of identical dialogues is skipped. The
 outcome: the model whose conversation the judge did not flag wins; Both and Neither are ties.
-`result["winner"]` is first / second / tie, as metaeval's position consistency reads it.
+`result["winner"]` is first / second / tie, as metaeval's position consistency reads it. The
+judge reads utterances only, as UniEval does: no tool turn.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dialbench.judge.protocol import PairProtocol, Question, Result, hashes
 from dialbench.judge.protocols.unieval import chats
 from dialbench.llm.base import JsonSchema, Message
 from dialbench.prompts import Prompt, load_prompt
-from dialbench.schema import Dialogue, Record
+from dialbench.schema import Dialogue, Record, speaker_turns
 
 REASON_MAX_CHARS = 600
 CHOICES = ("Conversation 1", "Conversation 2", "Both", "Neither")
@@ -92,7 +93,7 @@ class ArenaProtocol(PairProtocol):
     def questions(self, first: Dialogue, second: Dialogue) -> list[Question]:
         length = self.shown_turns(first, second)
         shown = "\n\n".join(
-            f"Conversation {number}:\n{chats([t.text for t in d.turns[:length]])}"
+            f"Conversation {number}:\n{chats([t.text for t in speaker_turns(d.turns)[:length]])}"
             for number, d in ((1, first), (2, second))
         )
         messages = (

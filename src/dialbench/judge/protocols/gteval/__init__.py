@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from typing import ClassVar
 
 from dialbench.judge.protocols.arena import ArenaProtocol, self_chat_key
-from dialbench.schema import Dialogue
+from dialbench.schema import Dialogue, speaker_turns
 
 OUTCOME_DEFINITION = (
     "GTEval: each self-chat against the human dialogue of its ChatSEED, both cut to the shorter "
@@ -25,7 +25,8 @@ OUTCOME_DEFINITION = (
 
 
 def shown_length(first: Dialogue, second: Dialogue) -> int:
-    return min(len(first.turns), len(second.turns))
+    """The shorter one's utterances (tool turns are not shown, so not counted)."""
+    return min(len(speaker_turns(first.turns)), len(speaker_turns(second.turns)))
 
 
 class GTEvalProtocol(ArenaProtocol):

@@ -2,6 +2,9 @@
 
 The labels and their definitions come from `issue_labels.yaml`, the file human annotators read.
 Comments are kept only for issues marked present: the comment explains a label, it is not one.
+With `tool_results=true`, a dialogue that holds tool turns is also asked the labels of
+`tool_issue_labels.yaml` (a reply that contradicts or ignores what its tool returned); a
+dialogue without them is asked exactly what it is asked by default.
 """
 
 from __future__ import annotations
@@ -11,13 +14,14 @@ from typing import ClassVar
 
 from pydantic import Field, JsonValue
 
-from dialbench.issue_labels import IssueLabel, load_issue_labels
+from dialbench.issue_labels import IssueLabel, load_issue_labels, load_tool_issue_labels
 from dialbench.judge.numbered_transcript import numbered_transcript
 from dialbench.judge.protocol import (
     DialogueProtocol,
     ProtocolOptions,
     Question,
     Result,
+    added_option,
     enum_of,
     hashes,
 )
@@ -30,6 +34,11 @@ COMMENT_MAX_CHARS = 300
 
 class IssuesOptions(ProtocolOptions):
     other: bool = Field(default=False, description="also ask for the optional 'other' issue")
+    tool_results: bool = added_option(
+        False,
+        "on dialogues with tool turns, also ask whether a chatbot turn contradicts or ignores "
+        "what a tool returned",
+    )
 
 
 class IssuesAnswer(Record):
@@ -45,16 +54,23 @@ class IssuesProtocol(DialogueProtocol):
     Options: ClassVar[type[ProtocolOptions]] = IssuesOptions
     options: IssuesOptions
 
-    @property
-    def labels(self) -> list[IssueLabel]:
-        return load_issue_labels().selected(include_optional=self.options.other)
+    def labels(self, dialogue: Dialogue) -> list[IssueLabel]:
+        """The labels asked about this dialogue: the tool labels only where opted in and only
+        about a dialogue with tool turns."""
+        labels = load_issue_labels().selected(include_optional=self.options.other)
+        if self.options.tool_results and any(turn.tool is not None for turn in dialogue.turns):
+            labels += load_tool_issue_labels().issues
+        return labels
 
     def file_hashes(self) -> dict[str, str]:
         prompts = hashes(load_prompt("judge_issues", __name__), load_prompt("judge_dialogue"))
-        return prompts | {"issue_labels": load_issue_labels().sha256}
+        files = prompts | {"issue_labels": load_issue_labels().sha256}
+        if self.options.tool_results:
+            files["tool_issue_labels"] = load_tool_issue_labels().sha256
+        return files
 
-    def schema(self) -> JsonSchema:
-        keys = [label.key for label in self.labels]
+    def schema(self, labels: list[IssueLabel]) -> JsonSchema:
+        keys = [label.key for label in labels]
         comment = {"type": "string", "maxLength": COMMENT_MAX_CHARS}
         return {
             "type": "object",
@@ -79,10 +95,11 @@ class IssuesProtocol(DialogueProtocol):
     def questions(self, dialogue: Dialogue) -> list[Question]:
         instructions, shown = load_prompt("judge_issues", __name__), load_prompt("judge_dialogue")
         overall = load_issue_labels().overall
+        labels = self.labels(dialogue)
         system = instructions.format(
-            labels="\n".join(f"- {label.key}: {label.definition}" for label in self.labels),
+            labels="\n".join(f"- {label.key}: {label.definition}" for label in labels),
             overall=overall.definition,
-            issue_keys=", ".join(f'"{label.key}": true|false' for label in self.labels),
+            issue_keys=", ".join(f'"{label.key}": true|false' for label in labels),
             scale="|".join(str(score) for score in overall.scale),
         )
         user = shown.format(
@@ -95,7 +112,7 @@ class IssuesProtocol(DialogueProtocol):
                     Message(role="system", content=system),
                     Message(role="user", content=user),
                 ),
-                json_schema=self.schema(),
+                json_schema=self.schema(labels),
                 params=self.params,
             )
         ]

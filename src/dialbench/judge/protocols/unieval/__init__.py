@@ -4,7 +4,9 @@ The judge reads the dialogue as chats `A: ... <chat_end>` numbered from 1 with t
 prompt (Appendix B), the answer asked for as JSON: `choice` Yes/No, `index` (1-based, within the
 dialogue, only with Yes) and the `reason`. An answer that does not fit (an index with No, none or
 one out of range with Yes) fails the schema and is re-asked, then left unscored: never guessed.
-`--option examples=true` adds two in-context examples as earlier turns.
+`--option examples=true` adds two in-context examples as earlier turns. Tool turns are left out:
+the paper's layout has two speakers, the index counts utterances, and a tool call shown among
+them would tell the judge a machine was involved.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from dialbench.judge.protocol import (
 )
 from dialbench.llm.base import JsonSchema, Message
 from dialbench.prompts import load_prompt
-from dialbench.schema import Dialogue, Record
+from dialbench.schema import Dialogue, Record, speaker_turns
 from dialbench.yaml_records import load_yaml_record
 
 REASON_MAX_CHARS = 600
@@ -112,7 +114,7 @@ class UniEvalProtocol(DialogueProtocol):
         return super().tasks([d for d in dialogues if self.judges(d)])
 
     def questions(self, dialogue: Dialogue) -> list[Question]:
-        utterances = [turn.text for turn in dialogue.turns]
+        utterances = [turn.text for turn in speaker_turns(dialogue.turns)]
         prompt = load_prompt("judge_unieval", __name__)
         messages = [Message(role="system", content=prompt.format(utterances=str(len(utterances))))]
         if self.options.examples:
