@@ -21,7 +21,7 @@ from dialbench.judge.protocols.arena import ArenaProtocol, self_chat_key
 from dialbench.judge.protocols.gteval import GTEvalProtocol
 from dialbench.judge.protocols.unieval import UniEvalProtocol
 from dialbench.ratings import JudgeNames
-from dialbench.schema import Dialogue, Judgment
+from dialbench.schema import Dialogue, Judgment, speaker_turns
 from dialbench.store import RunStore
 
 DEFAULT_ROUNDS = 1000  # the paper's shuffles per seed for bootstrap ELO
@@ -105,7 +105,7 @@ def unieval_verdicts(store: RunStore, dialogues: dict[str, Dialogue]) -> pd.Data
                 "chatbot": dialogue.participants.assistant,
                 "ai_involved": bool(j.result["ai_involved"]),
                 "first_ai_index": float(index) if isinstance(index, int) else np.nan,
-                "utterances": len(dialogue.turns),
+                "utterances": len(speaker_turns(dialogue.turns)),
                 "seed_utterances": dialogue.metadata.get("seed_utterances", 0),
             }
         )

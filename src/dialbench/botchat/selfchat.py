@@ -41,6 +41,7 @@ from dialbench.schema import (
     Run,
     SeedContext,
     Turn,
+    speaker_turns,
 )
 from dialbench.store import RunStore
 
@@ -61,10 +62,11 @@ class SelfChatSummary(Record):
 
 
 def chatseed(dialogue: Dialogue) -> list[str]:
-    """The ChatSEED of a seed dialogue: its `seed.chatseed`, else its first two utterances."""
+    """The ChatSEED of a seed dialogue: its `seed.chatseed`, else its first two utterances
+    (tool turns are no utterance: a self-chat has two speakers and no tools)."""
     if dialogue.seed is not None and dialogue.seed.chatseed:
         return list(dialogue.seed.chatseed)
-    return [turn.text for turn in dialogue.turns[:2]]
+    return [turn.text for turn in speaker_turns(dialogue.turns)[:2]]
 
 
 def seed_dialogues(store: RunStore, config: SelfChatConfig) -> list[Dialogue]:
@@ -72,7 +74,7 @@ def seed_dialogues(store: RunStore, config: SelfChatConfig) -> list[Dialogue]:
     found = [
         d
         for d in store.records(Dialogue, source=config.seeds)
-        if len(d.turns) >= config.min_seed_utterances and len(chatseed(d)) >= 1
+        if len(speaker_turns(d.turns)) >= config.min_seed_utterances and len(chatseed(d)) >= 1
     ]
     if config.limit is not None:
         found = found[: config.limit]

@@ -3,6 +3,10 @@
 It never sees the seed context, as with a real chatbot, and its turns are not validated. A
 chatbot of the user's own (`python:`, `http:`) has instructions of its own, so it gets the
 history alone, with the dialogue's id and language (and its session, when stateful).
+
+The history is the two sides' utterances: tool turns are left out. Sent in the OpenAI shape they
+would need the tool calls' ids (a log may keep none) and tool definitions the chatbot under test
+was never given, and they are another system's calls, not this chatbot's.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from dialbench.llm.base import Conversation, GenerationParams
 from dialbench.llm.model import Model
 from dialbench.llm.reply_text import reply_metadata
 from dialbench.prompts import load_prompt
-from dialbench.schema import Turn
+from dialbench.schema import Turn, speaker_turns
 
 PROMPTS = ("simulate_chatbot",)
 
@@ -31,7 +35,7 @@ class Chatbot:
             if self.model.own_bot
             else [{"role": "system", "content": load_prompt("simulate_chatbot").text}]
         )
-        messages += [{"role": t.role, "content": t.text} for t in turns]
+        messages += [{"role": t.role, "content": t.text} for t in speaker_turns(turns)]
         completion = await self.model.chat(messages, self.params, conversation=conversation)
         return Turn(
             role="assistant",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from dialbench.schema import SeedContext, Turn
+from dialbench.schema import SeedContext, Turn, speaker_turns
 from dialbench.simulate.language import language_name
 
 END_MARKER = "END_OF_DIALOGUE"
@@ -50,8 +50,14 @@ def _one_line(text: str) -> str:
 
 
 def render_transcript(turns: Sequence[Turn], last_user: str | None = None) -> str:
-    """`USER: ...` / `CHATBOT: ...` lines, optionally with a candidate user message appended."""
-    lines = [f"{USER_TAG if t.role == 'user' else CHATBOT_TAG}: {_one_line(t.text)}" for t in turns]
+    """`USER: ...` / `CHATBOT: ...` lines, optionally with a candidate user message appended.
+
+    Tool turns are left out: a person talking to a chatbot reads its replies, not its tool calls,
+    so neither the simulated user nor the validator and filters judging its turns see them."""
+    lines = [
+        f"{USER_TAG if t.role == 'user' else CHATBOT_TAG}: {_one_line(t.text)}"
+        for t in speaker_turns(turns)
+    ]
     if last_user is not None:
         lines.append(f"{USER_TAG}: {_one_line(last_user)}")
     return "\n".join(lines) if lines else NO_MESSAGES_YET

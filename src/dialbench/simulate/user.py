@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dialbench.llm.base import GenerationParams
 from dialbench.llm.model import Model
 from dialbench.prompts import load_prompt
-from dialbench.schema import Record, SeedContext, Turn
+from dialbench.schema import Record, SeedContext, Turn, speaker_turns
 from dialbench.simulate.config import Form
 from dialbench.simulate.transcript import (
     TRANSCRIPT_STOPS,
@@ -55,10 +55,12 @@ class UserAgent:
         retry: Retry | None = None,
         attempt: int = 0,
     ) -> str:
-        """The next user message (the first when `turns` is empty), label and quotes removed.
+        """The next user message (the first when `turns` holds no utterance), label and quotes
+        removed. Like a person, the simulated user reads a chatbot's replies, never its tool calls.
 
         Each attempt samples with its own seed, so a retry is a fresh draw, not a replay.
         """
+        turns = speaker_turns(turns)
         params = self.turn_params if turns else self.first_turn_params
         params = params.model_copy(update={"seed": (params.seed or 0) + attempt})
         if self.form == "chat":
