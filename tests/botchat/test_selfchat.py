@@ -19,6 +19,7 @@ from dialbench.schema import Dialogue
 from dialbench.store import RunStore
 from tests.botchat.helpers import echo_step, seed_dialogue, seeded_run
 from tests.scripted_models import ScriptedModel
+from tests.tool_dialogues import EN, TOOL_DIALOGUES, ZH
 
 
 def stored(run: Path) -> list[Dialogue]:
@@ -151,3 +152,17 @@ def test_a_reply_over_the_models_cap_is_cut_and_its_turn_says_so(tmp_path: Path)
     assert dialogue.turns[2].text == "ab" * 50
     assert dialogue.turns[2].metadata == {"dropped_utterances": 0, "truncated_from_bytes": 2000}
     assert dialogue.metadata["dropped_utterances"] == [0]
+
+
+def test_a_dialogue_with_tool_turns_seeds_with_its_first_two_utterances(tmp_path: Path) -> None:
+    run = seeded_run(tmp_path, list(TOOL_DIALOGUES))
+    model = ScriptedModel("sc-tools", echo_step)
+    config = SelfChatConfig(models=[model.config()], n=3, seeds="production", min_seed_utterances=4)
+    with pytest.raises(DialbenchError, match="at least 4 utterance"):
+        selfchat(config, run, quiet=True)  # each has 3 utterances: tool turns are none
+    selfchat(config.model_copy(update={"min_seed_utterances": 3}), run, quiet=True)
+    seeds = {d.metadata["chatseed_dialogue"]: d.seed.chatseed for d in stored(run) if d.seed}
+    assert seeds == {
+        EN.id: ["What is the weather in Lisbon?", "Let me check."],
+        ZH.id: ["北京今天天气怎么样？", "我查一下。"],
+    }
