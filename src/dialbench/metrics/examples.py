@@ -8,6 +8,11 @@
   repeated (0); the response alone, no context;
 - judge: the mean score of a trusted judge's `ok` judgments of a turn (its samples averaged),
   so the metric distils the judge; an unscored judgment is never a target.
+
+A metric reads the two sides' utterances only: a tool turn is never a response, nor part of the
+context before one. The packaged metrics learned from two-speaker dialogues, whose features
+(the last context turn, the same speaker's earlier turns) and speaker tokens know no tool; a
+turn keeps its index in the dialogue, so its judgment points at the right turn all the same.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from dialbench.errors import DialbenchError
 from dialbench.io.importer import ImportOptions, load_records
 from dialbench.metrics.config import TeacherConfig
 from dialbench.metrics.words import NEGATIVE, POSITIVE, perturb, random_negative
-from dialbench.schema import Annotation, Dialogue, Judgment, base_language
+from dialbench.schema import Annotation, Dialogue, Judgment, base_language, speaker_turns
 from dialbench.store import RunStore
 
 
@@ -37,7 +42,7 @@ class Example:
     turn_index: int
     language: str
     previous: tuple[tuple[str, str], ...]
-    """(role, text) of every earlier turn, oldest first."""
+    """(role, text) of every earlier utterance (tool turns left out), oldest first."""
     role: str
     response: str
     target: float
@@ -49,11 +54,16 @@ def turn_example(dialogue: Dialogue, index: int, target: float = 0.0) -> Example
         dialogue_id=dialogue.id,
         turn_index=index,
         language=dialogue.language,
-        previous=tuple((t.role, t.text) for t in dialogue.turns[:index]),
+        previous=tuple((t.role, t.text) for t in speaker_turns(dialogue.turns[:index])),
         role=turn.role,
         response=turn.text,
         target=target,
     )
+
+
+def utterance_indices(dialogue: Dialogue) -> list[int]:
+    """The indices of the dialogue's utterances: its turns but the tool turns."""
+    return [i for i, turn in enumerate(dialogue.turns) if turn.role != "tool"]
 
 
 def held_out(dialogue_id: str, fraction: float, seed: int) -> bool:
@@ -103,7 +113,7 @@ def targeted_examples(
     return [
         turn_example(d, i, targets[(d.id, i)])
         for d in dialogues
-        for i in range(len(d.turns))
+        for i in utterance_indices(d)
         if (d.id, i) in targets
     ]
 
@@ -214,11 +224,13 @@ def nsp_examples(
     rng = random.Random(seed)
     pools: dict[str, list[str]] = defaultdict(list)
     for d in dialogues:
-        pools[base_language(d.language)] += [t.text for t in d.turns if t.text.strip()]
+        pools[base_language(d.language)] += [
+            t.text for t in speaker_turns(d.turns) if t.text.strip()
+        ]
     examples = []
     for d in dialogues:
         pool = pools[base_language(d.language)]
-        for i in range(1, len(d.turns)):
+        for i in utterance_indices(d)[1:]:
             real = turn_example(d, i, 1.0)
             examples.append(real)
             negative = random_negative(real.response, pool, d.language, rng, max_coverage)
@@ -231,7 +243,8 @@ def vsp_examples(dialogues: Sequence[Dialogue], seed: int) -> list[Example]:
     rng = random.Random(seed)
     examples = []
     for d in dialogues:
-        for i, turn in enumerate(d.turns):
+        for i in utterance_indices(d):
+            turn = d.turns[i]
             if not turn.text.strip():
                 continue
             base = Example(d.id, i, d.language, (), turn.role, turn.text, 1.0)

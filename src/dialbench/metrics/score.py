@@ -26,6 +26,7 @@ from dialbench.schema import (
     Judgment,
     Provenance,
     Run,
+    Speaker,
     Target,
     base_language,
 )
@@ -55,15 +56,18 @@ class ScoreSummary:
         return self.judgments / self.seconds if self.seconds else 0.0
 
 
-def turn_indices(dialogue: Dialogue, roles: Iterable[str], *, last_only: bool = False) -> list[int]:
-    """The turns of the given roles, or only the last of them (a judge's turns=last)."""
+def turn_indices(
+    dialogue: Dialogue, roles: Iterable[Speaker], *, last_only: bool = False
+) -> list[int]:
+    """The turns of the given sides, or only the last of them (a judge's turns=last); never a
+    tool turn (`examples`)."""
     wanted = set(roles)
     indices = [i for i, turn in enumerate(dialogue.turns) if turn.role in wanted]
     return indices[-1:] if last_only else indices
 
 
 def turns_to_score(
-    dialogue: Dialogue, roles: Iterable[str], *, last_only: bool = False
+    dialogue: Dialogue, roles: Iterable[Speaker], *, last_only: bool = False
 ) -> list[Example]:
     return [turn_example(dialogue, i) for i in turn_indices(dialogue, roles, last_only=last_only)]
 
@@ -138,7 +142,7 @@ def score_run(
     store: RunStore,
     run: Run,
     *,
-    roles: Iterable[str] = ("assistant",),
+    roles: Iterable[Speaker] = ("assistant",),
     last_only: bool = False,
     heldout_only: bool = False,
     languages: Iterable[str] = (),
