@@ -4,14 +4,17 @@ import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from dialbench.analysis.dataset_stats import dataset_statistics
 from dialbench.analysis.text import mtld, tokens, utterance_length
+from dialbench.cli import app
 from dialbench.llm.runner import Runner
 from dialbench.schema import Dialogue, Usage
 from dialbench.store import RunStore
 from tests.conftest import RunCli
 from tests.report.known_judgments import make_store
+from tests.tool_dialogues import TOOL_DIALOGUES, without_tools
 
 
 @pytest.mark.parametrize(
@@ -185,3 +188,18 @@ def test_failed_turns_are_not_utterances_and_sources_can_be_chosen(tmp_path: Pat
         3,
         1 / 3,
     )
+
+
+def test_tool_turns_are_counted_apart_from_the_utterances(tmp_path: Path) -> None:
+    with RunStore.open(tmp_path) as store, store.run("test") as run:
+        store.add([*TOOL_DIALOGUES, *(without_tools(d) for d in TOOL_DIALOGUES)], run)
+        stats = {row.language: row for row in dataset_statistics(store).languages}
+    assert stats["all"].turns_per_dialogue == 3  # utterances only
+    assert stats["all"].tool_turns_per_dialogue == 0.75  # 3 calls over 4 dialogues
+    assert stats["en"].assistant_utterance_length == 5.5  # 3 and 8 words, no tool result
+    assert stats["zh"].assistant_utterance_length == 9.5  # 我查一下 (4) and 15 characters
+    done = CliRunner().invoke(app, ["stats", str(tmp_path)], env={"COLUMNS": "200"})
+    assert done.exit_code == 0, done.output
+    lines = done.output.splitlines()
+    assert "MTLD ┃ tool turns" in next(line for line in lines if "MTLD" in line)
+    assert next(line for line in lines if line.startswith("│ all")).split()[-2] == "0.75"

@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 from pydantic import Field
 
 from dialbench.analysis.text import length_unit, mtld, tokens, utterance_length
-from dialbench.schema import Dialogue, Record, Turn, UsageLine
+from dialbench.schema import Dialogue, Record, Turn, UsageLine, speaker_turns
 from dialbench.store import RunStore
 
 ALL_LANGUAGES = "all"
@@ -17,17 +17,21 @@ ALL_LANGUAGES = "all"
 
 class LanguageStats(Record):
     """One language (or `all`). Lengths are means per utterance, in `length_unit`; MTLD is over
-    all utterances of the language together (`all` mixes units, so it has neither)."""
+    all utterances of the language together (`all` mixes units, so it has neither). Tool turns
+    are no utterance: they are counted apart and are in no other figure."""
 
     language: str
     dialogues: int
-    turns_per_dialogue: float
+    turns_per_dialogue: float = Field(description="utterances of the two sides")
     length_unit: str | None
     utterance_length: float | None
     user_utterance_length: float | None
     assistant_utterance_length: float | None
     mtld: float | None
     end_reasons: dict[str, int]
+    tool_turns_per_dialogue: float = Field(
+        default=0.0, description="tool calls and retrieved contexts"
+    )
 
 
 class TurnAcceptance(Record):
@@ -56,21 +60,24 @@ def language_stats(language: str, dialogues: list[Dialogue], *, measure: bool) -
     words: list[str] = []
     if measure:
         for dialogue in dialogues:
-            for turn in dialogue.turns:
+            for turn in speaker_turns(dialogue.turns):
                 if turn.metadata.get("validation_failed"):
                     continue  # a placeholder for the attempts, not an utterance anyone made
                 lengths[turn.role].append(utterance_length(turn.text, dialogue.language))
                 words += tokens(turn.text, dialogue.language)
+    utterances = sum(len(speaker_turns(d.turns)) for d in dialogues)
+    tool_turns = sum(len(d.turns) for d in dialogues) - utterances
     return LanguageStats(
         language=language,
         dialogues=len(dialogues),
-        turns_per_dialogue=sum(len(d.turns) for d in dialogues) / len(dialogues),
+        turns_per_dialogue=utterances / len(dialogues),
         length_unit=length_unit(language) if measure else None,
         utterance_length=_mean(lengths["user"] + lengths["assistant"]),
         user_utterance_length=_mean(lengths["user"]),
         assistant_utterance_length=_mean(lengths["assistant"]),
         mtld=mtld(words) if measure else None,
         end_reasons=dict(Counter(d.end_reason or "unknown" for d in dialogues)),
+        tool_turns_per_dialogue=tool_turns / len(dialogues),
     )
 
 

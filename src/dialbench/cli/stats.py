@@ -54,10 +54,20 @@ def stats(
     if not result.languages:
         console.print("no dialogues")
     else:
+        tools = any(r.tool_turns_per_dialogue for r in result.languages)  # else no such column
         console.print(
             table(
                 "Dialogues per language (utterance lengths: words; zh, ja: characters)",
-                ("language", "dialogues", "turns", "utt. len.", "user", "chatbot", "MTLD"),
+                (
+                    "language",
+                    "dialogues",
+                    "turns",
+                    "utt. len.",
+                    "user",
+                    "chatbot",
+                    "MTLD",
+                    *(["tool turns"] if tools else []),
+                ),
                 (
                     (
                         r.language,
@@ -67,6 +77,7 @@ def stats(
                         figure(r.user_utterance_length),
                         figure(r.assistant_utterance_length),
                         figure(r.mtld),
+                        *([figure(r.tool_turns_per_dialogue, 2)] if tools else []),
                     )
                     for r in result.languages
                 ),
