@@ -13,6 +13,7 @@ from dialbench.schema import (
     Provenance,
     SeedContext,
     Target,
+    ToolUse,
     Turn,
     Usage,
 )
@@ -36,6 +37,13 @@ attempts = st.builds(
     feedback=maybe_text,
     validator_model=models,
 )
+tool_uses = st.builds(
+    ToolUse,
+    name=text,
+    arguments=json_value,
+    call_id=maybe_text,
+    kind=st.sampled_from(["function", "retrieval"]),
+)
 turns = st.builds(
     Turn,
     role=st.sampled_from(["user", "assistant"]),
@@ -43,7 +51,7 @@ turns = st.builds(
     model=models,
     attempts=st.lists(attempts, max_size=2),
     metadata=metadata,
-)
+) | st.builds(Turn, role=st.just("tool"), text=st.text(max_size=40), tool=tool_uses)
 seeds = st.builds(
     SeedContext,
     language=st.none() | st.sampled_from(LANGUAGES),

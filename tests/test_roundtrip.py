@@ -7,9 +7,12 @@ import json
 import tempfile
 from pathlib import Path
 
+import pyarrow.parquet as pq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
+from dialbench.cli import app
 from dialbench.io.exporter import export_records
 from dialbench.io.importer import ImportOptions, import_file, load_records
 from dialbench.io.jsonl import write_jsonl
@@ -17,6 +20,8 @@ from dialbench.schema import Dialogue, StoredRecord
 from dialbench.store import RunStore
 from tests import strategies
 from tests.conftest import CSV_MAPPING, RunCli
+from tests.tool_dialogues import TOOL_DIALOGUES
+from tests.tool_dialogues import write_jsonl as write_tool_jsonl
 
 record_lists = st.one_of(
     st.lists(strategies.dialogues, min_size=1, max_size=4, unique_by=lambda d: d.id),
@@ -134,3 +139,45 @@ def test_plain_turns_files_take_defaults_from_options(cli: RunCli, tmp_path: Pat
     provenance = record["provenance"]
     assert isinstance(provenance, dict)
     assert (provenance["source_file"], provenance["source_line"]) == (str(path), 1)
+
+
+def test_tool_turns_round_trip_through_jsonl_and_parquet_with_the_call_as_a_column(
+    tmp_path: Path,
+) -> None:
+    def invoke(*args: str | Path) -> str:
+        done = CliRunner().invoke(app, [str(arg) for arg in args])
+        assert done.exit_code == 0, done.output
+        return done.output
+
+    invoke("import", write_tool_jsonl(tmp_path / "tools.jsonl"), "--run", tmp_path / "a")
+    invoke("export", tmp_path / "a", "--format", "jsonl", "--output", tmp_path / "a.jsonl")
+    first = tmp_path.joinpath("a.jsonl").read_text(encoding="utf-8")
+    exported = [Dialogue.model_validate_json(line) for line in first.splitlines()]
+    assert [d.model_copy(update={"provenance": None}) for d in exported] == list(TOOL_DIALOGUES)
+    invoke("import", tmp_path / "a.jsonl", "--run", tmp_path / "b")
+    invoke("export", tmp_path / "b", "--format", "parquet", "--output", tmp_path / "b.parquet")
+    turns = pq.read_table(tmp_path / "b.parquet").column("turns").to_pylist()
+    calls = [turn["tool"] for dialogue in turns for turn in dialogue if turn["tool"] is not None]
+    assert calls == [
+        {
+            "name": "weather",
+            "arguments": '{"city": "Lisbon"}',
+            "call_id": "call_1",
+            "kind": "function",
+        },
+        {
+            "name": "weather",
+            "arguments": '{"city": "北京"}',
+            "call_id": "call_7",
+            "kind": "function",
+        },
+        {
+            "name": "kb_search",
+            "arguments": '{"query": "北京 空气质量"}',
+            "call_id": None,
+            "kind": "retrieval",
+        },
+    ]
+    invoke("import", tmp_path / "b.parquet", "--run", tmp_path / "c")
+    invoke("export", tmp_path / "c", "--format", "jsonl", "--output", tmp_path / "c.jsonl")
+    assert tmp_path.joinpath("c.jsonl").read_text(encoding="utf-8") == first

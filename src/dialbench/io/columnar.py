@@ -1,7 +1,10 @@
 """Parquet files and Hugging Face `datasets` folders, for analysis and publication.
 
 Each row has the record's summary columns (the same ones the store indexes) for quick filtering,
-plus `record`, the whole record as JSON, so that reading a file back loses nothing.
+plus `record`, the whole record as JSON, so that reading a file back loses nothing. A dialogue's
+`turns` column lists each turn's role, text, model and `tool`: null but for a tool turn, whose
+call it holds (name, arguments as JSON text, call id, kind), so a query can find every call
+without parsing records.
 """
 
 from __future__ import annotations
@@ -13,22 +16,52 @@ from typing import Any
 
 from dialbench.errors import DialbenchError, InputError
 from dialbench.io.file_format import FileFormat, Item, ReadRequest, records_writer
-from dialbench.schema import Dialogue, StoredRecord
+from dialbench.schema import Dialogue, StoredRecord, ToolUse
 from dialbench.store import TABLES
 
 
-def _row(record: StoredRecord) -> dict[str, Any]:
-    row: dict[str, Any] = {"id": record.id, **TABLES[type(record)].columns(record)}
-    if isinstance(record, Dialogue):
-        row["turns"] = [{"role": t.role, "text": t.text, "model": t.model} for t in record.turns]
-    row["record"] = record.model_dump_json()
-    return row
+def _tool_cell(tool: ToolUse | None) -> dict[str, Any] | None:
+    """A call as one struct: its arguments, any JSON value, as their JSON text."""
+    if tool is None:
+        return None
+    return {
+        "name": tool.name,
+        "arguments": json.dumps(tool.arguments, ensure_ascii=False),
+        "call_id": tool.call_id,
+        "kind": tool.kind,
+    }
+
+
+def _turns_column(dialogues: Sequence[Dialogue]) -> Any:
+    """The `turns` column, its type given so that `tool` is the same struct whether or not any
+    dialogue written holds a tool turn."""
+    import pyarrow as pa
+
+    tool = pa.struct([(name, pa.string()) for name in ("name", "arguments", "call_id", "kind")])
+    turn = pa.struct(
+        [("role", pa.string()), ("text", pa.string()), ("model", pa.string()), ("tool", tool)]
+    )
+    cells = [
+        [
+            {"role": t.role, "text": t.text, "model": t.model, "tool": _tool_cell(t.tool)}
+            for t in d.turns
+        ]
+        for d in dialogues
+    ]
+    return pa.array(cells, type=pa.list_(turn))
 
 
 def to_arrow(records: Sequence[StoredRecord]) -> Any:
+    """Summary columns, then `turns` for dialogues, then `record`."""
     import pyarrow as pa
 
-    return pa.Table.from_pylist([_row(r) for r in records])
+    table = pa.Table.from_pylist(
+        [{"id": r.id, **TABLES[type(r)].columns(r), "record": r.model_dump_json()} for r in records]
+    )
+    dialogues = [r for r in records if isinstance(r, Dialogue)]
+    if not dialogues:
+        return table
+    return table.add_column(table.column_names.index("record"), "turns", _turns_column(dialogues))
 
 
 def write_parquet(records: Sequence[StoredRecord], path: Path) -> None:
