@@ -13,12 +13,19 @@ from web_run import ORGANISER_TOKEN, Client, WebRun
 
 from dialbench.hashing import sha256_text
 from dialbench.io.long_format import long_rows
-from dialbench.schema import Annotation
+from dialbench.issue_labels import load_issue_labels
+from dialbench.schema import Annotation, Benchmark, BenchmarkItem, Dialogue, ToolUse, Turn
 from dialbench.store import RunStore
-from dialbench.web.annotators import AssignmentSettings, reissue_link, revoke_annotator
+from dialbench.web.annotators import (
+    AssignmentSettings,
+    add_annotator,
+    reissue_link,
+    revoke_annotator,
+)
 from dialbench.web.app import create_app
 from dialbench.web.auth import CSRF_HEADER
 from dialbench.web.guard import MAX_BODY_BYTES
+from tests.tool_dialogues import EN, TOOL_DIALOGUES, ZH
 
 CSRF_META = '<meta name="csrf-token" content="'
 
@@ -121,6 +128,40 @@ def test_the_dialogue_page_shows_attempts_judgments_and_raw_unscored_output(
     assert "dismisses the user" in page
     assert "&lt;b&gt;not json&lt;/b&gt;" in page  # judge-y's unscored raw output, escaped
     assert "Not annotated." in page
+
+
+def test_a_tool_turn_shows_its_call_and_result_to_organiser_and_annotator_and_is_never_labelled(
+    client: Client, web_run: WebRun
+) -> None:
+    long = Dialogue(
+        language="en",
+        turns=[
+            Turn(role="user", text="Which trains go to Porto?"),
+            Turn(role="tool", text="Alfa Pendular 08:39. " * 30, tool=ToolUse(name="timetable")),
+            Turn(role="assistant", text="The first is at 08:39."),
+        ],
+    )
+    shown = [*TOOL_DIALOGUES, long]
+    items = [BenchmarkItem(dialogue_id=d.id, language=d.language, reason="t") for d in shown]
+    with RunStore.open(web_run.path, create=False) as store:
+        with store.run("tools") as run:
+            store.add([*shown, Benchmark(name="tools", items=items)], run)
+        token = add_annotator(store, "dora", "tools", ["en", "zh"]).token
+    organiser, annotator = client(ORGANISER_TOKEN), client(token)
+    for page in (
+        organiser.get(f"/dialogues/{EN.id}").text,
+        annotator.get(f"/annotate/{EN.id}").text,
+    ):
+        assert '<div class="turn tool" data-role="tool" data-kind="function">' in page
+        assert "Tool call · turn 2 · call_1" in page
+        assert '<strong>weather</strong>(<span class="arguments">{&#34;city&#34;: ' in page
+        assert '<div class="text">21 °C, sunny</div>' in page
+    annotating = annotator.get(f"/annotate/{ZH.id}").text
+    assert "Retrieved context · turn 3" in annotating
+    assert annotating.count('name="issue"') == len(load_issue_labels().issues)  # per dialogue
+    folded = organiser.get(f"/dialogues/{long.id}").text
+    assert '<details class="long">' in folded
+    assert "show all 630 characters" in folded
 
 
 def test_hostile_text_is_escaped_everywhere(client: Client, web_run: WebRun) -> None:
