@@ -24,7 +24,6 @@ def test_the_packaged_metric_scores_chatbot_turns_as_if_no_tool_had_been_called(
         store.add([*TOOL_DIALOGUES, *TWINS.values()], run)
     result = score_metric(MetricScoreConfig(model="sensibleness"), tmp_path)
     assert (result.dialogues, result.judgments) == (4, 8)
-    score_metric(MetricScoreConfig(model="sensibleness", roles=["user", "assistant"]), tmp_path)
     with RunStore.open(tmp_path) as store:
         scores = {
             (j.target.dialogue_id, j.target.turn_index): j.result["sensibleness"]
@@ -33,9 +32,9 @@ def test_the_packaged_metric_scores_chatbot_turns_as_if_no_tool_had_been_called(
         }
     for d in TOOL_DIALOGUES:
         scored = sorted(index for dialogue, index in scores if dialogue == d.id)
-        assert scored == [0, *ASSISTANT_TURNS[d.id]]  # the user's turn, the chatbot's: no tool's
+        assert scored == ASSISTANT_TURNS[d.id]
         twin = TWINS[d.id].id
-        assert [scores[(d.id, i)] for i in scored] == [scores[(twin, i)] for i in range(3)]
+        assert [scores[(d.id, i)] for i in scored] == [scores[(twin, i)] for i in (1, 2)]
 
 
 def test_no_tool_result_is_a_training_response_or_a_spliced_utterance() -> None:
