@@ -63,6 +63,7 @@ FOUND: list[tuple[str, str, str, str]] = [
     ("es", "account", "El número de cuenta es 0049-1500-05-1234567892.", "0049-1500-05-1234567892"),
     ("es", "name", "Hola, me llamo Lucía Fernández.", "Lucía Fernández"),
     ("es", "name", "Mi nombre es Carlos del Río, gracias.", "Carlos del Río"),
+    ("es", "name", "Me llamo José Ortega y Gasset y tengo una duda.", "José Ortega y Gasset"),
     # French
     ("fr", "email", "Écrivez-moi à françois.dupont@exemple.fr.", "françois.dupont@exemple.fr"),
     ("fr", "phone", "Mon numéro est le 06 12 34 56 78.", "06 12 34 56 78"),

@@ -15,8 +15,8 @@ hub at run time).
   the Luhn check, so nine long order numbers in ten stay.
 - **account**: an IBAN (a country code, check digits and at least ten digits, passing mod 97);
   and a number of at least seven digits shortly after an account word of the seven languages
-  (account, Konto, cuenta, compte, conta, 口座, 普通, 账号 ...), unless grouped in thousands like an
-  amount ("la ville compte 2 000 000 habitants").
+  (account, Konto, cuenta, compte, conta, 口座, 普通, 账号 ...), unless grouped in thousands
+  like an amount ("la ville compte 2 000 000 habitants").
 - **phone**: international numbers (`+` or `00`, 8–15 digits), and national ones in the formats
   of the seven languages' countries (a Spanish number is nine digits, a French one ten in
   pairs, a Japanese one 0-led in three groups), in every dialogue: its language may be a guess
@@ -115,7 +115,9 @@ _AMOUNT_OR_TIME_AFTER = re.compile(
     r"[:：h]\d|\s?(?:[€$£¥₩₹元円]|(?:eur|euros?|usd|dollars?|reais|yuan|rmb|pesos?|chf)\b)",
     re.IGNORECASE,
 )
-_AMOUNT_BEFORE = re.compile(r"(?:[€$£¥₩₹]|\b(?:eur|usd|gbp|jpy|cny|rmb|brl|mxn|chf))\s?$", re.I)
+_AMOUNT_BEFORE = re.compile(
+    r"(?:[€$£¥₩₹]|\b(?:eur|usd|gbp|jpy|cny|rmb|brl|mxn|chf))\s?$", re.IGNORECASE
+)
 
 # National phone formats as written (separators made ASCII), with their numbers of digits.
 _NATIONAL_PHONES: dict[str, list[tuple[re.Pattern[str], int, int]]] = {
@@ -198,9 +200,11 @@ _NAME = re.compile(
     rf"|(?<![^は、。！？\s])[{_HAN_KATAKANA}]{{2,8}}(?=といいます|と言います)",
     re.IGNORECASE,
 )
-# Lowercase words between two capitalised ones that belong to the name (Anna von Sydow).
+# Lowercase words between two capitalised ones that belong to the name (Anna von Sydow), in
+# Romance names and in Germanic ones.
 _NAME_PARTICLES = frozenset(
-    ("da", "das", "de", "del", "della", "der", "di", "do", "dos", "du", "la", "le", "van", "von")
+    {"da", "das", "de", "del", "della", "di", "do", "dos", "du", "la", "le", "y"}
+    | {"der", "van", "von"}
 )
 
 
