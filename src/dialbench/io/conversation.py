@@ -245,13 +245,14 @@ class Conversations:
 
 @dataclass
 class Trail:
-    """What a trace or session logged of one conversation, gathered until the log ends: each
-    model call's messages, and the tool calls logged on their own."""
+    """What the traces of one conversation logged, gathered until the log ends: each model
+    call's messages, and the tool calls logged on their own."""
 
     line: int | None
+    conversation_id: str | None = None
+    trace_ids: list[str] = field(default_factory=list)
     calls: list[list[Message]] = field(default_factory=list)
     uses: list[Message] = field(default_factory=list)
-    metadata: dict[str, JsonValue] = field(default_factory=dict)
 
     def messages(self) -> list[Message]:
         """The calls in the order they began, merged into one history, with the tool uses."""
@@ -265,4 +266,17 @@ class Trail:
         return [*system.values(), *with_tool_uses(history, self.uses)]
 
     def item(self, path: str, request: ReadRequest, source: str) -> Item:
-        return dialogue_item(path, self.line, self.messages(), request, source, self.metadata)
+        about: dict[str, JsonValue] = {"trace_ids": list(self.trace_ids)}
+        if self.conversation_id is not None:
+            about["conversation_id"] = self.conversation_id
+        return dialogue_item(path, self.line, self.messages(), request, source, about)
+
+
+def trail_for(
+    trails: dict[str, Trail], conversation: str | None, trace_id: str, line: int | None
+) -> Trail:
+    """The trail of the conversation a trace names (a trace naming none is one by itself),
+    with the trace noted in it."""
+    trail = trails.setdefault(conversation or f"trace {trace_id}", Trail(line, conversation))
+    trail.trace_ids.append(trace_id)
+    return trail

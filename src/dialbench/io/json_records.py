@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import suppress
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -51,7 +52,8 @@ def leading_keys(path: Path) -> frozenset[str]:
             if depth == 0:
                 break
         elif token == ":" and depth == 1 and previous.startswith('"'):
-            keys.add(json.loads(previous))
+            with suppress(ValueError):  # a bad escape: the reader reports it
+                keys.add(json.loads(previous))
         previous = token
     return frozenset(keys)
 
@@ -65,9 +67,13 @@ def _first_line(path: Path) -> bytes:
 
 
 def _is_one_document(path: Path) -> bool:
-    """True unless the first line is a whole JSON object (then the file is JSON Lines)."""
+    """True unless the first line is a whole JSON object (then the file is JSON Lines), or too
+    long to be one (then JSON Lines reports it, without reading the file whole)."""
+    line = _first_line(path)
+    if len(line) > MAX_LINE_BYTES:
+        return False
     try:
-        first = json.loads(_first_line(path).decode("utf-8-sig"))
+        first = json.loads(line.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         return True
     return not isinstance(first, dict)

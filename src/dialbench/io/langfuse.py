@@ -22,7 +22,7 @@ from typing import Any
 
 from dialbench.errors import InputError
 from dialbench.io.chat_messages import ToolKind, Where, as_text
-from dialbench.io.conversation import Trail
+from dialbench.io.conversation import Trail, trail_for
 from dialbench.io.file_format import FileFormat, Item, ReadRequest
 from dialbench.io.json_records import leading_keys, read_json_records
 from dialbench.io.trace_exports import TracedExchange, documents_text, seconds, tool_use
@@ -65,11 +65,11 @@ def _traces(record: dict[str, Any], where: Where) -> Iterator[_Trace]:
         yield _Trace(record, record.get("observations") or [], where, where / "observations")
 
 
-def _exchange(trace: _Trace, line: int | None) -> TracedExchange:
+def _exchange(trace: _Trace) -> TracedExchange:
     trace_id = trace.trace.get("id")
     if not isinstance(trace_id, str | int):
         raise (trace.where / "id").error("a trace with no id")
-    exchange = TracedExchange(line, metadata={"trace_id": str(trace_id)})
+    exchange = TracedExchange(str(trace_id))
     if not isinstance(trace.observations, list):
         raise trace.observed.error("expected a list of observations")
     starts = []
@@ -111,20 +111,14 @@ class _Log:
         self.sessions: dict[str, Trail] = {}
         self.rows: dict[str, tuple[int | None, str | None, list[Any]]] = {}
 
-    def add(self, exchange: TracedExchange, session: str | None) -> Item | None:
+    def add(self, exchange: TracedExchange, session: str | None, line: int | None) -> Item | None:
         """A trace's exchange; returns the dialogue of a trace that has no session."""
-        if session is None:
-            trail = Trail(exchange.line, metadata=exchange.metadata)
-            exchange.join(trail)
-            return trail.item(str(self.path), self.request, NAME)
-        trail = self.sessions.setdefault(
-            session, Trail(exchange.line, metadata={"conversation_id": session, "trace_ids": []})
-        )
+        if session is not None:
+            exchange.join(trail_for(self.sessions, session, exchange.trace_id, line))
+            return None
+        trail = Trail(line, trace_ids=[exchange.trace_id])
         exchange.join(trail)
-        ids = trail.metadata["trace_ids"]
-        assert isinstance(ids, list)
-        ids.append(exchange.metadata["trace_id"])
-        return None
+        return trail.item(str(self.path), self.request, NAME)
 
     def add_row(self, line: int | None, row: dict[str, Any]) -> None:
         trace_id = str(_get(row, "traceId"))
@@ -138,7 +132,7 @@ class _Log:
             where = Where(str(self.path), line, "")
             trace = _Trace({"id": trace_id, "sessionId": session}, rows, where, where)
             try:
-                done = self.add(_exchange(trace, line), session)
+                done = self.add(_exchange(trace), session, line)
             except InputError as bad:
                 yield line, bad
                 continue
@@ -159,7 +153,7 @@ def read_langfuse(path: Path, request: ReadRequest) -> Iterator[Item]:
             continue
         try:
             for trace in _traces(record, Where(str(path), line, "")):
-                done = log.add(_exchange(trace, line), trace.session())
+                done = log.add(_exchange(trace), trace.session(), line)
                 if done is not None:
                     yield done
         except InputError as bad:

@@ -23,7 +23,7 @@ from typing import Any
 
 from dialbench.errors import InputError
 from dialbench.io.chat_messages import ToolKind, Where, as_text
-from dialbench.io.conversation import Trail
+from dialbench.io.conversation import Trail, trail_for
 from dialbench.io.file_format import FileFormat, Item, ReadRequest
 from dialbench.io.json_records import leading_keys, read_json_records
 from dialbench.io.trace_exports import TracedExchange, documents_text, seconds, tool_use
@@ -82,7 +82,7 @@ class _Trace:
         return None
 
     def exchange(self, trace_id: str) -> TracedExchange:
-        exchange = TracedExchange(self.line, metadata={"trace_id": trace_id})
+        exchange = TracedExchange(trace_id)
         root = next((r for r in self.runs if str(r.run.get("id")) == trace_id), None)
         for run in sorted(self.runs, key=lambda r: r.start or 0.0):
             kind, fields = run.run.get("run_type"), run.run
@@ -147,14 +147,7 @@ class _Log:
     def dialogues(self, traces: dict[str, _Trace]) -> Iterator[Item]:
         threads: dict[str, Trail] = {}
         for trace_id, trace in traces.items():
-            thread = trace.thread()
-            key = thread or f"trace {trace_id}"
-            about = {"conversation_id": thread} if thread else {}
-            trail = threads.setdefault(key, Trail(trace.line, metadata={**about, "trace_ids": []}))
-            trace.exchange(trace_id).join(trail)
-            ids = trail.metadata["trace_ids"]
-            assert isinstance(ids, list)
-            ids.append(trace_id)
+            trace.exchange(trace_id).join(trail_for(threads, trace.thread(), trace_id, trace.line))
         for trail in threads.values():
             yield trail.item(str(self.path), self.request, NAME)
 

@@ -42,7 +42,7 @@ from dialbench.io.chat_messages import (
     openai_messages,
     parsed_arguments,
 )
-from dialbench.io.conversation import Trail
+from dialbench.io.conversation import Trail, trail_for
 from dialbench.io.file_format import FileFormat, Item, ReadRequest
 from dialbench.io.json_records import leading_keys, read_json_records
 
@@ -360,16 +360,9 @@ def _conversations(traces: dict[str, _Trace]) -> dict[str, Trail]:
         uses = [s.use for s in trace.spans if s.use is not None]
         if not (trace.calls() or uses):
             continue
-        named = trace.conversation()
-        about = {"conversation_id": named} if named else {}
-        trail = trails.setdefault(
-            named or f"trace {trace_id}", Trail(trace.line, metadata={**about, "trace_ids": []})
-        )
+        trail = trail_for(trails, trace.conversation(), trace_id, trace.line)
         trail.calls.extend(trace.calls())
         trail.uses.extend(uses)
-        ids = trail.metadata["trace_ids"]
-        assert isinstance(ids, list)
-        ids.append(trace_id)
     return trails
 
 

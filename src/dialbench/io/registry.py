@@ -3,7 +3,8 @@
 A new format is its own `FileFormat` (see `io/file_format.py`) plus one line in FORMATS; a plugin
 adds one through the `dialbench.formats` entry-point group. Formats are told apart by what is
 being read as well as by the file's name: a `.json` file holds records when importing but the
-ABC-Eval behaviour format when reading ratings.
+ABC-Eval behaviour format when reading ratings. Where several formats claim a name (a `.jsonl`
+of dialbench's records, of chat logs or of spans), the file's first record decides.
 """
 
 from __future__ import annotations

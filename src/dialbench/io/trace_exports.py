@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pydantic import JsonValue
-
 from dialbench.io.chat_messages import (
     Message,
     ToolCall,
@@ -79,11 +77,10 @@ class TracedExchange:
     """One trace's share of its conversation: its own input and output when they are a chat,
     its model calls' messages, and its tool steps."""
 
-    line: int | None
+    trace_id: str
     own: list[Message] = field(default_factory=list)
     calls: list[list[Message]] = field(default_factory=list)
     uses: list[Message] = field(default_factory=list)
-    metadata: dict[str, JsonValue] = field(default_factory=dict)
 
     def set_own(
         self, asked: Any, answered: Any, where: Where, start: float | None, end: float | None
