@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from contextlib import suppress
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
