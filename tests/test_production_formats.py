@@ -279,3 +279,39 @@ def test_the_examples_are_listed(tmp_path: Path) -> None:
     done = CliRunner().invoke(app, ["examples"])
     listed = {line.split("\t")[0] for line in done.output.splitlines()}
     assert set(EXAMPLES) <= listed
+
+
+def test_a_users_next_chat_is_a_dialogue_of_its_own(tmp_path: Path) -> None:
+    """Chat completions send the whole history: a call under the same user that shares no start
+    with it begins the user's next conversation."""
+    again = {"role": "user", "content": "Et le musée du Louvre, il ouvre à quelle heure demain ?"}
+    log = lines(
+        tmp_path / "log.jsonl",
+        {"user": "u-7", "messages": [HELLO, REPLY]},
+        {"user": "u-7", "messages": [again, REPLY]},
+    )
+    found = [item for _, item in read_items(log, ReadRequest("dialogues"), "openai-log")]
+    assert [d["turns"][0]["text"] for d in found] == [HELLO["content"], again["content"]]
+
+
+def test_observation_rows_of_a_blob_export_make_their_trace(tmp_path: Path) -> None:
+    common = {"trace_id": "t9", "session_id": None}
+    rows = lines(
+        tmp_path / "observations.jsonl",
+        {**common, "id": "o2", "type": "GENERATION", "start_time": "2025-06-14 10:00:01.000000",
+         "input": [HELLO], "output": REPLY, "model": "gpt-4o"},
+        {**common, "id": "o1", "type": "TOOL", "name": "agenda", "start_time":
+         "2025-06-14 10:00:00.000000", "input": {"jour": "ce soir"}, "output": "2 tables libres"},
+    )  # fmt: skip
+    assert detect_format(rows, "dialogues").name == "langfuse"
+    ((line, dialogue),) = list(read_items(rows, ReadRequest("dialogues")))
+    assert line == 1
+    assert [t["role"] for t in dialogue["turns"]] == ["user", "tool", "assistant"]
+    assert dialogue["participants"] == {"assistant": "gpt-4o"}
+
+
+def test_a_broken_item_of_a_json_array_names_its_line(tmp_path: Path) -> None:
+    traces = tmp_path / "traces.json"
+    traces.write_text('[\n  {"id": "t1", "observations": []},\n  {"id": "t2" "x": 1}\n]\n', "utf-8")
+    found = problems(traces, "langfuse")
+    assert any(p.startswith(f"{traces}:3: invalid JSON") for p in found), found
