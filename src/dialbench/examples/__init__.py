@@ -5,7 +5,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-DATA_SUFFIXES = (".jsonl", ".csv", ".tsv", ".xlsx", ".zip")
+DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".xlsx", ".zip")
 
 
 def bundled() -> dict[str, Path]:

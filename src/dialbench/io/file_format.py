@@ -28,11 +28,14 @@ Item = tuple[int | None, dict[str, Any] | InputError]
 
 @dataclass(frozen=True)
 class ReadRequest:
-    """What a reader is asked for, and how a table's columns and speakers map onto fields."""
+    """What a reader is asked for, and how a table's columns and speakers map onto fields;
+    `language` is the user's for dialogues whose file names none (production logs detect it
+    from the user's turns only where it is not given)."""
 
     content: Content
     columns: Mapping[str, str] = field(default_factory=dict)
     roles: Mapping[str, str] = field(default_factory=dict)
+    language: str | None = None
 
 
 @dataclass(frozen=True)
@@ -65,8 +68,11 @@ class FileFormat:
     `read` yields raw values of the content asked for (validated by the caller, so every
     problem is reported with its line); `suffixes` are the name endings it claims, the first
     one naming what `write` exports; `recognises_folder` tells whether a folder is one of its
-    own (None: it is never a folder); `personal_data` marks production traffic (chat logs,
-    traces), whose personal data is redacted on import unless the user keeps it.
+    own (None: it is never a folder); `recognises_content` tells, from the first record only,
+    whether a file of a suffix several formats claim is one of its own (None: the format reads
+    what the others of its suffix do not recognise, as dialbench's own JSONL does);
+    `personal_data` marks production traffic (chat logs, traces), whose personal data is
+    redacted on import unless the user keeps it.
     """
 
     name: str
@@ -75,6 +81,7 @@ class FileFormat:
     read: Reader
     suffixes: tuple[str, ...] = ()
     recognises_folder: Callable[[Path], bool] | None = None
+    recognises_content: Callable[[Path], bool] | None = None
     write: Writer | None = None
     personal_data: bool = False
 

@@ -32,11 +32,16 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return _KeysRepeated(pairs, repeated) if repeated else dict(pairs)
 
 
+# A decoder that keeps a repeated key visible (see `strict_json_loads`); `raw_decode` reads one
+# value at a position, so the items of a JSON array can be told apart by their line.
+STRICT_DECODER = json.JSONDecoder(object_pairs_hook=_object)
+
+
 def strict_json_loads(text: str) -> Any:
     """`json.loads`, but a repeated key, NaN, Infinity and numbers too large for a double (which
     the standard library would turn silently into the last value, nan and inf, stored as null)
     are kept visible for `json_value_problems`."""
-    return json.loads(text, object_pairs_hook=_object)
+    return STRICT_DECODER.decode(text)
 
 
 def json_value_problems(value: Any, field: str = "") -> Iterator[tuple[str, str]]:

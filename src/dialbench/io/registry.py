@@ -3,7 +3,8 @@
 A new format is its own `FileFormat` (see `io/file_format.py`) plus one line in FORMATS; a plugin
 adds one through the `dialbench.formats` entry-point group. Formats are told apart by what is
 being read as well as by the file's name: a `.json` file holds records when importing but the
-ABC-Eval behaviour format when reading ratings.
+ABC-Eval behaviour format when reading ratings. Where several formats claim a name (a `.jsonl`
+of dialbench's records, of chat logs or of spans), the file's first record decides.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ FORMATS: Registry[FileFormat] = Registry(
         "dbdc3": "dialbench.io.dbdc:DBDC3",
         "parquet": "dialbench.io.columnar:PARQUET",
         "hf": "dialbench.io.columnar:HF",
+        "openai-log": "dialbench.io.openai_log:OPENAI_LOG",
+        "otel-genai": "dialbench.io.otel_genai:OTEL_GENAI",
+        "langfuse": "dialbench.io.langfuse:LANGFUSE",
+        "langsmith": "dialbench.io.langsmith:LANGSMITH",
         "long-csv": "dialbench.io.long_format:LONG_CSV",
         "long-tsv": "dialbench.io.long_format:LONG_TSV",
         "long-jsonl": "dialbench.io.long_format:LONG_JSONL",
@@ -70,19 +75,49 @@ def _unknown(path: Path, content: Content, holding: list[FileFormat]) -> InputEr
     )
 
 
+def _recognises(fmt: FileFormat, path: Path) -> bool:
+    if fmt.recognises_content is None or not path.is_file():
+        return False
+    try:
+        return fmt.recognises_content(path)
+    except OSError:
+        return False
+
+
+def _by_content(path: Path, claimants: list[FileFormat]) -> FileFormat:
+    """Of the formats claiming a file's suffix, the one that recognises its first record; else
+    the one that reads what none recognises (dialbench's own JSONL)."""
+    recognising = [f for f in claimants if _recognises(f, path)]
+    if len(recognising) == 1:
+        return recognising[0]
+    names = [f.name for f in recognising] or [f.name for f in claimants]
+    if recognising:
+        problem = f"the formats {_listing(names)} each recognise this file"
+    else:
+        fallback = [f for f in claimants if f.recognises_content is None]
+        if fallback:
+            return fallback[0]
+        problem = f"none of the formats {_listing(names, 'or')} recognises this file"
+    choices = _listing([f"--format {name}" for name in names], "or")
+    raise InputError(path, f"{problem}; pass {choices}")
+
+
 def detect_format(path: Path, content: Content) -> FileFormat:
     """The format of `content` at `path`: a folder's by what is in it, a file's by the end of
-    its name (the longest suffix claimed wins, then the order of FORMATS)."""
+    its name (the longest suffix claimed wins), and where several formats claim that suffix,
+    by its first record (`_by_content`)."""
     holding = formats_holding([content])
     if path.is_dir():
-        found = (f for f in holding if f.recognises_folder and f.recognises_folder(path))
-    else:
-        claims = [(len(suffix), f) for f in holding if (suffix := f.suffix_of(path))]
-        found = (f for _, f in sorted(claims, key=lambda claim: -claim[0]))
-    chosen = next(found, None)
-    if chosen is None:
+        found = [f for f in holding if f.recognises_folder and f.recognises_folder(path)]
+        if not found:
+            raise _unknown(path, content, holding)
+        return found[0]
+    claims = [(len(suffix), f) for f in holding if (suffix := f.suffix_of(path))]
+    if not claims:
         raise _unknown(path, content, holding)
-    return chosen
+    longest = max(length for length, _ in claims)
+    claimants = [f for length, f in claims if length == longest]
+    return claimants[0] if len(claimants) == 1 else _by_content(path, claimants)
 
 
 def format_for(path: Path, content: Content, name: str | None = None) -> FileFormat:

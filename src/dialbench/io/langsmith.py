@@ -1,0 +1,190 @@
+"""LangSmith runs, as JSON or JSON Lines: what `Client.list_runs` returns, one run per line, or
+a root run with its `child_runs` nested (`read_run(..., load_child_runs=True)`).
+
+A run has `id`, `run_type` (llm, chain, tool, retriever, ...), `inputs`, `outputs`,
+`start_time`, `parent_run_id` and `trace_id`. llm runs are model calls (their input and output
+messages: OpenAI's, or LangChain's own, serialised or not), tool runs tool turns, retriever runs
+retrieval turns; chains are structure, but a trace's root run holds what the user said and was
+answered. Runs of one trace are one exchange; LangSmith's threads, named by `thread_id`,
+`session_id` or `conversation_id` in `extra.metadata`, are conversations. (The top-level
+`session_id` of a run is its tracing project, not a conversation.)
+
+A root run with its children nested and no thread is a dialogue yielded as soon as it is read;
+runs listed one per line, and threads, stay in memory until the file ends, since a later line
+may belong to them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dialbench.errors import InputError
+from dialbench.io.chat_messages import ToolKind, Where, as_text
+from dialbench.io.conversation import Trail, trail_for
+from dialbench.io.file_format import FileFormat, Item, ReadRequest
+from dialbench.io.json_records import leading_keys, read_json_records
+from dialbench.io.trace_exports import TracedExchange, documents_text, seconds, tool_use
+
+NAME = "langsmith"
+THREAD_KEYS = ("thread_id", "session_id", "conversation_id")
+TOOL_KINDS: dict[str, ToolKind] = {"tool": "function", "retriever": "retrieval"}
+
+
+def _metadata(run: dict[str, Any]) -> dict[str, Any]:
+    extra = run.get("extra")
+    metadata = extra.get("metadata") if isinstance(extra, dict) else None
+    return metadata if isinstance(metadata, dict) else {}
+
+
+def _model(run: dict[str, Any]) -> Any:
+    extra = run.get("extra") if isinstance(run.get("extra"), dict) else {}
+    params = extra.get("invocation_params") if isinstance(extra, dict) else None
+    params = params if isinstance(params, dict) else {}
+    return _metadata(run).get("ls_model_name") or params.get("model") or params.get("model_name")
+
+
+def _tool_output(outputs: Any) -> tuple[str | None, str | None]:
+    """A tool run's result as text, and the call id when it returned a LangChain ToolMessage."""
+    if outputs is None:
+        return None, None
+    value = outputs.get("output", outputs) if isinstance(outputs, dict) else outputs
+    message = value.get("kwargs", value) if isinstance(value, dict) else None
+    if isinstance(message, dict) and "tool_call_id" in message:
+        return as_text(message.get("content")), str(message["tool_call_id"])
+    return as_text(value), None
+
+
+@dataclass
+class _Run:
+    run: dict[str, Any]
+    where: Where
+
+    @property
+    def start(self) -> float | None:
+        return seconds(self.run.get("start_time"))
+
+
+@dataclass
+class _Trace:
+    line: int | None
+    runs: list[_Run] = field(default_factory=list)
+
+    def thread(self) -> str | None:
+        for run in self.runs:
+            found = next(
+                (_metadata(run.run).get(k) for k in THREAD_KEYS if _metadata(run.run).get(k)), None
+            )
+            if found is not None:
+                return str(found)
+        return None
+
+    def exchange(self, trace_id: str) -> TracedExchange:
+        exchange = TracedExchange(trace_id)
+        root = next((r for r in self.runs if str(r.run.get("id")) == trace_id), None)
+        for run in sorted(self.runs, key=lambda r: r.start or 0.0):
+            kind, fields = run.run.get("run_type"), run.run
+            if kind == "llm":
+                at = run.where
+                exchange.add_call(
+                    fields.get("inputs"), fields.get("outputs"), at, run.start, _model(fields)
+                )
+            elif kind in TOOL_KINDS:
+                if kind == "retriever":
+                    outputs = fields.get("outputs")
+                    result, call_id = (None if outputs is None else documents_text(outputs)), None
+                else:
+                    result, call_id = _tool_output(fields.get("outputs"))
+                name = str(fields.get("name") or kind)
+                use = tool_use(
+                    name,
+                    TOOL_KINDS[kind],
+                    fields.get("inputs"),
+                    result,
+                    run.where,
+                    call_id=call_id,
+                    at=run.start,
+                )
+                exchange.uses.append(use)
+        if root is not None:
+            last = max((r.start or 0.0 for r in self.runs), default=None)
+            exchange.set_own(
+                root.run.get("inputs"), root.run.get("outputs"), root.where, root.start, last
+            )
+        return exchange
+
+
+def _runs(run: Any, where: Where) -> Iterator[_Run]:
+    if not isinstance(run, dict):
+        raise where.error(f"expected a run object, got {type(run).__name__}")
+    if run.get("id") in (None, ""):
+        raise (where / "id").error("a run with no id")
+    if not isinstance(run.get("run_type"), str):
+        raise (where / "run_type").error("a run with no run_type")
+    yield _Run(run, where)
+    for index, child in enumerate(run.get("child_runs") or []):
+        if isinstance(child, dict):
+            child.setdefault("trace_id", run.get("trace_id") or run["id"])
+        yield from _runs(child, where / "child_runs" / index)
+
+
+def _trace_id(run: _Run) -> str:
+    trace_id = run.run.get("trace_id")
+    if trace_id not in (None, ""):
+        return str(trace_id)
+    if run.run.get("parent_run_id") in (None, ""):
+        return str(run.run["id"])
+    raise (run.where / "trace_id").error("a child run without a trace id")
+
+
+class _Log:
+    def __init__(self, path: Path, request: ReadRequest) -> None:
+        self.path, self.request = path, request
+        self.traces: dict[str, _Trace] = {}
+
+    def dialogues(self, traces: dict[str, _Trace]) -> Iterator[Item]:
+        threads: dict[str, Trail] = {}
+        for trace_id, trace in traces.items():
+            trace.exchange(trace_id).join(trail_for(threads, trace.thread(), trace_id, trace.line))
+        for trail in threads.values():
+            yield trail.item(str(self.path), self.request, NAME)
+
+
+def read_langsmith(path: Path, request: ReadRequest) -> Iterator[Item]:
+    log = _Log(path, request)
+    for line, record in read_json_records(path):
+        if isinstance(record, InputError):
+            yield line, record
+            continue
+        try:
+            runs = list(_runs(record, Where(str(path), line, "")))
+            found = {_trace_id(run): run for run in runs}
+        except InputError as bad:
+            yield line, bad
+            continue
+        whole = bool(record.get("child_runs")) and record.get("parent_run_id") in (None, "")
+        if whole and len(found) == 1:
+            trace = _Trace(line, runs)
+            if trace.thread() is None:
+                yield from log.dialogues({next(iter(found)): trace})
+                continue
+        for run in runs:
+            log.traces.setdefault(_trace_id(run), _Trace(line)).runs.append(run)
+    yield from log.dialogues(log.traces)
+
+
+def _recognises(path: Path) -> bool:
+    return "run_type" in leading_keys(path)
+
+
+LANGSMITH = FileFormat(
+    NAME,
+    "LangSmith runs (JSON, JSON Lines)",
+    holds=("dialogues",),
+    read=read_langsmith,
+    suffixes=(".jsonl", ".ndjson", ".json"),
+    recognises_content=_recognises,
+    personal_data=True,
+)

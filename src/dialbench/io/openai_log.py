@@ -1,0 +1,140 @@
+"""OpenAI chat-completions logs: JSON Lines, one logged call per line.
+
+A line is either a call as proxies and loggers record it, `{"request": {"model", "messages"},
+"response": {"id", "model", "created", "choices": [{"message"}]}}`, or the bare
+`{"messages": [...]}` of fine-tuning and evals files (LiteLLM's logging payload adds its
+`response` beside them). The response's message is the conversation's last assistant turn.
+Refused, each with its reason: the Responses API (`input`/`output`), legacy completions
+(`prompt`), streamed chunks, and a response logged without its request.
+
+A call's conversation is named by the first of `conversation_id`, `session_id`, `thread_id` at
+the top of the line, in its `metadata`, in the request or the request's `metadata` (OpenAI's
+stored completions keep the caller's metadata; LiteLLM's `litellm_session_id`), else by the
+end user (`user`, LiteLLM's `end_user`); a line naming none is a dialogue of its own. Calls of
+one conversation repeat its history, so it is the longest one they agree on; they stay in memory
+until the log ends, or until a call of the same id starts afresh (the user's next chat).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import JsonValue
+
+from dialbench.errors import InputError
+from dialbench.io.chat_messages import Message, Where, openai_message, openai_messages
+from dialbench.io.conversation import Conversations, dialogue_item
+from dialbench.io.file_format import FileFormat, Item, ReadRequest
+from dialbench.io.json_records import leading_keys
+from dialbench.io.jsonl import read_jsonl
+
+NAME = "openai-log"
+CONVERSATION_KEYS = ("conversation_id", "session_id", "thread_id", "litellm_session_id")
+USER_KEYS = ("user", "end_user")
+_REFUSED = {
+    "input": "an OpenAI Responses API log (input/output), not chat completions",
+    "output": "an OpenAI Responses API log (input/output), not chat completions",
+    "prompt": "a legacy completions log (prompt), not chat completions",
+}
+
+
+def _conversation_id(line: dict[str, Any], request: dict[str, Any]) -> str | None:
+    places = [line, line.get("metadata"), request, request.get("metadata")]
+    for keys in (CONVERSATION_KEYS, USER_KEYS):
+        for place in places:
+            if isinstance(place, dict):
+                found = next((place[k] for k in keys if place.get(k) not in (None, "")), None)
+                if isinstance(found, str | int):
+                    return str(found)
+    return None
+
+
+def _refusal(line: dict[str, Any]) -> str:
+    if line.get("object") == "chat.completion.chunk":
+        return "a streamed chunk (chat.completion.chunk); log the assembled call"
+    if "choices" in line:
+        return "a response logged without its request: the conversation's history is missing"
+    reason = next((r for key, r in _REFUSED.items() if key in line), None)
+    keys = ", ".join(sorted(line)[:8]) or "none"
+    return reason or (
+        'not a chat-completions call: expected {"request": {"messages": [...]}, "response": '
+        f'{{...}}}} or {{"messages": [...]}} (keys: {keys})'
+    )
+
+
+def _response_message(response: Any, where: Where) -> list[Message]:
+    if response is None:
+        return []
+    if not isinstance(response, dict):
+        raise where.error(f"expected a chat completion object, got {type(response).__name__}")
+    choices = response.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise (where / "choices").error("a response with no choices")
+    choice = choices[0]
+    if not isinstance(choice, dict) or "message" not in choice:
+        raise (where / "choices" / 0 / "message").error("a choice with no message")
+    model = response.get("model")
+    at = where / "choices" / 0 / "message"
+    return [openai_message(choice["message"], at, model if isinstance(model, str) else None)]
+
+
+def _call(path: Path, line_no: int, line: dict[str, Any]) -> tuple[dict[str, Any], list[Message]]:
+    """The request (what names the conversation) and the messages of one logged call."""
+    where = Where(str(path), line_no, "")
+    if isinstance(line.get("request"), dict) and "messages" in line["request"]:
+        request, at = line["request"], where / "request"
+    elif "messages" in line:
+        request, at = line, where
+    else:
+        raise InputError(path, _refusal(line), line=line_no)
+    messages = openai_messages(request["messages"], at / "messages")
+    answer = _response_message(line.get("response"), where / "response")
+    asked = request.get("model")
+    for message in answer:
+        message.model = message.model or (asked if isinstance(asked, str) else None)
+    return request, messages + answer
+
+
+def _about(line: dict[str, Any]) -> dict[str, JsonValue]:
+    response = line.get("response")
+    if isinstance(response, dict) and isinstance(response.get("id"), str):
+        return {"response_id": response["id"]}
+    return {}
+
+
+def read_openai_log(path: Path, request: ReadRequest) -> Iterator[Item]:
+    conversations = Conversations(str(path), request, NAME, stateless=True)
+    for line_no, raw in read_jsonl(path):
+        if isinstance(raw, InputError):
+            yield line_no, raw
+            continue
+        assert line_no is not None  # JSON Lines are numbered
+        try:
+            logged, messages = _call(path, line_no, raw)
+        except InputError as bad:
+            yield line_no, bad
+            continue
+        key = _conversation_id(raw, logged)
+        if key is None:
+            yield dialogue_item(str(path), line_no, messages, request, NAME, _about(raw))
+        elif (done := conversations.add(key, line_no, messages)) is not None:
+            yield done
+    yield from conversations.close_all()
+
+
+def _recognises(path: Path) -> bool:
+    keys = leading_keys(path)
+    return "messages" in keys or {"request", "response"} <= keys
+
+
+OPENAI_LOG = FileFormat(
+    NAME,
+    "OpenAI chat-completions logs, one call per line",
+    holds=("dialogues",),
+    read=read_openai_log,
+    suffixes=(".jsonl", ".ndjson", ".json"),
+    recognises_content=_recognises,
+    personal_data=True,
+)
