@@ -112,7 +112,7 @@ def main(turns: int, fmt: str, sample_size: int, folder: Path) -> None:
     seconds, peak, _ = measured("--help")
     print(f"{'dialbench --help':<18} {seconds:6.1f} s {'':>16} peak {peak:6.0f} MB (the floor)")
     run, sample = folder / "run", folder / "sample"
-    seconds, peak, output = measured("import", source, "--run", run, "--json", "--quiet")
+    seconds, peak, output = measured("import", source, "--run", run, "--dedupe", "--json", "-q")
     report = json.loads(output)
     rate = f"{turns / seconds:,.0f} turns/s"
     print(f"{'import':<18} {seconds:6.1f} s {rate:>16} peak {peak:6.0f} MB", end="")

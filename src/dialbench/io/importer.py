@@ -113,7 +113,12 @@ def _conflict_errors(
     """An id given twice in one file with different content: which one the user meant is
     theirs to say. Only hashes were kept, so the ids are looked up in `records` (read again)."""
     wanted = {conflict.position for conflict in conflicts}
-    ids = {at: record.id for at, (_, record) in enumerate(records) if at in wanted}
+    ids: dict[int, str] = {}
+    for at, (_, record) in enumerate(records):
+        if at in wanted:
+            ids[at] = record.id
+            if len(ids) == len(wanted):
+                break
     errors = []
     for conflict in conflicts:
         where = (
@@ -176,9 +181,9 @@ def check_file(
     problems.raise_any()
     repeats = finder.finish()
     if repeats.conflicts:
-        raise InputErrors(
-            _conflict_errors(path, repeats.conflicts, _records(path, options, Problems()))
-        )
+        again = _records(path, options, Problems())
+        problems.add(_conflict_errors(path, repeats.conflicts[: problems.limit], again))
+        problems.raise_any()
     return CheckedFile(options, read, repeats)
 
 
@@ -194,8 +199,8 @@ def load_records(path: str | Path, options: ImportOptions) -> Loaded:
         loaded.append((line, record))
     problems.raise_any()
     conflicts = finder.finish().conflicts
-    if conflicts:
-        raise InputErrors(_conflict_errors(path, conflicts, loaded))
+    problems.add(_conflict_errors(path, conflicts[: problems.limit], loaded))
+    problems.raise_any()
     return loaded
 
 
