@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dialbench.io.exporter import export_records
-from dialbench.io.importer import ImportOptions, import_file, load_records
+from dialbench.io.importer import ImportOptions, check_file, import_file
 from dialbench.store import RunStore
 
 UTTERANCES = {
@@ -54,7 +54,7 @@ def main(count: int) -> None:
         source = root / "input.jsonl"
         write_input(source, count)
         print(f"{count:,} dialogues x 8 turns, {source.stat().st_size / 1e6:.1f} MB of JSONL")
-        timed("validate only", count, lambda: load_records(source, ImportOptions()))
+        timed("validate only", count, lambda: check_file(source, ImportOptions()))
         with RunStore.open(root / "run") as store:
             first = timed("import (validate + store)", count, lambda: import_file(store, source))
             again = timed(

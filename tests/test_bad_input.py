@@ -43,7 +43,8 @@ def stored(run: Path) -> int:
         ),
         (
             [{"language": "en", "turns": [{"role": "bot", "text": "x"}]}],
-            "bad.jsonl:2: field 'turns.0.role': Input should be 'user', 'assistant' or 'tool' (got 'bot')",
+            "bad.jsonl:2: field 'turns.0.role': "
+            "Input should be 'user', 'assistant' or 'tool' (got 'bot')",
         ),
         ([{"language": "klingon", "turns": GOOD["turns"]}], "bad.jsonl:2: field 'language'"),
         ([{"turns": GOOD["turns"]}], "bad.jsonl:2: field 'language': Field required"),

@@ -73,7 +73,7 @@ def test_a_new_format_is_a_choice_of_validate_and_import(chats: Path, tmp_path: 
     run = ["--run", str(tmp_path / "run"), "--language", "de", "--json"]
     imported = runner.invoke(app, ["import", str(renamed), "--format", "chat-lines", *run])
     assert imported.exit_code == 0, imported.output
-    assert json.loads(imported.output)["added"] == 2
+    assert json.loads(imported.stdout)["added"] == 2
 
 
 @pytest.mark.parametrize(

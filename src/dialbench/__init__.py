@@ -6,7 +6,13 @@ can do with these names.
 
 from dialbench.errors import DialbenchError, InputError, InputErrors
 from dialbench.io.exporter import export_records
-from dialbench.io.importer import ImportOptions, ImportReport, import_file, load_records
+from dialbench.io.importer import (
+    ImportOptions,
+    ImportReport,
+    check_file,
+    import_file,
+    load_records,
+)
 from dialbench.schema import (
     Annotation,
     Dialogue,
@@ -46,6 +52,7 @@ __all__ = [
     "Turn",
     "Usage",
     "__version__",
+    "check_file",
     "export_records",
     "import_file",
     "load_records",

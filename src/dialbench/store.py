@@ -335,12 +335,9 @@ class RunStore:
         it is, so re-imports and resumed runs are idempotent. Different content under the same id
         is an error unless `on_conflict` says to keep the stored one or replace it.
         """
-        by_table: dict[_Table, list[StoredRecord]] = {}
-        for record in records:
-            by_table.setdefault(TABLES[type(record)], []).append(record)
         counts = Counter[str]()
         with self.transaction() as db:
-            for table, group in by_table.items():
+            for table, group in _by_table(records).items():
                 stored = _stored_json(db, table.name, [r.id for r in group])
                 rows = []
                 for record in group:
@@ -366,6 +363,15 @@ class RunStore:
                     )
         return AddResult(**counts)
 
+    def stored_differently(self, records: Sequence[StoredRecord]) -> list[StoredRecord]:
+        """Those of the records whose id is stored with other content (provenance aside): what
+        `add` refuses unless told to keep or replace, found without writing anything."""
+        different = []
+        for table, group in _by_table(records).items():
+            stored = _stored_json(self._db, table.name, [r.id for r in group])
+            different += [r for r in group if r.id in stored and not _same_content(stored[r.id], r)]
+        return different
+
     def records(self, record_type: type[R], **where: Any) -> Iterator[R]:
         """Stored records of a type in insertion order, filtered by equality on indexed columns."""
         for record in self.records_json(record_type, **where):
@@ -383,6 +389,13 @@ class RunStore:
         query = f"SELECT record FROM {table.name}" + (f" WHERE {clauses}" if where else "")
         for (record,) in self._db.execute(query + " ORDER BY rowid", tuple(where.values())):
             yield record
+
+    def ids(self, record_type: type[StoredRecord]) -> Iterator[str]:
+        """The stored ids of a type, in no set order, read from the index alone: a pass over a
+        large store that needs no record reads a fraction of it."""
+        table = TABLES[record_type].name
+        for (record_id,) in self._db.execute(f"SELECT id FROM {table}"):
+            yield record_id
 
     def get(self, record_type: type[R], record_id: str) -> R | None:
         return next(self.records(record_type, id=record_id), None)
@@ -552,6 +565,13 @@ def _process_exists(pid: int) -> bool:
 
 def _json(record: BaseModel) -> str:
     return canonical_json(record.model_dump(mode="json"))
+
+
+def _by_table(records: Sequence[StoredRecord]) -> dict[_Table, list[StoredRecord]]:
+    by_table: dict[_Table, list[StoredRecord]] = {}
+    for record in records:
+        by_table.setdefault(TABLES[type(record)], []).append(record)
+    return by_table
 
 
 def _stored_json(db: sqlite3.Connection, table: str, ids: list[str]) -> dict[str, str]:

@@ -8,17 +8,28 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from dialbench import examples
+from dialbench.analysis.sampling import SampleConfig, sample_run
 from dialbench.cli.app import app
 from dialbench.cli.options import DEFAULT_RUN, RunDir, RunOption, format_option, key_value_pairs
 from dialbench.cli.terminal_tables import table
 from dialbench.errors import DialbenchError, InputError
 from dialbench.io.exporter import counted, default_export_path, export_records
 from dialbench.io.file_format import RECORD_KINDS, RecordKind
-from dialbench.io.importer import ImportOptions, import_file, load_records
+from dialbench.io.importer import ImportOptions, check_file, import_file
 from dialbench.io.registry import detect_format
+from dialbench.llm.progress import progress_display
 from dialbench.store import OnConflict, RunStore
 from dialbench.summary import StoreSummary, summarize
 
@@ -35,6 +46,7 @@ def _import_options(
     source: str | None,
     column: list[str],
     role: list[str],
+    dedupe: bool | None,
 ) -> ImportOptions:
     return ImportOptions.model_validate(
         {
@@ -44,6 +56,7 @@ def _import_options(
             "source": source,
             "columns": key_value_pairs(column, "--column"),
             "roles": key_value_pairs(role, "--role"),
+            "dedupe": dedupe,
         }
     )
 
@@ -60,6 +73,40 @@ ColumnOption = Annotated[
 RoleOption = Annotated[
     list[str], typer.Option(help="CSV/TSV: LABEL=ROLE, e.g. A=user B=assistant.")
 ]
+DedupeOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--dedupe/--no-dedupe",
+        help="Drop a dialogue whose turns are the start of another's in the file (same "
+        "language and participants), keeping the longest. Default: on for production logs.",
+        show_default=False,
+    ),
+]
+
+
+class _StepProgress:
+    """A bar (a line in a log) per step of long work over records, as it reports them: an
+    import's records checked, then stored; a sample's dialogues measured, then copied."""
+
+    def __init__(self, display: Progress) -> None:
+        self.display = display
+        self.tasks: dict[str, TaskID] = {}
+
+    def __call__(self, step: str, done: int, total: int | None) -> None:
+        if step not in self.tasks:
+            self.tasks[step] = self.display.add_task(step, total=total)
+        self.display.update(self.tasks[step], completed=done)
+
+
+def _step_display(*, quiet: bool) -> Progress:
+    return progress_display(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        quiet=quiet,
+    )
 
 
 @app.command("import")
@@ -80,17 +127,21 @@ def import_command(
             help="When a stored id has different content: fail, keep the stored, or replace."
         ),
     ] = "error",
+    dedupe: DedupeOption = None,
     as_json: AsJson = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
 ) -> None:
-    """Validate a file and store its records in one transaction: all of them or none."""
-    options = _import_options(fmt, records, language, source, column, role)
-    with RunStore.open(run) as store:
-        report = import_file(store, file, options, on_conflict)
+    """Validate a whole file, then store its records in batches: nothing from a file with
+    errors; a killed import, run again, adds the rest. Memory does not grow with the file."""
+    options = _import_options(fmt, records, language, source, column, role, dedupe)
+    with RunStore.open(run) as store, _step_display(quiet=quiet) as display:
+        report = import_file(store, file, options, on_conflict, progress=_StepProgress(display))
     if as_json:
         print(report.model_dump_json())
         return
     console.print(
         f"{report.file}: read {report.read} {report.records} ({report.format}); "
+        f"dropped {report.repeats} repeats and {report.prefixes} prefixes of longer dialogues; "
         f"added {report.added}, already present {report.unchanged}, replaced {report.replaced} "
         f"-> {run}",
         markup=False,
@@ -106,11 +157,52 @@ def validate(
     source: SourceOption = None,
     column: ColumnOption = [],  # noqa: B006
     role: RoleOption = [],  # noqa: B006
+    dedupe: DedupeOption = None,
 ) -> None:
     """Check a file as `import` would, without storing anything."""
-    options = _import_options(fmt, records, language, source, column, role)
-    loaded = load_records(file, options)
-    console.print(f"{file}: {len(loaded)} valid {options.records}", markup=False)
+    options = _import_options(fmt, records, language, source, column, role, dedupe)
+    checked = check_file(file, options)
+    console.print(
+        f"{file}: {checked.read} valid {options.records}; {checked.repeats.repeats} repeats and "
+        f"{checked.repeats.prefixes} prefixes of longer dialogues would be dropped",
+        markup=False,
+    )
+
+
+@app.command("sample")
+def sample_command(
+    source: Annotated[Path, typer.Argument(help="The run to sample from.")],
+    destination: Annotated[Path, typer.Argument(help="The run the sample is copied into.")],
+    size: Annotated[int, typer.Option(min=1, help="Dialogues to pick.")] = 2000,
+    seed: Annotated[int, typer.Option(help="Same seed and dialogues, same sample.")] = 0,
+    length_buckets: Annotated[
+        int, typer.Option(min=1, help="Length strata per language, cut at length quantiles.")
+    ] = 4,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+) -> None:
+    """Copy a seeded sample of SOURCE's dialogues, stratified by language and length (words;
+    characters for Chinese and Japanese) with their judgments and annotations, into DESTINATION:
+    judge, annotate and metaeval work on the sample, `metric score SOURCE` on all."""
+    config = SampleConfig(size=size, seed=seed, length_buckets=length_buckets)
+    with _step_display(quiet=quiet) as display:
+        result = sample_run(source, destination, config, _StepProgress(display))
+    rows = [
+        (
+            s.language,
+            str(s.bucket),
+            f"{s.shortest}-{s.longest} {s.unit}",
+            str(s.dialogues),
+            str(s.picked),
+        )
+        for s in result.strata
+    ]
+    columns = ("language", "bucket", "length", "dialogues", "picked")
+    console.print(table(f"Sample of {source}", columns, rows, text=("language", "length")))
+    console.print(
+        f"copied {result.dialogues} dialogues, {result.judgments} judgments and "
+        f"{result.annotations} annotations -> {destination} (run {result.run_id})",
+        markup=False,
+    )
 
 
 def _output_format(output: Path | None, records: RecordKind) -> str:

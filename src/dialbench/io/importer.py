@@ -1,10 +1,23 @@
-"""Importing a file into a run store: read and validate everything first (`load_records`, also
-what `validate` and scripts call), then one transaction (`import_file`)."""
+"""Importing a file into a run store, in memory that does not grow with the file.
+
+Two passes over the file. The first (`check_file`, also what `validate` runs) validates every
+record and keeps none, only the hashes that find repeated ids and repeated conversations
+(`io/repeats.py`): a file with any problem is refused, naming file, line and field, before
+anything is written. The second reads the file again and stores what the first kept, a batch of
+records per transaction: an import killed midway leaves whole batches, and run again it adds the
+rest (ids come from content, and a record stored unchanged is left as it is). Reading twice costs
+the validation twice; the other way to keep "nothing from a bad file", one transaction over the
+whole file, would hold the store's write lock for all of it and lose everything on a kill.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import Field, field_validator
 
@@ -12,7 +25,8 @@ from dialbench.errors import InputError, InputErrors
 from dialbench.hashing import file_sha256
 from dialbench.io.file_format import Item, ReadRequest, RecordKind
 from dialbench.io.registry import FORMATS, format_for, read_items
-from dialbench.io.validation import validate_items
+from dialbench.io.repeats import Conflict, RepeatFinder, Repeats
+from dialbench.io.validation import Problems, validated_items
 from dialbench.schema import (
     RECORD_TYPES,
     Dialogue,
@@ -24,6 +38,13 @@ from dialbench.schema import (
     StoredRecord,
 )
 from dialbench.store import OnConflict, RunStore
+
+BATCH = 1000
+T = TypeVar("T")
+Loaded = list[tuple[int | None, StoredRecord]]
+# Progress of long work over records: its step ("checking", "storing"), records done, and
+# the total when known.
+StepProgress = Callable[[str, int, int | None], None]
 
 
 class ImportOptions(Record):
@@ -37,6 +58,11 @@ class ImportOptions(Record):
     source: str | None = Field(default=None, description="source of dialogues that do not name one")
     columns: dict[str, str] = Field(default_factory=dict, description="CSV/TSV: field -> column")
     roles: dict[str, str] = Field(default_factory=dict, description="CSV/TSV: speaker -> role")
+    dedupe: bool | None = Field(
+        default=None,
+        description="drop a dialogue whose turns are a strict prefix of another's in the file; "
+        "default: on for formats of production logs, which repeat the conversation so far",
+    )
 
     @field_validator("format")
     @classmethod
@@ -44,33 +70,13 @@ class ImportOptions(Record):
         return name if name is None else FORMATS.known_name(name)
 
 
-def load_records(path: str | Path, options: ImportOptions) -> list[tuple[int | None, StoredRecord]]:
-    """Read and validate a whole file, collecting every problem; raise if there was any."""
-    path = Path(path)
-    request = ReadRequest(options.records, options.columns, options.roles)
-    items = read_items(path, request, options.format)
-    if options.records == "dialogues":
-        items = (_with_defaults(item, options) for item in items)
-    records = validate_items(path, items, RECORD_TYPES[options.records])
-    repeated = list(_ids_repeated_with_other_content(path, records))
-    if repeated:
-        raise InputErrors(repeated)
-    return records
-
-
-def _ids_repeated_with_other_content(
-    path: Path, records: list[tuple[int | None, StoredRecord]]
-) -> Iterator[InputError]:
-    """An id given twice in one file with different content: which one the user meant is
-    theirs to say (an identical repeat is harmless and is stored once)."""
-    first: dict[str, tuple[int | None, dict[str, object]]] = {}
-    for line, record in records:
-        content = record.model_dump(mode="json", exclude={"provenance"})
-        seen = first.setdefault(record.id, (line, content))
-        if seen[1] != content:
-            where = "an earlier record" if seen[0] is None else f"line {seen[0]}"
-            message = f"id {record.id!r} is also used by {where}, with different content"
-            yield InputError(path, message, line=line, field="id")
+def _resolved(path: Path, options: ImportOptions) -> ImportOptions:
+    """The options with the format found and whether to drop prefixes decided."""
+    fmt = format_for(path, options.records, options.format)
+    dedupe = fmt.personal_data if options.dedupe is None else options.dedupe
+    return options.model_copy(
+        update={"format": fmt.name, "dedupe": dedupe and options.records == "dialogues"}
+    )
 
 
 def _with_defaults(item: Item, options: ImportOptions) -> Item:
@@ -82,11 +88,129 @@ def _with_defaults(item: Item, options: ImportOptions) -> Item:
     return line, raw
 
 
+def _records(
+    path: Path, options: ImportOptions, problems: Problems
+) -> Iterator[tuple[int | None, StoredRecord]]:
+    """The file's valid records, read lazily, each problem going to `problems`. Every pass over
+    a file reads it through here: a step each record must pass before it is checked or stored
+    belongs here, and must give the same record in every pass."""
+    request = ReadRequest(options.records, options.columns, options.roles)
+    items = read_items(path, request, options.format)
+    if options.records == "dialogues":
+        items = (_with_defaults(item, options) for item in items)
+    yield from validated_items(path, items, RECORD_TYPES[options.records], problems)
+
+
+def _batches(items: Iterable[T], size: int = BATCH) -> Iterator[list[T]]:
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+def _conflict_errors(
+    path: Path, conflicts: list[Conflict], records: Iterable[tuple[int | None, StoredRecord]]
+) -> list[InputError]:
+    """An id given twice in one file with different content: which one the user meant is
+    theirs to say. Only hashes were kept, so the ids are looked up in `records` (read again)."""
+    wanted = {conflict.position for conflict in conflicts}
+    ids: dict[int, str] = {}
+    for at, (_, record) in enumerate(records):
+        if at in wanted:
+            ids[at] = record.id
+            if len(ids) == len(wanted):
+                break
+    errors = []
+    for conflict in conflicts:
+        where = (
+            "an earlier record" if conflict.first_line is None else f"line {conflict.first_line}"
+        )
+        message = f"id {ids[conflict.position]!r} is also used by {where}, with different content"
+        errors.append(InputError(path, message, line=conflict.line, field="id"))
+    return errors
+
+
+def _stored_differently(path: Path, store: RunStore, batch: Loaded) -> Iterator[InputError]:
+    lines = {record.id: line for line, record in batch}
+    for record in store.stored_differently([record for _, record in batch]):
+        message = (
+            f"id {record.id!r} is already stored with different content "
+            "(import with --on-conflict keep or replace)"
+        )
+        yield InputError(path, message, line=lines[record.id], field="id")
+
+
+@dataclass(frozen=True)
+class CheckedFile:
+    """What the validating pass found: the options it resolved, how many valid records the file
+    holds, and which of them are not to be stored."""
+
+    options: ImportOptions
+    read: int
+    repeats: Repeats
+
+
+def check_file(
+    path: str | Path,
+    options: ImportOptions,
+    *,
+    store: RunStore | None = None,
+    check: Callable[[Path, Loaded], None] | None = None,
+    progress: StepProgress | None = None,
+) -> CheckedFile:
+    """Validate a whole file, keeping no records; raise every problem found, naming its line.
+    With a `store`, a record stored there with other content is a problem too; `check` looks
+    at the records a batch at a time, and raises the problems it finds."""
+    path = Path(path)
+    options = _resolved(path, options)
+    problems = Problems()
+    finder = RepeatFinder(prefixes=bool(options.dedupe))
+    read = 0
+    for batch in _batches(_records(path, options, problems)):
+        for line, record in batch:
+            finder.add(line, record)
+        read += len(batch)
+        if check is not None:
+            try:
+                check(path, batch)
+            except InputErrors as refused:
+                problems.add(refused.errors)
+        if store is not None:
+            problems.add(_stored_differently(path, store, batch))
+        if progress is not None:
+            progress("checking", read, None)
+    problems.raise_any()
+    repeats = finder.finish()
+    if repeats.conflicts:
+        again = _records(path, options, Problems())
+        problems.add(_conflict_errors(path, repeats.conflicts[: problems.limit], again))
+        problems.raise_any()
+    return CheckedFile(options, read, repeats)
+
+
+def load_records(path: str | Path, options: ImportOptions) -> Loaded:
+    """Read and validate a whole file into memory, for scripts and small files: every valid
+    record, repeats and prefixes included; raise if there was any problem."""
+    path = Path(path)
+    problems = Problems()
+    finder = RepeatFinder(prefixes=False)
+    loaded = []
+    for line, record in _records(path, options, problems):
+        finder.add(line, record)
+        loaded.append((line, record))
+    problems.raise_any()
+    conflicts = finder.finish().conflicts
+    problems.add(_conflict_errors(path, conflicts[: problems.limit], loaded))
+    problems.raise_any()
+    return loaded
+
+
 class ImportReport(Record):
     file: str
     format: str
     records: RecordKind
     read: int
+    repeats: int = Field(description="identical repeats of a record earlier in the file")
+    prefixes: int = Field(description="dialogues dropped as the start of a longer one")
     added: int
     unchanged: int
     replaced: int
@@ -103,40 +227,50 @@ def _traced(record: StoredRecord, run: Run, path: Path, line: int | None) -> Sto
     return record.model_copy(update={"provenance": origin})
 
 
-Loaded = list[tuple[int | None, StoredRecord]]
-
-
 def import_file(
     store: RunStore,
     path: str | Path,
     options: ImportOptions | None = None,
     on_conflict: OnConflict = "error",
     check: Callable[[Path, Loaded], None] | None = None,
+    progress: StepProgress | None = None,
 ) -> ImportReport:
     """Import one file; a bad file raises before anything is written, naming file and line.
-    `check` looks at the records (with their lines) first, and raises what it refuses."""
+    `check` looks at the records (with their lines) a batch at a time first, and raises what it
+    refuses."""
     path = Path(path)
-    options = options or ImportOptions()
-    fmt = format_for(path, options.records, options.format).name
-    options = options.model_copy(update={"format": fmt})
-    loaded = load_records(path, options)
-    if check is not None:
-        check(path, loaded)
+    stored_by = store if on_conflict == "error" else None
+    checked = check_file(
+        path, options or ImportOptions(), store=stored_by, check=check, progress=progress
+    )
+    options = checked.options
     config = {
         "file": str(path),
         "sha256": file_sha256(path) if path.is_file() else None,
         "options": options.model_dump(mode="json"),
         "on_conflict": on_conflict,
     }
+    to_store = checked.read - len(checked.repeats.dropped)
+    counts = Counter[str]()
     with store.run("import", config) as run:
-        result = store.add([_traced(r, run, path, line) for line, r in loaded], run, on_conflict)
+        problems = Problems()
+        kept = checked.repeats.kept(_records(path, options, problems))
+        for batch in _batches(kept):
+            traced = [_traced(record, run, path, line) for line, record in batch]
+            counts.update(store.add(traced, run, on_conflict).model_dump())
+            if progress is not None:
+                progress("storing", counts.total(), to_store)
+        if problems.errors or counts.total() != to_store:
+            raise InputError(path, "changed while it was imported: import it again")
     return ImportReport(
         file=str(path),
-        format=fmt,
+        format=str(options.format),
         records=options.records,
-        read=len(loaded),
-        added=result.added,
-        unchanged=result.unchanged,
-        replaced=result.replaced,
+        read=checked.read,
+        repeats=checked.repeats.repeats,
+        prefixes=checked.repeats.prefixes,
+        added=counts["added"],
+        unchanged=counts["unchanged"],
+        replaced=counts["replaced"],
         run_id=run.id,
     )

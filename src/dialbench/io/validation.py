@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -46,22 +46,45 @@ def validate_record(
         raise InputErrors(located) from None
 
 
+class Problems:
+    """The problems of one input, collected so a user sees them all at once, up to a limit:
+    past it reading stops (a wrong file is not worth reading to its end)."""
+
+    def __init__(self, limit: int = 200) -> None:
+        self.limit = limit
+        self.errors: list[InputError] = []
+
+    def add(self, errors: Iterable[InputError]) -> None:
+        self.errors.extend(errors)
+        if len(self.errors) >= self.limit:
+            raise InputErrors(self.errors, more=True)
+
+    def raise_any(self) -> None:
+        if self.errors:
+            raise InputErrors(self.errors)
+
+
+def validated_items(
+    file: str | Path, items: Iterable[Item], record_type: type[R], problems: Problems
+) -> Iterator[tuple[int | None, R]]:
+    """The valid records among raw items, one at a time; each problem goes to `problems`."""
+    for line, item in items:
+        if isinstance(item, InputError):
+            problems.add([item])
+            continue
+        try:
+            record = validate_record(record_type, item, file, line)
+        except InputErrors as bad:
+            problems.add(bad.errors)
+            continue
+        yield line, record
+
+
 def validate_items(
     file: str | Path, items: Iterable[Item], record_type: type[R], max_errors: int = 200
 ) -> list[tuple[int | None, R]]:
     """Validate every raw item of a file, collecting all problems; raise if there was any."""
-    records: list[tuple[int | None, R]] = []
-    errors: list[InputError] = []
-    for line, item in items:
-        if isinstance(item, InputError):
-            errors.append(item)
-        else:
-            try:
-                records.append((line, validate_record(record_type, item, file, line)))
-            except InputErrors as bad:
-                errors.extend(bad.errors)
-        if len(errors) >= max_errors:
-            raise InputErrors(errors, more=True)
-    if errors:
-        raise InputErrors(errors)
+    problems = Problems(max_errors)
+    records = list(validated_items(file, items, record_type, problems))
+    problems.raise_any()
     return records
