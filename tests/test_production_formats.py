@@ -34,7 +34,7 @@ def imported(name: str, run: Path) -> tuple[dict[str, Any], list[Dialogue]]:
     done = CliRunner().invoke(app, ["import", str(BUNDLED[name]), "--run", str(run), "--json"])
     assert done.exit_code == 0, done.output
     with RunStore.open(run) as store:
-        return json.loads(done.output), list(store.records(Dialogue))
+        return json.loads(done.stdout), list(store.records(Dialogue))
 
 
 @pytest.fixture(scope="module")

@@ -198,3 +198,48 @@ def test_counts_are_kinds_and_numbers_only() -> None:
     assert total.total == 7
     with pytest.raises(ValidationError):
         RedactionCounts.of(Counter(passport=1))
+
+
+def test_a_value_whose_key_names_a_person_is_redacted_whole() -> None:
+    call = ToolUse(
+        name="book",
+        arguments={"passenger": "Lena Schmidt", "cliente": "Mariana Costa", "name": "Economy"},
+    )
+    turns = [
+        Turn(role="user", text="Buche bitte den Flug."),
+        Turn(role="tool", text="ok", tool=call, metadata={"nombre": "Lucía", "seats": 2}),
+    ]
+    redacted, counts = redact_dialogue(Dialogue(language="de", turns=turns))
+    tool_turn = redacted.turns[1]
+    assert tool_turn.tool is not None
+    assert tool_turn.tool.arguments == {
+        "passenger": "[NAME]",
+        "cliente": "[NAME]",
+        "name": "Economy",
+    }
+    assert tool_turn.metadata == {"nombre": "[NAME]", "seats": 2}
+    assert counts == Counter({"name": 3})
+
+
+@pytest.mark.parametrize(
+    ("language", "sentence", "redacted"),
+    [
+        ("en", "Hi, I'm James Carter. How long?", "Hi, I'm [NAME]. How long?"),
+        (
+            "de",
+            "Hallo, ich bin Lena Schmidt und möchte fliegen.",
+            "Hallo, ich bin [NAME] und möchte fliegen.",
+        ),
+        ("es", "Hola, soy Carlos Méndez y vivo en Sevilla.", "Hola, soy [NAME] y vivo en Sevilla."),
+        ("fr", "Bonjour, je suis Marie Dupont.", "Bonjour, je suis [NAME]."),
+        ("pt", "Oi, aqui é a Mariana Costa.", "Oi, aqui é a [NAME]."),
+        ("en", "I'm Canadian and I am happy to help.", None),
+        ("de", "Ich bin Lehrer in Berlin.", None),
+        ("es", "Soy Estudiante, no soy profesor.", None),
+        ("fr", "Je suis Français.", None),
+    ],
+)
+def test_a_name_after_a_weak_introduction_takes_two_capitalised_words(
+    language: str, sentence: str, redacted: str | None
+) -> None:
+    assert redact_text(sentence, language)[0] == (redacted or sentence)

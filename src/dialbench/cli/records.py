@@ -27,7 +27,8 @@ from dialbench.cli.terminal_tables import table
 from dialbench.errors import DialbenchError, InputError
 from dialbench.io.exporter import counted, default_export_path, export_records
 from dialbench.io.file_format import RECORD_KINDS, RecordKind
-from dialbench.io.importer import ImportOptions, check_file, import_file
+from dialbench.io.importer import ImportOptions, PersonalData, check_file, import_file
+from dialbench.io.personal_data import RedactionCounts
 from dialbench.io.registry import detect_format
 from dialbench.llm.progress import progress_display
 from dialbench.store import OnConflict, RunStore
@@ -47,6 +48,7 @@ def _import_options(
     column: list[str],
     role: list[str],
     dedupe: bool | None,
+    personal_data: PersonalData | None,
 ) -> ImportOptions:
     return ImportOptions.model_validate(
         {
@@ -57,8 +59,17 @@ def _import_options(
             "columns": key_value_pairs(column, "--column"),
             "roles": key_value_pairs(role, "--role"),
             "dedupe": dedupe,
+            "personal_data": personal_data,
         }
     )
+
+
+def _redaction_line(redacted: RedactionCounts | None) -> str:
+    """What redaction replaced, by kind; the values themselves were never kept."""
+    if redacted is None:
+        return "personal data kept as it is"
+    found = [f"{count} {kind}" for kind, count in redacted.model_dump().items() if count]
+    return f"personal data redacted: {', '.join(found) or 'none found'}"
 
 
 FormatOption = Annotated[str | None, format_option(RECORD_KINDS)]
@@ -79,6 +90,16 @@ DedupeOption = Annotated[
         "--dedupe/--no-dedupe",
         help="Drop a dialogue whose turns are the start of another's in the file (same "
         "language and participants), keeping the longest. Default: on for production logs.",
+        show_default=False,
+    ),
+]
+
+PersonalDataOption = Annotated[
+    PersonalData | None,
+    typer.Option(
+        help="redact: e-mail addresses, phone, card and account numbers and introduced names "
+        "become placeholders before anything is stored, counted by kind; keep: text as it is. "
+        "Default: redact for production logs, keep for other formats.",
         show_default=False,
     ),
 ]
@@ -128,12 +149,13 @@ def import_command(
         ),
     ] = "error",
     dedupe: DedupeOption = None,
+    personal_data: PersonalDataOption = None,
     as_json: AsJson = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
 ) -> None:
     """Validate a whole file, then store its records in batches: nothing from a file with
     errors; a killed import, run again, adds the rest. Memory does not grow with the file."""
-    options = _import_options(fmt, records, language, source, column, role, dedupe)
+    options = _import_options(fmt, records, language, source, column, role, dedupe, personal_data)
     with RunStore.open(run) as store, _step_display(quiet=quiet) as display:
         report = import_file(store, file, options, on_conflict, progress=_StepProgress(display))
     if as_json:
@@ -143,7 +165,7 @@ def import_command(
         f"{report.file}: read {report.read} {report.records} ({report.format}); "
         f"dropped {report.repeats} repeats and {report.prefixes} prefixes of longer dialogues; "
         f"added {report.added}, already present {report.unchanged}, replaced {report.replaced} "
-        f"-> {run}",
+        f"-> {run}; {_redaction_line(report.redacted)}",
         markup=False,
     )
 
@@ -158,13 +180,15 @@ def validate(
     column: ColumnOption = [],  # noqa: B006
     role: RoleOption = [],  # noqa: B006
     dedupe: DedupeOption = None,
+    personal_data: PersonalDataOption = None,
 ) -> None:
     """Check a file as `import` would, without storing anything."""
-    options = _import_options(fmt, records, language, source, column, role, dedupe)
+    options = _import_options(fmt, records, language, source, column, role, dedupe, personal_data)
     checked = check_file(file, options)
     console.print(
         f"{file}: {checked.read} valid {options.records}; {checked.repeats.repeats} repeats and "
-        f"{checked.repeats.prefixes} prefixes of longer dialogues would be dropped",
+        f"{checked.repeats.prefixes} prefixes of longer dialogues would be dropped; "
+        f"{_redaction_line(checked.redacted)}",
         markup=False,
     )
 

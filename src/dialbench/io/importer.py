@@ -17,13 +17,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from pydantic import Field, field_validator
 
 from dialbench.errors import InputError, InputErrors
 from dialbench.hashing import file_sha256
 from dialbench.io.file_format import Item, ReadRequest, RecordKind
+from dialbench.io.personal_data import RedactionCounts, redact_dialogue
 from dialbench.io.registry import FORMATS, format_for, read_items
 from dialbench.io.repeats import Conflict, RepeatFinder, Repeats
 from dialbench.io.validation import Problems, validated_items
@@ -42,6 +43,8 @@ from dialbench.store import OnConflict, RunStore
 BATCH = 1000
 T = TypeVar("T")
 Loaded = list[tuple[int | None, StoredRecord]]
+# redact: personal data becomes placeholders before anything is stored; keep: text as it is.
+PersonalData = Literal["redact", "keep"]
 # Progress of long work over records: its step ("checking", "storing"), records done, and
 # the total when known.
 StepProgress = Callable[[str, int, int | None], None]
@@ -58,10 +61,20 @@ class ImportOptions(Record):
     source: str | None = Field(default=None, description="source of dialogues that do not name one")
     columns: dict[str, str] = Field(default_factory=dict, description="CSV/TSV: field -> column")
     roles: dict[str, str] = Field(default_factory=dict, description="CSV/TSV: speaker -> role")
+    # Both are left out of a dump while undecided, so a pipeline's import stages written
+    # before they existed keep their identities.
     dedupe: bool | None = Field(
         default=None,
+        exclude_if=lambda dedupe: dedupe is None,
         description="drop a dialogue whose turns are a strict prefix of another's in the file; "
         "default: on for formats of production logs, which repeat the conversation so far",
+    )
+    personal_data: PersonalData | None = Field(
+        default=None,
+        exclude_if=lambda personal_data: personal_data is None,
+        description="redact e-mail addresses, phone, card and account numbers and introduced "
+        "names (io/personal_data.py) or keep text as it is; default: redact for formats of "
+        "production logs, keep for others",
     )
 
     @field_validator("format")
@@ -71,11 +84,19 @@ class ImportOptions(Record):
 
 
 def _resolved(path: Path, options: ImportOptions) -> ImportOptions:
-    """The options with the format found and whether to drop prefixes decided."""
+    """The options with the format found, and whether to drop prefixes and to redact decided."""
     fmt = format_for(path, options.records, options.format)
+    dialogues = options.records == "dialogues"
+    if options.personal_data == "redact" and not dialogues:
+        raise InputError(path, f"personal data is redacted from dialogues, not {options.records}")
     dedupe = fmt.personal_data if options.dedupe is None else options.dedupe
+    by_format: PersonalData = "redact" if fmt.personal_data and dialogues else "keep"
     return options.model_copy(
-        update={"format": fmt.name, "dedupe": dedupe and options.records == "dialogues"}
+        update={
+            "format": fmt.name,
+            "dedupe": dedupe and dialogues,
+            "personal_data": options.personal_data or by_format,
+        }
     )
 
 
@@ -89,16 +110,26 @@ def _with_defaults(item: Item, options: ImportOptions) -> Item:
 
 
 def _records(
-    path: Path, options: ImportOptions, problems: Problems
+    path: Path, options: ImportOptions, problems: Problems, redacted: Counter[str] | None = None
 ) -> Iterator[tuple[int | None, StoredRecord]]:
     """The file's valid records, read lazily, each problem going to `problems`. Every pass over
     a file reads it through here: a step each record must pass before it is checked or stored
-    belongs here, and must give the same record in every pass."""
-    request = ReadRequest(options.records, options.columns, options.roles)
+    belongs here, and must give the same record in every pass. What redaction found is added
+    to `redacted`, when given: one pass counts it."""
+    request = ReadRequest(options.records, options.columns, options.roles, options.language)
     items = read_items(path, request, options.format)
     if options.records == "dialogues":
         items = (_with_defaults(item, options) for item in items)
-    yield from validated_items(path, items, RECORD_TYPES[options.records], problems)
+    records = validated_items(path, items, RECORD_TYPES[options.records], problems)
+    if options.personal_data != "redact":
+        yield from records
+        return
+    found = Counter[str]() if redacted is None else redacted
+    for line, record in records:
+        assert isinstance(record, Dialogue)  # _resolved redacts nothing else
+        clean, counts = redact_dialogue(record)
+        found.update(counts)
+        yield line, clean
 
 
 def _batches(items: Iterable[T], size: int = BATCH) -> Iterator[list[T]]:
@@ -142,11 +173,13 @@ def _stored_differently(path: Path, store: RunStore, batch: Loaded) -> Iterator[
 @dataclass(frozen=True)
 class CheckedFile:
     """What the validating pass found: the options it resolved, how many valid records the file
-    holds, and which of them are not to be stored."""
+    holds, which of them are not to be stored, and what redaction replaced in them (None: text
+    kept as it is)."""
 
     options: ImportOptions
     read: int
     repeats: Repeats
+    redacted: RedactionCounts | None
 
 
 def check_file(
@@ -165,7 +198,8 @@ def check_file(
     problems = Problems()
     finder = RepeatFinder(prefixes=bool(options.dedupe))
     read = 0
-    for batch in _batches(_records(path, options, problems)):
+    redacted = Counter[str]()
+    for batch in _batches(_records(path, options, problems, redacted)):
         for line, record in batch:
             finder.add(line, record)
         read += len(batch)
@@ -184,7 +218,8 @@ def check_file(
         again = _records(path, options, Problems())
         problems.add(_conflict_errors(path, repeats.conflicts[: problems.limit], again))
         problems.raise_any()
-    return CheckedFile(options, read, repeats)
+    counts = RedactionCounts.of(redacted) if options.personal_data == "redact" else None
+    return CheckedFile(options, read, repeats, counts)
 
 
 def load_records(path: str | Path, options: ImportOptions) -> Loaded:
@@ -211,6 +246,9 @@ class ImportReport(Record):
     read: int
     repeats: int = Field(description="identical repeats of a record earlier in the file")
     prefixes: int = Field(description="dialogues dropped as the start of a longer one")
+    redacted: RedactionCounts | None = Field(
+        description="personal data replaced in the records read; None: text kept as it is"
+    )
     added: int
     unchanged: int
     replaced: int
@@ -249,6 +287,7 @@ def import_file(
         "sha256": file_sha256(path) if path.is_file() else None,
         "options": options.model_dump(mode="json"),
         "on_conflict": on_conflict,
+        "redacted": checked.redacted and checked.redacted.model_dump(),
     }
     to_store = checked.read - len(checked.repeats.dropped)
     counts = Counter[str]()
@@ -269,6 +308,7 @@ def import_file(
         read=checked.read,
         repeats=checked.repeats.repeats,
         prefixes=checked.repeats.prefixes,
+        redacted=checked.redacted,
         added=counts["added"],
         unchanged=counts["unchanged"],
         replaced=counts["replaced"],

@@ -28,7 +28,12 @@ hub at run time).
   ("my name is", "ich heiße", "me llamo", "je m'appelle", "meu nome é", "我叫", "名前は",
   "Name:"), or before "と申します", in any of the seven languages whatever the dialogue's: the
   capitalised words that follow (two or three Han characters in Chinese, a run of kanji or
-  katakana in Japanese). A name mentioned any other way is not found.
+  katakana in Japanese). After the weaker introductions that also say what people are ("I'm",
+  "ich bin", "soy", "je suis", "sou", "aqui é"), only two capitalised words or more make a name:
+  "I'm James Carter" is one, "I'm Canadian" and "ich bin Lehrer" are not (a capitalised place
+  of two words is taken too). A name mentioned any other way is not found, but for one more place
+  that says what it holds: a value whose key names a person (`{"passenger": "Lena Schmidt"}` in
+  a tool call's arguments or in metadata; `PERSON_KEYS`), which is redacted whole.
 
 Digits may be full-width or of any script. No placeholder holds a digit, an `@` or a word that
 starts with a capital, so redacting twice changes nothing more.
@@ -154,6 +159,11 @@ _INTRODUCTIONS = (
     *("je m’appelle", "mon nom est", "mon prénom est", "meu nome é", "meu apelido é"),
     *("meu sobrenome é", "me chamo", "chamo-me"),
 )
+# Say who someone is, or what: a name follows only as two capitalised words or more.
+_WEAK_INTRODUCTIONS = (
+    *("i'm", "i’m", "i am", "this is", "ich bin", "hier ist", "hier spricht", "soy", "je suis"),
+    *("sou", "aqui é", "aqui fala"),
+)
 _LABELS = (
     *("name", "vorname", "nachname", "nombre", "apellido", "apellidos", "nom", "prénom"),
     *("nome", "sobrenome"),
@@ -165,6 +175,15 @@ _TITLES = (
 _CHINESE_INTRODUCTIONS = ("我叫", "我名叫", "我的名字是", "我的名字叫", "姓名：", "姓名:")
 _JAPANESE_INTRODUCTIONS = ("名前は", "氏名：", "氏名:")
 _HAN_KATAKANA = "\u3005\u30a0-\u30ff\u4e00-\u9fff"
+# Keys whose string value is a person's name, in tool arguments and metadata. A bare `name` is
+# not one of them: it names tools, traces and products as often as people.
+PERSON_KEYS = frozenset(
+    {"full_name", "fullname", "first_name", "firstname", "last_name", "lastname", "surname"}
+    | {"given_name", "family_name", "passenger", "passenger_name", "customer_name", "guest_name"}
+    | {"patient_name", "contact_name", "cardholder", "account_holder", "client_name", "cliente"}
+    | {"nombre", "nombre_completo", "apellido", "nome", "nome_completo", "sobrenome", "vorname"}
+    | {"nachname", "prénom", "prenom", "nom", "nom_complet", "姓名", "名字", "氏名", "名前"}
+)
 
 
 def _any_of(phrases: tuple[str, ...]) -> str:
@@ -176,6 +195,7 @@ _NAME_HINT = re.compile(
     _any_of(
         (
             *_INTRODUCTIONS,
+            *_WEAK_INTRODUCTIONS,
             *(label + end for label in _LABELS for end in (":", " :")),
             *(*_CHINESE_INTRODUCTIONS, "我姓", *_JAPANESE_INTRODUCTIONS),
             *("と申します", "といいます", "と言います"),
@@ -187,6 +207,8 @@ _NAME = re.compile(
     rf"(?P<latin_intro>(?<![^\W\d_])(?:{_any_of(_INTRODUCTIONS)}|(?:{_any_of(_LABELS)}) ?:)\s*"
     rf"(?:(?:{_TITLES})\s+)?)"
     rf"(?P<latin>{_LATIN_WORD}(?: {_LATIN_WORD}){{0,3}})"
+    rf"|(?P<weak_intro>(?<![^\W\d_])(?:{_any_of(_WEAK_INTRODUCTIONS)})\s+(?:(?:a|o|el|la)\s+)?)"
+    rf"(?P<weak>{_LATIN_WORD}(?: {_LATIN_WORD}){{1,3}})"
     # Chinese has nothing between a name and the next word: a name is two or three characters.
     rf"|(?P<chinese_intro>(?:{_any_of(_CHINESE_INTRODUCTIONS)})\s*)"
     r"(?!什么|什麼|甚麼|啥)[\u4e00-\u9fff]{2,3}"
@@ -276,7 +298,17 @@ class _Redactor:
         return value
 
     def metadata(self, values: dict[str, JsonValue]) -> dict[str, JsonValue]:
-        return {key: self.json(value) for key, value in values.items()}
+        return {
+            key: self.person(value) if key.lower() in PERSON_KEYS else self.json(value)
+            for key, value in values.items()
+        }
+
+    def person(self, value: JsonValue) -> JsonValue:
+        """A value a key says is a person's name: redacted whole when it is text."""
+        if not isinstance(value, str) or not value.strip():
+            return self.json(value)
+        self.counts["name"] += 1
+        return PLACEHOLDERS["name"]
 
     def turn(self, turn: Turn) -> Turn:
         update: dict[str, object] = {
@@ -407,6 +439,11 @@ def _name(match: re.Match[str]) -> Found:
         if not name:
             return None
         return "name", match["latin_intro"] + placeholder + match["latin"][len(name) :]
+    if match["weak"] is not None:
+        name = _capitalised_words(match["weak"])
+        if len(name.split(" ")) < 2:
+            return None
+        return "name", match["weak_intro"] + placeholder + match["weak"][len(name) :]
     intro = match["chinese_intro"] or match["surname_intro"] or match["japanese_intro"] or ""
     return "name", intro + placeholder
 
