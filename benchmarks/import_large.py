@@ -3,7 +3,8 @@
 Writes a multilingual file (en, zh, de, fr, pt, es, ja) of about `--turns` turns, shaped like a
 production log: most conversations logged once, some logged twice (an identical repeat), and
 some logged once per call, each call repeating the conversation so far (every exchange's
-prefix, shortest first). Then runs the real commands, process start to exit, and prints turns
+prefix, shortest first); one user turn in ten leaves an e-mail address, which production formats
+redact on import. Then runs the real commands, process start to exit, and prints turns
 per second, the peak resident memory of that process (its own rusage, from wait4), and the size
 of the store. Run it at two sizes to see that memory does not grow with the file.
 Usage: .venv/bin/python benchmarks/import_large.py [--turns 1000000] [--format jsonl]
@@ -36,7 +37,15 @@ PHRASES = {
     "es": ("¿Me cuentas más sobre {t}, punto {n}?", "Claro: {t} importa por {n}."),
     "ja": ("{t}についてもっと教えてください。{n}番目です。", "はい、{t}は{n}の理由で大切です。"),
 }
-TOPICS = ("trains", "tax forms", "recipes", "refunds", "passwords", "weather", "invoices")
+TOPICS = {
+    "en": ("trains", "tax forms", "recipes", "refunds", "passwords", "weather", "invoices"),
+    "zh": ("火车", "税表", "菜谱", "退款", "密码", "天气", "发票"),
+    "de": ("Züge", "Steuerformulare", "Rezepte", "Erstattungen", "Passwörter", "Wetter"),
+    "fr": ("les trains", "les impôts", "les recettes", "les remboursements", "la météo"),
+    "pt": ("os comboios", "os impostos", "as receitas", "os reembolsos", "o tempo"),
+    "es": ("los trenes", "los impuestos", "las recetas", "los reembolsos", "el tiempo"),
+    "ja": ("電車", "税金の書類", "レシピ", "返金", "パスワード", "天気"),
+}
 REPEATED_SHARE = 0.05  # conversations logged twice, identically
 PER_CALL_SHARE = 0.2  # conversations logged once per call: every prefix, then the whole
 
@@ -46,12 +55,14 @@ def conversation(rng: random.Random, number: int) -> dict[str, Any]:
     ask, answer = PHRASES[language]
     turns = []
     for exchange in range(rng.randint(1, 6)):
-        topic = rng.choice(TOPICS)
-        filler = " ".join(rng.choice(TOPICS) for _ in range(rng.randint(0, 12)))
+        topic = rng.choice(TOPICS[language])
+        filler = " ".join(rng.choice(TOPICS[language]) for _ in range(rng.randint(0, 12)))
         n = f"{number}.{exchange}"
-        turns.append({"role": "user", "text": ask.format(t=topic, n=n)})
+        contact = f" Mail: user{number}@example.com" if rng.random() < 0.1 else ""
+        turns.append({"role": "user", "text": ask.format(t=topic, n=n) + contact})
         turns.append({"role": "assistant", "text": answer.format(t=topic, n=n) + " " + filler})
-    return {"language": language, "source": "benchmark", "turns": turns}
+    about = {"conversation_id": f"c{number}"}
+    return {"language": language, "source": "benchmark", "turns": turns, "metadata": about}
 
 
 def logged(rng: random.Random, turns: int) -> Iterator[dict[str, Any]]:
@@ -80,9 +91,26 @@ def write_jsonl(entries: Iterator[dict[str, Any]], stream: TextIO) -> None:
         stream.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 
+def write_openai_log(entries: Iterator[dict[str, Any]], stream: TextIO) -> None:
+    """Each entry as one logged chat-completions call: the history sent, the reply received.
+    The language is not written: the reader tells it from the user's turns, as in production."""
+    for number, entry in enumerate(entries):
+        *sent, reply = [{"role": t["role"], "content": t["text"]} for t in entry["turns"]]
+        call = {
+            "request": {"model": "bot-1", "messages": sent, "metadata": entry["metadata"]},
+            "response": {
+                "id": f"chatcmpl-{number}",
+                "model": "bot-1",
+                "choices": [{"index": 0, "message": reply, "finish_reason": "stop"}],
+            },
+        }
+        stream.write(json.dumps(call, ensure_ascii=False) + "\n")
+
+
 # Format name -> (file name ending, writer of log entries in dialbench's record shape).
 WRITERS: dict[str, tuple[str, Callable[[Iterator[dict[str, Any]], TextIO], None]]] = {
     "jsonl": (".jsonl", write_jsonl),
+    "openai-log": (".jsonl", write_openai_log),
 }
 
 
@@ -112,13 +140,18 @@ def main(turns: int, fmt: str, sample_size: int, folder: Path) -> None:
     seconds, peak, _ = measured("--help")
     print(f"{'dialbench --help':<18} {seconds:6.1f} s {'':>16} peak {peak:6.0f} MB (the floor)")
     run, sample = folder / "run", folder / "sample"
-    seconds, peak, output = measured("import", source, "--run", run, "--dedupe", "--json", "-q")
+    seconds, peak, output = measured(
+        "import", source, "--run", run, "--format", fmt, "--dedupe", "--json", "-q"
+    )
     report = json.loads(output)
     rate = f"{turns / seconds:,.0f} turns/s"
     print(f"{'import':<18} {seconds:6.1f} s {rate:>16} peak {peak:6.0f} MB", end="")
     print(f"  store {store_mb(run):.0f} MB")
     counts = ("read", "repeats", "prefixes", "added", "unchanged")
     print("  " + ", ".join(f"{key} {report[key]:,}" for key in counts))
+    if report["redacted"] is not None:
+        found = ", ".join(f"{kind} {n:,}" for kind, n in report["redacted"].items() if n)
+        print(f"  personal data redacted: {found or 'none'}")
     seconds, peak, _ = measured(
         "sample", run, sample, "--size", sample_size, "--seed", 0, "--quiet"
     )

@@ -15,7 +15,9 @@ from typer.testing import CliRunner
 from dialbench import examples
 from dialbench.cli import app
 from dialbench.errors import InputError
+from dialbench.io import conversation
 from dialbench.io.file_format import ReadRequest
+from dialbench.io.importer import ImportOptions, import_file
 from dialbench.io.registry import FORMATS, detect_format, read_items
 from dialbench.schema import Dialogue
 from dialbench.store import RunStore
@@ -315,3 +317,26 @@ def test_a_broken_item_of_a_json_array_names_its_line(tmp_path: Path) -> None:
     traces.write_text('[\n  {"id": "t1", "observations": []},\n  {"id": "t2" "x": 1}\n]\n', "utf-8")
     found = problems(traces, "langfuse")
     assert any(p.startswith(f"{traces}:3: invalid JSON") for p in found), found
+
+
+def test_a_quiet_conversation_is_given_out_and_its_return_drops_it_as_a_prefix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Memory stays bounded: a conversation quiet for QUIET_LINES lines leaves the reader, and
+    when a later call goes on with it (carrying the whole history), the import keeps only the
+    longer one."""
+    monkeypatch.setattr(conversation, "QUIET_LINES", 1)
+    more = {"role": "user", "content": "Et le musée du Louvre, il ouvre à quelle heure demain ?"}
+    other = [{"role": "user", "content": "Wie wird das Wetter morgen in Berlin sein?"}, REPLY]
+    log = lines(
+        tmp_path / "log.jsonl",
+        {"user": "u-1", "messages": [HELLO, REPLY]},
+        {"user": "u-2", "messages": other},
+        {"user": "u-2", "messages": other},
+        {"user": "u-1", "messages": [HELLO, REPLY, more, REPLY]},
+    )
+    found = [item for _, item in read_items(log, ReadRequest("dialogues"), "openai-log")]
+    assert [len(d["turns"]) for d in found] == [2, 2, 4]
+    with RunStore.open(tmp_path / "run") as store:
+        report = import_file(store, log, ImportOptions())
+    assert (report.prefixes, report.added) == (1, 2)

@@ -200,33 +200,51 @@ class _Open:
     history: list[Message] = field(default_factory=list)
     system: dict[str, Message] = field(default_factory=dict)
     pieces: int = 0
+    last_line: int = 0
+
+
+# A stateless log's conversation untouched for this many lines is given out: memory stays
+# bounded in a log of any length. Should a later call go on with it, that call carries the whole
+# history, so the conversation comes again, longer, and the import's prefix dedupe drops the
+# first one.
+QUIET_LINES = 10_000
 
 
 class Conversations:
-    """Conversations still open in a log, by their id, in the order they began: their histories
-    stay in memory until the log ends, since any later line may go on with one of them.
+    """Conversations still open in a log, by their id, in the order they were last touched.
 
     `stateless`: every call sends the whole history (chat completions), so a call sharing no
     start with its conversation's history begins a new conversation under the same id (a user's
-    next chat), and the one before is complete."""
+    next chat), and the one before is complete; and a conversation untouched for `QUIET_LINES`
+    lines is complete. Otherwise (calls log only what is new) any later line may go on with one,
+    and they stay in memory until the log ends."""
 
     def __init__(self, path: str, request: ReadRequest, source: str, stateless: bool) -> None:
         self.path, self.request, self.source, self.stateless = path, request, source, stateless
         self.open: dict[str, _Open] = {}
 
-    def add(self, key: str, line: int | None, messages: list[Message]) -> Item | None:
-        """Add a call's messages; returns the conversation it completed, if any."""
+    def add(self, key: str, line: int | None, messages: list[Message]) -> list[Item]:
+        """Add a call's messages; returns the conversations that this line completed."""
         said = [m for m in messages if m.role != "system"]
-        done = None
-        before = self.open.get(key)
+        done = []
+        before = self.open.pop(key, None)
         if self.stateless and before and said and not _common_prefix(before.history, said):
-            done = self.close(key)
-        conversation = self.open.setdefault(key, _Open(line))
+            self.open[key] = before
+            done.append(self.close(key))
+            before = None
+        conversation = before or _Open(line)
+        self.open[key] = conversation
         conversation.history = merged(conversation.history, said)
         for message in messages:
             if message.role == "system":
                 conversation.system.setdefault(message.text, message)
         conversation.pieces += 1
+        if self.stateless and line is not None:
+            conversation.last_line = line
+            while (oldest := next(iter(self.open))) and self.open[oldest].last_line < (
+                line - QUIET_LINES
+            ):
+                done.append(self.close(oldest))
         return done
 
     def close(self, key: str) -> Item:

@@ -18,6 +18,8 @@ CANDIDATES = ("en", "zh", "de", "fr", "pt", "es", "it", "nl", "ja", "ko", "ru", 
 MIN_WORDS = 4
 MIN_CJK_CHARACTERS = 4
 MIN_CONFIDENCE = 0.5
+# Enough to tell the language, and what a long conversation costs no more than a short one.
+MAX_CHARACTERS = 400
 
 
 @cache
@@ -37,7 +39,7 @@ def _long_enough(text: str) -> bool:
 def language_of(texts: list[str]) -> str | None:
     """The ISO 639-1 code of the language the user wrote in, or None when it cannot be told
     (too little text, or no language clearly ahead)."""
-    text = "\n".join(texts)
+    text = "\n".join(texts)[:MAX_CHARACTERS]
     if not _long_enough(text):
         return None
     best = _detector().compute_language_confidence_values(text)[0]

@@ -12,7 +12,8 @@ the top of the line, in its `metadata`, in the request or the request's `metadat
 stored completions keep the caller's metadata; LiteLLM's `litellm_session_id`), else by the
 end user (`user`, LiteLLM's `end_user`); a line naming none is a dialogue of its own. Calls of
 one conversation repeat its history, so it is the longest one they agree on; they stay in memory
-until the log ends, or until a call of the same id starts afresh (the user's next chat).
+until a call of the same id starts afresh (the user's next chat), or until the conversation has
+been quiet for `QUIET_LINES` lines (10,000), or the log ends.
 """
 
 from __future__ import annotations
@@ -119,8 +120,8 @@ def read_openai_log(path: Path, request: ReadRequest) -> Iterator[Item]:
         key = _conversation_id(raw, logged)
         if key is None:
             yield dialogue_item(str(path), line_no, messages, request, NAME, _about(raw))
-        elif (done := conversations.add(key, line_no, messages)) is not None:
-            yield done
+        else:
+            yield from conversations.add(key, line_no, messages)
     yield from conversations.close_all()
 
 
