@@ -149,6 +149,7 @@ KEPT: list[tuple[str, str]] = [
     ("fr", "En 2022, l'appartement coûtait 350 000 €."),
     ("fr", "Commande n° 2024-00123 livrée le 15/03/2024 à 14h30."),
     ("fr", "Rendez-vous le 05/03/2024 à 09:00, la ville compte 2 000 000 habitants."),
+    ("fr", "Bien sûr : le score compte pour 1234567.5 points."),
     ("pt", "Em 2021 o carro custava R$ 45.990,00."),
     ("pt", "Pedido 7845123 enviado em 15/03/2024 às 14:30, CEP 01310-100."),
     ("pt", "Ele conta 3 histórias por noite desde 2015."),

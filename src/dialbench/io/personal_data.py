@@ -16,7 +16,8 @@ hub at run time).
 - **account**: an IBAN (a country code, check digits and at least ten digits, passing mod 97);
   and a number of at least seven digits shortly after an account word of the seven languages
   (account, Konto, cuenta, compte, conta, 口座, 普通, 账号 ...), unless grouped in thousands
-  like an amount ("la ville compte 2 000 000 habitants").
+  like an amount ("la ville compte 2 000 000 habitants") or written with a fraction ("le
+  score compte pour 1234567.5").
 - **phone**: international numbers (`+` or `00`, 8–15 digits), and national ones in the formats
   of the seven languages' countries (a Spanish number is nine digits, a French one ten in
   pairs, a Japanese one 0-led in three groups), in every dialogue: its language may be a guess
@@ -115,6 +116,8 @@ _ACCOUNT_BEFORE = re.compile(
 _CARD_CHARACTERS = frozenset("0123456789 -")
 # Digits grouped in thousands ("2 000 000", "612.345.678"): an amount as often as a number.
 _THOUSANDS = re.compile(r"\d{1,3}(?:[ .]\d{3})+")
+# A number with a fraction ("123456.3", "1234567.50"): a quantity, never an account.
+_DECIMAL = re.compile(r"\d+\.\d{1,2}")
 # A number beside a currency is an amount; one before a time's minutes ends in an hour.
 _AMOUNT_OR_TIME_AFTER = re.compile(
     r"[:：h]\d|\s?(?:[€$£¥₩₹元円]|(?:eur|euros?|usd|dollars?|reais|yuan|rmb|pesos?|chf)\b)",
@@ -399,7 +402,9 @@ def _number_kind(
         return None
     if shape[0] == "+":
         return "phone" if 8 <= len(digits) <= 15 else None
-    if _ACCOUNT_BEFORE.search(before) and not _THOUSANDS.fullmatch(shape):
+    if _ACCOUNT_BEFORE.search(before) and not (
+        _THOUSANDS.fullmatch(shape) or _DECIMAL.fullmatch(shape)
+    ):
         return "account"
     if shape.startswith("00") and shape[2] != "0" and 10 <= len(digits) <= 17:
         return "phone"
