@@ -10,7 +10,7 @@ from pydantic import Field, model_validator
 
 from dialbench import examples
 from dialbench.errors import DialbenchError
-from dialbench.io.importer import ImportOptions, import_file, load_records
+from dialbench.io.importer import ImportOptions, Loaded, check_file, import_file
 from dialbench.pipeline.stage import PlanContext, Stage, StageEstimate, StageOutput, relative_to
 from dialbench.schema import Dialogue
 from dialbench.store import OnConflict, RunStore
@@ -63,6 +63,11 @@ class ImportStage(Stage, ImportOptions):
     def estimate(self, context: PlanContext) -> StageEstimate:
         if self.records != "dialogues":
             return StageEstimate()
-        loaded = load_records(self.path, self.config(ImportOptions))
-        added = Counter((r.source, r.language) for _, r in loaded if isinstance(r, Dialogue))
+        added = Counter[tuple[str, str]]()
+
+        def count(path: Path, batch: Loaded) -> None:
+            added.update((r.source, r.language) for _, r in batch if isinstance(r, Dialogue))
+
+        # A batch at a time, as the import reads it: a plan of a large log holds none of it.
+        check_file(self.path, self.config(ImportOptions), check=count)
         return StageEstimate(adds_dialogues=dict(added))
