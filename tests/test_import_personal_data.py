@@ -15,6 +15,7 @@ from dialbench import examples
 from dialbench.cli import app
 from dialbench.schema import Dialogue
 from dialbench.store import RunStore
+from dialbench.summary import summarize
 
 BUNDLED = examples.bundled()
 PRODUCTION = ("openai_chat_log", "otel_genai_spans", "langfuse_traces", "langsmith_runs")
@@ -70,8 +71,12 @@ def test_keep_stores_text_as_it_is_and_says_so(tmp_path: Path) -> None:
         texts = json.dumps([d.model_dump(mode="json") for d in store.records(Dialogue)])
     assert "james.carter@example.com" in texts
     assert "[EMAIL]" in texts
-    configs = [r.config["options"]["personal_data"] for r in RunStore.open(run).runs()]
+    with RunStore.open(run) as store:
+        configs = [r.config["options"]["personal_data"] for r in store.runs()]
+        summary = summarize(store)
     assert configs == ["redact", "keep"]
+    assert summary.imports_by_personal_data == {"redact": 1, "keep": 1}
+    assert summary.redacted == {k: n for k, n in redacted["redacted"].items() if n}
 
 
 def test_any_format_is_redacted_on_request(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import orjson
-from pydantic import Field
+from pydantic import Field, JsonValue
 
 from dialbench.failures import Failures
 from dialbench.schema import Annotation, Dialogue, Judgment, Record
@@ -26,6 +26,12 @@ class StoreSummary(Record):
     schema_version: int
     runs: dict[str, int]
     processors: list[str] = Field(description="the CPUs the runs computed on (dialbench.machine)")
+    imports_by_personal_data: dict[str, int] = Field(
+        default_factory=dict, description="imports that redacted personal data, or kept it"
+    )
+    redacted: dict[str, int] = Field(
+        default_factory=dict, description="what those imports redacted, by kind (counts only)"
+    )
     dialogues: int
     turns: int
     by_language: dict[str, int]
@@ -54,11 +60,21 @@ def summarize(store: RunStore) -> StoreSummary:
 
     records = store.runs()
     runs = Counter(f"{run.command} ({run.status})" for run in records)
+    imports = [run.config for run in records if run.command == "import"]
+    personal_data = Counter(
+        mode for config in imports if (mode := _personal_data(config)) is not None
+    )
+    redacted = Counter[str]()
+    for config in imports:
+        if isinstance(found := config.get("redacted"), dict):
+            redacted.update({kind: n for kind, n in found.items() if isinstance(n, int) and n})
     return StoreSummary(
         path=str(store.path),
         schema_version=store.schema_version,
         runs=dict(runs),
         processors=sorted({run.processor or "not recorded" for run in records}),
+        imports_by_personal_data=dict(personal_data),
+        redacted=dict(redacted),
         dialogues=store.count(Dialogue),
         turns=store.turn_count(),
         by_language=by(Dialogue, "language"),
@@ -68,6 +84,14 @@ def summarize(store: RunStore) -> StoreSummary:
         judgments=_judgment_counts(store),
         annotations_by_annotator=by(Annotation, "annotator_id"),
     )
+
+
+def _personal_data(config: dict[str, JsonValue]) -> str | None:
+    """How an import treated personal data, from its run's config (None: imported before
+    redaction existed)."""
+    options = config.get("options")
+    mode = options.get("personal_data") if isinstance(options, dict) else None
+    return mode if isinstance(mode, str) else None
 
 
 def stored_failures(store: RunStore) -> list[tuple[Failures, int]]:

@@ -297,6 +297,14 @@ def _print_summary(summary: StoreSummary) -> None:
     console.print(
         f"computed on: {'; '.join(summary.processors) or 'none'}", markup=False, soft_wrap=True
     )
+    if summary.imports_by_personal_data:
+        found = ", ".join(f"{n} {kind}" for kind, n in summary.redacted.items()) or "none found"
+        modes = summary.imports_by_personal_data
+        console.print(
+            f"personal data: redacted by {modes.get('redact', 0)} import(s) ({found}), "
+            f"kept as it is by {modes.get('keep', 0)}",
+            markup=False,
+        )
     console.print(f"dialogues: {summary.dialogues}, turns: {summary.turns}")
     for title, counts in (
         ("dialogues by language", summary.by_language),
