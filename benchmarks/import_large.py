@@ -3,9 +3,9 @@
 Writes a multilingual log (en, zh, de, fr, pt, es, ja) of about `--turns` turns in one of the
 formats `import` reads, shaped like production traffic: conversations of one to six exchanges,
 one exchange in ten with a tool call (its name, arguments and result), 50 conversations going on
-at a time, interleaved, and 2% of them coming back after more than the readers' quiet window (a
-user back hours later); one user turn in ten leaves an e-mail address, which the production
-formats redact on import. No production format names the language: the readers tell it.
+at a time, interleaved, and 2% of those logged in three entries or more coming back after the
+readers' quiet window (a user back hours later); one user turn in ten leaves an e-mail address,
+which the production formats redact on import. No production format names the language.
 
 - `jsonl` (dialbench's records) and `openai-log` (one chat-completions call a line, as proxies
   log them): most conversations logged once, 5% twice (an identical repeat), 20% once per
