@@ -322,10 +322,10 @@ def test_a_broken_item_of_a_json_array_names_its_line(tmp_path: Path) -> None:
 def test_a_quiet_conversation_is_given_out_and_its_return_drops_it_as_a_prefix(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Memory stays bounded: a conversation quiet for QUIET_LINES lines leaves the reader, and
+    """Memory stays bounded: a conversation quiet for QUIET_RECORDS records leaves the reader, and
     when a later call goes on with it (carrying the whole history), the import keeps only the
     longer one."""
-    monkeypatch.setattr(conversation, "QUIET_LINES", 1)
+    monkeypatch.setattr(conversation, "QUIET_RECORDS", 1)
     more = {"role": "user", "content": "Et le musée du Louvre, il ouvre à quelle heure demain ?"}
     other = [{"role": "user", "content": "Wie wird das Wetter morgen in Berlin sein?"}, REPLY]
     log = lines(
@@ -340,3 +340,107 @@ def test_a_quiet_conversation_is_given_out_and_its_return_drops_it_as_a_prefix(
     with RunStore.open(tmp_path / "run") as store:
         report = import_file(store, log, ImportOptions())
     assert (report.prefixes, report.added) == (1, 2)
+
+
+MORE = {"role": "user", "content": "Et le musée du Louvre, il ouvre à quelle heure demain ?"}
+WEATHER = {"role": "user", "content": "Wie wird das Wetter morgen in Berlin sein?"}
+
+
+def chat_span(trace: str, conversation: str, said: list[dict[str, str]]) -> dict[str, Any]:
+    """An OTLP line of one chat span: the history sent (v1.37+ parts) and the reply."""
+
+    def parts(message: dict[str, str]) -> dict[str, Any]:
+        return {"role": message["role"], "parts": [{"type": "text", "content": message["content"]}]}
+
+    values = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.response.model": "mistral-large-2411",
+        "gen_ai.conversation.id": conversation,
+        "gen_ai.input.messages": json.dumps([parts(m) for m in said]),
+        "gen_ai.output.messages": json.dumps([parts(REPLY)]),
+    }
+    attributes = [{"key": k, "value": {"stringValue": v}} for k, v in values.items()]
+    span = {**SPAN, "traceId": trace * 32, "spanId": trace * 16, "attributes": attributes}
+    return {"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}
+
+
+def test_a_quiet_otel_conversation_is_given_out_and_its_return_drops_it_as_a_prefix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trace, then its conversation, untouched for QUIET_RECORDS spans leave the reader; a
+    later trace's chat span repeats the history (its reply named by no model), so the import
+    keeps the longer dialogue only."""
+    monkeypatch.setattr(conversation, "QUIET_RECORDS", 1)
+    log = lines(
+        tmp_path / "spans.jsonl",
+        chat_span("a", "k-1", [HELLO]),
+        chat_span("b", "k-2", [WEATHER]),
+        chat_span("c", "k-2", [WEATHER]),
+        chat_span("d", "k-1", [HELLO, REPLY, MORE]),
+    )
+    found = [item for _, item in read_items(log, ReadRequest("dialogues"), "otel-genai")]
+    assert [(d["metadata"]["conversation_id"], len(d["turns"])) for d in found] == [
+        ("k-1", 2), ("k-2", 2), ("k-1", 4),
+    ]  # fmt: skip
+    with RunStore.open(tmp_path / "run") as store:
+        report = import_file(store, log, ImportOptions())
+    assert (report.prefixes, report.added) == (1, 2)
+
+
+def exchange_record(fmt: str, trace: str, session: str, said: list[dict[str, str]]) -> Any:
+    """One exchange of a session as a Langfuse trace or a LangSmith root run (the exchange as
+    its input and output), or as a Langfuse observation row (a GENERATION: the history)."""
+    if fmt == "langfuse":
+        return {"id": trace, "sessionId": session, "input": said[-1]["content"],
+                "output": REPLY["content"], "observations": []}  # fmt: skip
+    if fmt == "langsmith":
+        return {"id": trace, "run_type": "chain", "inputs": {"question": said[-1]["content"]},
+                "outputs": {"answer": REPLY["content"]},
+                "extra": {"metadata": {"thread_id": session}}}  # fmt: skip
+    return {"id": f"o-{trace}", "traceId": trace, "sessionId": session, "type": "GENERATION",
+            "startTime": "2025-06-14T10:00:00Z", "input": said, "output": REPLY}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("fmt", "returned"),
+    [
+        ("langfuse", [MORE["content"], REPLY["content"]]),
+        ("langsmith", [MORE["content"], REPLY["content"]]),
+        ("langfuse rows", [HELLO["content"], REPLY["content"], MORE["content"], REPLY["content"]]),
+    ],
+)
+def test_a_session_that_goes_on_after_the_quiet_window_comes_out_again(
+    fmt: str, returned: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sessions, threads and traces pieced from rows leave the reader once untouched for
+    QUIET_RECORDS records. A trace that holds only its exchange then starts a dialogue of its
+    own, mid-conversation (the window's cost); a history-repeating one makes the longer one."""
+    monkeypatch.setattr(conversation, "QUIET_RECORDS", 1)
+    log = lines(
+        tmp_path / "traces.jsonl",
+        exchange_record(fmt, "t1", "s-1", [HELLO]),
+        exchange_record(fmt, "t2", "s-2", [WEATHER]),
+        exchange_record(fmt, "t3", "s-2", [WEATHER]),
+        exchange_record(fmt, "t4", "s-1", [HELLO, REPLY, MORE]),
+    )
+    found = [item for _, item in read_items(log, ReadRequest("dialogues"), fmt.split()[0])]
+    assert [d["metadata"]["conversation_id"] for d in found] == ["s-1", "s-2", "s-1"]
+    assert [t["text"] for t in found[0]["turns"]] == [HELLO["content"], REPLY["content"]]
+    assert [t["text"] for t in found[2]["turns"]] == returned
+
+
+@pytest.mark.parametrize("fmt", ["langfuse", "langsmith"])
+def test_a_trace_exported_twice_is_read_once(fmt: str, tmp_path: Path) -> None:
+    """Exports that overlap hold a trace twice: its tool call is one turn, not two."""
+    tool = {"id": "o-2", "type": "TOOL", "name": "horaires", "input": {"musée": "Louvre"},
+            "output": "9h-18h", "startTime": "2025-06-14T10:00:01Z", "run_type": "tool",
+            "trace_id": "t1", "parent_run_id": "t1", "inputs": {"musée": "Louvre"},
+            "outputs": {"output": "9h-18h"}, "start_time": "2025-06-14T10:00:01"}  # fmt: skip
+    trace = exchange_record(fmt, "t1", "s-1", [MORE])
+    if fmt == "langfuse":
+        records = [{**trace, "observations": [tool]}] * 2
+    else:
+        records = [trace, tool, trace, tool]
+    log = lines(tmp_path / "traces.jsonl", *records)
+    ((_, dialogue),) = list(read_items(log, ReadRequest("dialogues"), fmt))
+    assert [t["role"] for t in dialogue["turns"]] == ["user", "tool", "assistant"]

@@ -9,9 +9,10 @@ is an assistant turn, then one tool turn per call it made, carrying that call's 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from pydantic import JsonValue
 
@@ -165,7 +166,9 @@ def dialogue_item(
     source: str,
     metadata: dict[str, JsonValue],
 ) -> Item:
-    """A dialogue record of a conversation's messages, or the problem with it."""
+    """A dialogue record of a conversation's messages, or the problem with it. The one model
+    that a conversation's replies name wrote the replies that name none too (a call's history
+    names no model), so a conversation's earlier piece matches the start of a later one."""
     try:
         turns = turns_of(messages)
     except InputError as bad:
@@ -190,8 +193,59 @@ def dialogue_item(
         "metadata": metadata | extra,
     }
     if len(models) == 1:
-        record["participants"] = {"assistant": models.pop()}
+        (model,) = models
+        record["participants"] = {"assistant": model}
+        for turn in turns:
+            if turn["role"] == "assistant":
+                turn.setdefault("model", model)
     return line, record
+
+
+# A conversation or a trace that no record touched for this many records (a log's lines, a
+# JSON array's items, an OTLP file's spans) is complete and leaves its reader: memory stays
+# bounded in a log of any length. What a later record adds to it comes out on its own: where
+# calls repeat the history, a longer dialogue that the import's prefix dedupe keeps instead.
+QUIET_RECORDS = 10_000
+T = TypeVar("T")
+
+
+class Window(Generic[T]):
+    """What a reader holds open, by key, least recently touched first, with the number of the
+    record that last touched it: what QUIET_RECORDS records passed by is complete."""
+
+    def __init__(self) -> None:
+        self._held: OrderedDict[str, tuple[T, int]] = OrderedDict()
+
+    def get(self, key: str) -> T | None:
+        held = self._held.get(key)
+        return None if held is None else held[0]
+
+    def touch(self, key: str, now: int, new: Callable[[], T]) -> T:
+        """The value under `key` (made by `new` when there is none), touched by record `now`."""
+        value = self._held[key][0] if key in self._held else new()
+        self._held[key] = (value, now)
+        self._held.move_to_end(key)
+        return value
+
+    def take(self, key: str) -> T:
+        return self._held.pop(key)[0]
+
+    def quiet(self, now: int) -> list[tuple[str, T]]:
+        """Take out what no record touched since QUIET_RECORDS records before record `now`."""
+        done = []
+        while self._held:
+            key, (value, touched) = next(iter(self._held.items()))
+            if touched >= now - QUIET_RECORDS:
+                break
+            del self._held[key]
+            done.append((key, value))
+        return done
+
+    def rest(self) -> list[tuple[str, T]]:
+        """Take out everything, least recently touched first."""
+        done = [(key, value) for key, (value, _) in self._held.items()]
+        self._held.clear()
+        return done
 
 
 @dataclass
@@ -200,71 +254,51 @@ class _Open:
     history: list[Message] = field(default_factory=list)
     system: dict[str, Message] = field(default_factory=dict)
     pieces: int = 0
-    last_line: int = 0
-
-
-# A stateless log's conversation untouched for this many lines is given out: memory stays
-# bounded in a log of any length. Should a later call go on with it, that call carries the whole
-# history, so the conversation comes again, longer, and the import's prefix dedupe drops the
-# first one.
-QUIET_LINES = 10_000
 
 
 class Conversations:
-    """Conversations still open in a log, by their id, in the order they were last touched.
+    """The conversations of a chat-completions log still open, by their id.
 
-    `stateless`: every call sends the whole history (chat completions), so a call sharing no
-    start with its conversation's history begins a new conversation under the same id (a user's
-    next chat), and the one before is complete; and a conversation untouched for `QUIET_LINES`
-    lines is complete. Otherwise (calls log only what is new) any later line may go on with one,
-    and they stay in memory until the log ends."""
+    Every call sends the whole history, so a call sharing no start with its conversation's
+    history begins a new conversation under the same id (a user's next chat), and the one before
+    is complete; a conversation no call touched for QUIET_RECORDS records is complete too, and
+    should a later call go on with it, that call carries the whole history."""
 
-    def __init__(self, path: str, request: ReadRequest, source: str, stateless: bool) -> None:
-        self.path, self.request, self.source, self.stateless = path, request, source, stateless
-        self.open: dict[str, _Open] = {}
+    def __init__(self, path: str, request: ReadRequest, source: str) -> None:
+        self.path, self.request, self.source = path, request, source
+        self.open: Window[_Open] = Window()
 
-    def add(self, key: str, line: int | None, messages: list[Message]) -> list[Item]:
-        """Add a call's messages; returns the conversations that this line completed."""
+    def add(self, key: str, line: int | None, messages: list[Message], now: int) -> list[Item]:
+        """Add the messages of record `now`, a call; returns the conversations it completed."""
+        done = [self._dialogue(k, conversation) for k, conversation in self.open.quiet(now)]
         said = [m for m in messages if m.role != "system"]
-        done = []
-        before = self.open.pop(key, None)
-        if self.stateless and before and said and not _common_prefix(before.history, said):
-            self.open[key] = before
-            done.append(self.close(key))
-            before = None
-        conversation = before or _Open(line)
-        self.open[key] = conversation
+        before = self.open.get(key)
+        if before is not None and said and not _common_prefix(before.history, said):
+            done.append(self._dialogue(key, self.open.take(key)))
+        conversation = self.open.touch(key, now, lambda: _Open(line))
         conversation.history = merged(conversation.history, said)
         for message in messages:
             if message.role == "system":
                 conversation.system.setdefault(message.text, message)
         conversation.pieces += 1
-        if self.stateless and line is not None:
-            conversation.last_line = line
-            while (oldest := next(iter(self.open))) and self.open[oldest].last_line < (
-                line - QUIET_LINES
-            ):
-                done.append(self.close(oldest))
         return done
 
-    def close(self, key: str) -> Item:
-        """The dialogue of one conversation, which leaves the open ones."""
-        conversation = self.open.pop(key)
+    def _dialogue(self, key: str, conversation: _Open) -> Item:
         messages = [*conversation.system.values(), *conversation.history]
         about: dict[str, JsonValue] = {"conversation_id": key, "calls": conversation.pieces}
         return dialogue_item(
             self.path, conversation.line, messages, self.request, self.source, about
         )
 
-    def close_all(self) -> Iterator[Item]:
-        for key in list(self.open):
-            yield self.close(key)
+    def rest(self) -> Iterator[Item]:
+        for key, conversation in self.open.rest():
+            yield self._dialogue(key, conversation)
 
 
 @dataclass
 class Trail:
-    """What the traces of one conversation logged, gathered until the log ends: each model
-    call's messages, and the tool calls logged on their own."""
+    """What the traces of one conversation logged: each model call's messages, and the tool
+    calls logged on their own."""
 
     line: int | None
     conversation_id: str | None = None
@@ -290,11 +324,46 @@ class Trail:
         return dialogue_item(path, self.line, self.messages(), request, source, about)
 
 
-def trail_for(
-    trails: dict[str, Trail], conversation: str | None, trace_id: str, line: int | None
-) -> Trail:
-    """The trail of the conversation a trace names (a trace naming none is one by itself),
-    with the trace noted in it."""
-    trail = trails.setdefault(conversation or f"trace {trace_id}", Trail(line, conversation))
-    trail.trace_ids.append(trace_id)
-    return trail
+class Trails:
+    """The conversations a log's traces make (by session, thread or conversation id), open
+    until no record of a trace that names one has come for QUIET_RECORDS records: its traces
+    are complete then, and it is given out. A trace naming none is a dialogue by itself, given
+    out as soon as it is complete."""
+
+    def __init__(self, path: str, request: ReadRequest, source: str) -> None:
+        self.path, self.request, self.source = path, request, source
+        self.open: Window[Trail] = Window()
+        self.alone: list[Trail] = []
+
+    def touch(self, conversation: str, now: int) -> None:
+        """Record `now` belongs to a trace that names the conversation: it goes on."""
+        self.open.touch(conversation, now, lambda: Trail(None, conversation))
+
+    def trail(
+        self, conversation: str | None, trace_id: str, line: int | None, now: int
+    ) -> Trail | None:
+        """The trail that a complete trace, first seen at `line`, joins (a conversation's stays
+        where the trace's records touched it); None where it holds the trace already (exports
+        that overlap)."""
+        if conversation is None:
+            trail = Trail(line)
+            self.alone.append(trail)
+        else:
+            held = self.open.get(conversation)
+            trail = held or self.open.touch(conversation, now, lambda: Trail(None, conversation))
+            if trace_id in trail.trace_ids:
+                return None
+            trail.line = line if trail.line is None or line is None else min(trail.line, line)
+        trail.trace_ids.append(trace_id)
+        return trail
+
+    def given_out(self, now: int) -> list[Item]:
+        """The dialogues complete by record `now`: the lone traces, the quiet conversations."""
+        done = [*self.alone, *(trail for _, trail in self.open.quiet(now) if trail.trace_ids)]
+        self.alone = []
+        return [trail.item(self.path, self.request, self.source) for trail in done]
+
+    def rest(self) -> list[Item]:
+        done = [*self.alone, *(trail for _, trail in self.open.rest() if trail.trace_ids)]
+        self.alone = []
+        return [trail.item(self.path, self.request, self.source) for trail in done]

@@ -9,20 +9,28 @@ observations are model calls (their input and output messages), TOOL observation
 RETRIEVER observations retrieval turns; SPAN, AGENT, EVENT and the rest are structure only.
 
 A session (`sessionId`) is a conversation, its traces its exchanges in time order; a trace with
-no session is a dialogue by itself, yielded as soon as its record is read. Sessions, and
-observation rows whose traces may go on in a later line, stay in memory until the file ends.
+no session is a dialogue by itself, yielded as soon as its record is read.
+
+Held in memory: the messages of the sessions still open, and the observation rows of the traces
+still open. A session is complete once no trace of it came for `QUIET_RECORDS` records (10,000
+lines; `conversation.Trails`), a trace pieced from rows once no row of it came for as many; each
+is given out then, or when the file ends. A trace whose own input and output are the exchange
+(as a chat app sets them) holds only what is new, so a session that goes on after it was given
+out is split in two: a second dialogue that starts mid-conversation, both kept. Where its own
+input and output are not a chat, its GENERATIONs' history repeats the whole conversation, and
+the import's prefix dedupe keeps the longer one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from dialbench.errors import InputError
 from dialbench.io.chat_messages import ToolKind, Where, as_text
-from dialbench.io.conversation import Trail, trail_for
+from dialbench.io.conversation import Trails, Window
 from dialbench.io.file_format import FileFormat, Item, ReadRequest
 from dialbench.io.json_records import leading_keys, read_json_records
 from dialbench.io.trace_exports import TracedExchange, documents_text, seconds, tool_use
@@ -103,62 +111,81 @@ def _is_observation_row(record: dict[str, Any]) -> bool:
     return "observations" not in record and bool(_get(record, "traceId")) and "type" in record
 
 
+@dataclass
+class _Rows:
+    """The observation rows of one trace (each once: exports overlap), and its session once
+    a row names it."""
+
+    line: int | None
+    session: str | None = None
+    rows: list[Any] = field(default_factory=list)
+
+
 class _Log:
-    """Sessions, and traces pieced from observation rows, open until the file ends."""
+    """Sessions, and traces pieced from observation rows, open until no record of them has
+    come for QUIET_RECORDS records."""
 
     def __init__(self, path: Path, request: ReadRequest) -> None:
         self.path, self.request = path, request
-        self.sessions: dict[str, Trail] = {}
-        self.rows: dict[str, tuple[int | None, str | None, list[Any]]] = {}
+        self.sessions = Trails(str(path), request, NAME)
+        self.rows: Window[_Rows] = Window()
 
-    def add(self, exchange: TracedExchange, session: str | None, line: int | None) -> Item | None:
-        """A trace's exchange; returns the dialogue of a trace that has no session."""
+    def add(
+        self, exchange: TracedExchange, session: str | None, line: int | None, now: int
+    ) -> None:
+        """A complete trace's exchange, read at record `now`."""
         if session is not None:
-            exchange.join(trail_for(self.sessions, session, exchange.trace_id, line))
-            return None
-        trail = Trail(line, trace_ids=[exchange.trace_id])
-        exchange.join(trail)
-        return trail.item(str(self.path), self.request, NAME)
+            self.sessions.touch(session, now)
+        exchange.join(self.sessions.trail(session, exchange.trace_id, line, now))
 
-    def add_row(self, line: int | None, row: dict[str, Any]) -> None:
-        trace_id = str(_get(row, "traceId"))
+    def add_row(self, line: int | None, row: dict[str, Any], now: int) -> None:
+        trace = self.rows.touch(str(_get(row, "traceId")), now, lambda: _Rows(line))
         session = _get(row, "sessionId")
-        first, known, rows = self.rows.setdefault(trace_id, (line, None, []))
-        self.rows[trace_id] = (first, known or (str(session) if session else None), rows)
-        rows.append(row)
+        trace.session = trace.session or (str(session) if session else None)
+        if trace.session is not None:
+            self.sessions.touch(trace.session, now)
+        known = row.get("id")
+        if known is None or all(r.get("id") != known for r in trace.rows):
+            trace.rows.append(row)
 
-    def rest(self) -> Iterator[Item]:
-        for trace_id, (line, session, rows) in self.rows.items():
-            where = Where(str(self.path), line, "")
-            trace = _Trace({"id": trace_id, "sessionId": session}, rows, where, where)
+    def _pieced(self, traces: list[tuple[str, _Rows]], now: int) -> Iterator[Item]:
+        for trace_id, rows in traces:
+            where = Where(str(self.path), rows.line, "")
+            trace = _Trace({"id": trace_id, "sessionId": rows.session}, rows.rows, where, where)
             try:
-                done = self.add(_exchange(trace), session, line)
+                exchange = _exchange(trace)
             except InputError as bad:
-                yield line, bad
+                yield rows.line, bad
                 continue
-            if done is not None:
-                yield done
-        for trail in self.sessions.values():
-            yield trail.item(str(self.path), self.request, NAME)
+            exchange.join(self.sessions.trail(rows.session, trace_id, rows.line, now))
+
+    def given_out(self, now: int) -> Iterator[Item]:
+        """What record `now` completed: traces and sessions quiet since, lone traces."""
+        yield from self._pieced(self.rows.quiet(now), now)
+        yield from self.sessions.given_out(now)
+
+    def rest(self, now: int) -> Iterator[Item]:
+        yield from self._pieced(self.rows.rest(), now)
+        yield from self.sessions.rest()
 
 
 def read_langfuse(path: Path, request: ReadRequest) -> Iterator[Item]:
     log = _Log(path, request)
-    for line, record in read_json_records(path):
+    now = 0
+    for now, (line, record) in enumerate(read_json_records(path)):
         if isinstance(record, InputError):
             yield line, record
             continue
         if _is_observation_row(record):
-            log.add_row(line, record)
-            continue
-        try:
-            for trace in _traces(record, Where(str(path), line, "")):
-                done = log.add(_exchange(trace), trace.session(), line)
-                if done is not None:
-                    yield done
-        except InputError as bad:
-            yield line, bad
-    yield from log.rest()
+            log.add_row(line, record, now)
+        else:
+            try:
+                for trace in _traces(record, Where(str(path), line, "")):
+                    log.add(_exchange(trace), trace.session(), line, now)
+            except InputError as bad:
+                yield line, bad
+        yield from log.given_out(now)
+    yield from log.rest(now)
 
 
 def _recognises(path: Path) -> bool:

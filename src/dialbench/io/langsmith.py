@@ -9,9 +9,17 @@ answered. Runs of one trace are one exchange; LangSmith's threads, named by `thr
 `session_id` or `conversation_id` in `extra.metadata`, are conversations. (The top-level
 `session_id` of a run is its tracing project, not a conversation.)
 
-A root run with its children nested and no thread is a dialogue yielded as soon as it is read;
-runs listed one per line, and threads, stay in memory until the file ends, since a later line
-may belong to them.
+A root run with its children nested is a complete trace: with no thread, a dialogue yielded as
+soon as it is read.
+
+Held in memory: the runs of the traces listed one run per line still open, and the messages of
+the threads still open. A trace is complete once no run of it came for `QUIET_RECORDS` records
+(10,000 lines; `conversation.Window`), a thread once no run of a trace of it came for as many
+(`conversation.Trails`); each is given out then, or when the file ends. A trace whose root run
+holds the exchange holds only what is new, so a thread that goes on after it was given out is
+split in two: a second dialogue that starts mid-conversation, both kept. Where the root's inputs
+and outputs are not a chat, its llm runs' history repeats the whole conversation, and the
+import's prefix dedupe keeps the longer one.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from typing import Any
 
 from dialbench.errors import InputError
 from dialbench.io.chat_messages import ToolKind, Where, as_text
-from dialbench.io.conversation import Trail, trail_for
+from dialbench.io.conversation import Trails, Window
 from dialbench.io.file_format import FileFormat, Item, ReadRequest
 from dialbench.io.json_records import leading_keys, read_json_records
 from dialbench.io.trace_exports import TracedExchange, documents_text, seconds, tool_use
@@ -140,21 +148,54 @@ def _trace_id(run: _Run) -> str:
 
 
 class _Log:
-    def __init__(self, path: Path, request: ReadRequest) -> None:
-        self.path, self.request = path, request
-        self.traces: dict[str, _Trace] = {}
+    """Traces whose runs come one per line, and threads, open until no record of them has come
+    for QUIET_RECORDS records."""
 
-    def dialogues(self, traces: dict[str, _Trace]) -> Iterator[Item]:
-        threads: dict[str, Trail] = {}
-        for trace_id, trace in traces.items():
-            trace.exchange(trace_id).join(trail_for(threads, trace.thread(), trace_id, trace.line))
-        for trail in threads.values():
-            yield trail.item(str(self.path), self.request, NAME)
+    def __init__(self, path: Path, request: ReadRequest) -> None:
+        self.path = path
+        self.traces: Window[_Trace] = Window()
+        self.threads = Trails(str(path), request, NAME)
+
+    def add_run(self, trace_id: str, run: _Run, line: int | None, now: int) -> None:
+        trace = self.traces.touch(trace_id, now, lambda: _Trace(line))
+        if all(r.run["id"] != run.run["id"] for r in trace.runs):
+            trace.runs.append(run)
+        thread = trace.thread()
+        if thread is not None:
+            self.threads.touch(thread, now)
+
+    def add_whole(self, trace_id: str, trace: _Trace, now: int) -> Iterator[Item]:
+        """A trace read whole at record `now` (a root run with its children)."""
+        thread = trace.thread()
+        if thread is not None:
+            self.threads.touch(thread, now)
+        yield from self.complete(trace_id, trace, now)
+
+    def complete(self, trace_id: str, trace: _Trace, now: int) -> Iterator[Item]:
+        """Add a complete trace to its thread; yields the problem with it, if any."""
+        try:
+            exchange = trace.exchange(trace_id)
+        except InputError as bad:
+            yield trace.line, bad
+            return
+        exchange.join(self.threads.trail(trace.thread(), trace_id, trace.line, now))
+
+    def given_out(self, now: int) -> Iterator[Item]:
+        """What record `now` completed: traces and threads quiet since, lone traces."""
+        for trace_id, trace in self.traces.quiet(now):
+            yield from self.complete(trace_id, trace, now)
+        yield from self.threads.given_out(now)
+
+    def rest(self, now: int) -> Iterator[Item]:
+        for trace_id, trace in self.traces.rest():
+            yield from self.complete(trace_id, trace, now)
+        yield from self.threads.rest()
 
 
 def read_langsmith(path: Path, request: ReadRequest) -> Iterator[Item]:
     log = _Log(path, request)
-    for line, record in read_json_records(path):
+    now = 0
+    for now, (line, record) in enumerate(read_json_records(path)):
         if isinstance(record, InputError):
             yield line, record
             continue
@@ -166,13 +207,12 @@ def read_langsmith(path: Path, request: ReadRequest) -> Iterator[Item]:
             continue
         whole = bool(record.get("child_runs")) and record.get("parent_run_id") in (None, "")
         if whole and len(found) == 1:
-            trace = _Trace(line, runs)
-            if trace.thread() is None:
-                yield from log.dialogues({next(iter(found)): trace})
-                continue
-        for run in runs:
-            log.traces.setdefault(_trace_id(run), _Trace(line)).runs.append(run)
-    yield from log.dialogues(log.traces)
+            yield from log.add_whole(next(iter(found)), _Trace(line, runs), now)
+        else:
+            for run in runs:
+                log.add_run(_trace_id(run), run, line, now)
+        yield from log.given_out(now)
+    yield from log.rest(now)
 
 
 def _recognises(path: Path) -> bool:

@@ -11,9 +11,13 @@ A call's conversation is named by the first of `conversation_id`, `session_id`, 
 the top of the line, in its `metadata`, in the request or the request's `metadata` (OpenAI's
 stored completions keep the caller's metadata; LiteLLM's `litellm_session_id`), else by the
 end user (`user`, LiteLLM's `end_user`); a line naming none is a dialogue of its own. Calls of
-one conversation repeat its history, so it is the longest one they agree on; they stay in memory
-until a call of the same id starts afresh (the user's next chat), or until the conversation has
-been quiet for `QUIET_LINES` lines (10,000), or the log ends.
+one conversation repeat its history, so it is the longest one they agree on.
+
+Held in memory: the messages of the conversations still open, each until a call of the same id
+starts afresh (the user's next chat), or until no call of it came for `QUIET_RECORDS` lines
+(10,000; `conversation.Conversations`), or the log ends. A call that goes on with a conversation
+given out carries the whole history: it comes out again, longer, and the import's prefix dedupe
+keeps that one.
 """
 
 from __future__ import annotations
@@ -106,8 +110,8 @@ def _about(line: dict[str, Any]) -> dict[str, JsonValue]:
 
 
 def read_openai_log(path: Path, request: ReadRequest) -> Iterator[Item]:
-    conversations = Conversations(str(path), request, NAME, stateless=True)
-    for line_no, raw in read_jsonl(path):
+    conversations = Conversations(str(path), request, NAME)
+    for now, (line_no, raw) in enumerate(read_jsonl(path)):
         if isinstance(raw, InputError):
             yield line_no, raw
             continue
@@ -121,8 +125,8 @@ def read_openai_log(path: Path, request: ReadRequest) -> Iterator[Item]:
         if key is None:
             yield dialogue_item(str(path), line_no, messages, request, NAME, _about(raw))
         else:
-            yield from conversations.add(key, line_no, messages)
-    yield from conversations.close_all()
+            yield from conversations.add(key, line_no, messages, now)
+    yield from conversations.rest()
 
 
 def _recognises(path: Path) -> bool:

@@ -14,9 +14,16 @@ before them: v1.28 to v1.36's span events (`gen_ai.system.message`, `gen_ai.user
 A trace belongs to the conversation its spans name by `gen_ai.conversation.id`, else by
 `session.id`, else it is one by itself. A conversation's chat spans, in the order they began,
 repeat its history: it is the longest history they agree on (`conversation.merged`); an
-`invoke_agent` span's messages count only in a trace without chat spans. Spans of one trace may
-come in any document, so every conversation's spans (their messages, not the raw JSON) stay in
-memory until the file ends.
+`invoke_agent` span's messages count only in a trace without chat spans.
+
+Held in memory: the messages of the traces and conversations still open (not the raw JSON).
+Spans of one trace may come in any later document, so a trace is complete once no span of it
+came for `QUIET_RECORDS` spans (10,000; `conversation.Window`), and a conversation once no span
+of a trace that names it came for as many (`conversation.Trails`); each is given out then, or
+when the file ends. A trace that goes on with a conversation given out comes out on its own,
+as a dialogue of its chat spans' history, which repeats the whole conversation: the import's
+prefix dedupe keeps it and drops the earlier one. Not where the earlier one had retrieval
+spans, whose context no history repeats: then both are kept.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +50,7 @@ from dialbench.io.chat_messages import (
     openai_messages,
     parsed_arguments,
 )
-from dialbench.io.conversation import Trail, trail_for
+from dialbench.io.conversation import Trails, Window
 from dialbench.io.file_format import FileFormat, Item, ReadRequest
 from dialbench.io.json_records import leading_keys, read_json_records
 
@@ -275,6 +283,7 @@ def _tool_use(
 @dataclass
 class _Span:
     trace_id: str
+    span_id: str | None
     operation: str | None
     names: dict[str, str]
     messages: list[Message]
@@ -314,7 +323,10 @@ def _span(span: Any, resource: dict[str, Any], where: Where) -> _Span:
         for key in ("gen_ai.conversation.id", "session.id")
         if attributes.get(key) not in (None, "")
     }
-    return _Span(trace_id, operation, names, messages, use)
+    span_id = span.get("spanId")
+    return _Span(
+        trace_id, span_id if isinstance(span_id, str) else None, operation, names, messages, use
+    )
 
 
 def _spans(path: Path, line: int | None, record: dict[str, Any]) -> Iterator[_Span]:
@@ -340,6 +352,11 @@ class _Trace:
     line: int | None
     spans: list[_Span] = field(default_factory=list)
 
+    def add(self, span: _Span) -> None:
+        """Add a span, unless the trace holds it already (an export sent again)."""
+        if span.span_id is None or all(s.span_id != span.span_id for s in self.spans):
+            self.spans.append(span)
+
     def conversation(self) -> str | None:
         for key in ("gen_ai.conversation.id", "session.id"):
             named = next((s.names[key] for s in self.spans if key in s.names), None)
@@ -351,19 +368,17 @@ class _Trace:
         chats = [s.messages for s in self.spans if s.messages and s.operation != AGENT]
         return chats or [s.messages for s in self.spans if s.messages]
 
-
-def _conversations(traces: dict[str, _Trace]) -> dict[str, Trail]:
-    """Traces by the conversation they name; traces with no GenAI content (HTTP, database
-    spans beside them) are left out."""
-    trails: dict[str, Trail] = {}
-    for trace_id, trace in traces.items():
-        uses = [s.use for s in trace.spans if s.use is not None]
-        if not (trace.calls() or uses):
-            continue
-        trail = trail_for(trails, trace.conversation(), trace_id, trace.line)
-        trail.calls.extend(trace.calls())
-        trail.uses.extend(uses)
-    return trails
+    def join(self, trails: Trails, trace_id: str, now: int) -> None:
+        """Add the complete trace to its conversation; a trace with no GenAI content (HTTP,
+        database spans beside them) is left out."""
+        uses = [s.use for s in self.spans if s.use is not None]
+        calls = self.calls()
+        if not (calls or uses):
+            return
+        trail = trails.trail(self.conversation(), trace_id, self.line, now)
+        if trail is not None:
+            trail.calls.extend(calls)
+            trail.uses.extend(uses)
 
 
 NO_CONTENT = (
@@ -373,8 +388,9 @@ NO_CONTENT = (
 
 
 def read_otel(path: Path, request: ReadRequest) -> Iterator[Item]:
-    traces: dict[str, _Trace] = {}
-    problems = 0
+    traces: Window[_Trace] = Window()
+    trails = Trails(str(path), request, NAME)
+    problems = given_out = now = 0
     for line, record in read_json_records(path):
         if isinstance(record, InputError):
             problems += 1
@@ -382,15 +398,26 @@ def read_otel(path: Path, request: ReadRequest) -> Iterator[Item]:
             continue
         try:
             for span in _spans(path, line, record):
-                traces.setdefault(span.trace_id, _Trace(line)).spans.append(span)
+                now += 1
+                trace = traces.touch(span.trace_id, now, partial(_Trace, line))
+                trace.add(span)
+                conversation = trace.conversation()
+                if conversation is not None:
+                    trails.touch(conversation, now)
         except InputError as bad:
             problems += 1
             yield line, bad
-    trails = _conversations(traces)
-    if not trails and not problems:
+        for trace_id, trace in traces.quiet(now):
+            trace.join(trails, trace_id, now)
+        done = trails.given_out(now)
+        given_out += len(done)
+        yield from done
+    for trace_id, trace in traces.rest():
+        trace.join(trails, trace_id, now)
+    done = trails.rest()
+    if not (given_out or done or problems):
         raise InputError(path, NO_CONTENT)
-    for trail in trails.values():
-        yield trail.item(str(path), request, NAME)
+    yield from done
 
 
 def _recognises(path: Path) -> bool:

@@ -104,9 +104,12 @@ class TracedExchange:
         if question or answer:
             self.calls.append(_timed(question + answer, at))
 
-    def join(self, trail: Trail) -> None:
-        """Add this exchange to its conversation: its own messages where it has them, with the
-        system prompt and the model its calls name, else its calls'."""
+    def join(self, trail: Trail | None) -> None:
+        """Add this exchange to its conversation (None: it holds this trace already): its own
+        messages where it has them, with the system prompt and the model its calls name, else
+        its calls'."""
+        if trail is None:
+            return
         if not self.own:
             trail.calls.extend(self.calls)
         else:
