@@ -36,8 +36,9 @@ hub at run time).
   that says what it holds: a value whose key names a person (`{"passenger": "Lena Schmidt"}` in
   a tool call's arguments or in metadata; `PERSON_KEYS`), which is redacted whole.
 
-Digits may be full-width or of any script. No placeholder holds a digit, an `@` or a word that
-starts with a capital, so redacting twice changes nothing more.
+Digits in a word that also holds letters (a UUID, a trace id, an order reference) are an
+identifier's and stay. Digits may be full-width or of any script. No placeholder holds a digit,
+an `@` or a word that starts with a capital, so redacting twice changes nothing more.
 """
 
 from __future__ import annotations
@@ -116,6 +117,8 @@ _ACCOUNT_BEFORE = re.compile(
 _CARD_CHARACTERS = frozenset("0123456789 -")
 # Digits grouped in thousands ("2 000 000", "612.345.678"): an amount as often as a number.
 _THOUSANDS = re.compile(r"\d{1,3}(?:[ .]\d{3})+")
+_IDENTIFIER_CHARACTER = re.compile(r"[A-Za-z0-9-]")
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
 # A number with a fraction ("123456.3", "1234567.50"): a quantity, never an account.
 _DECIMAL = re.compile(r"\d+\.\d{1,2}")
 # A number beside a currency is an amount; one before a time's minutes ends in an hour.
@@ -391,7 +394,7 @@ def _number_kind(
     `bare_phones`: the national formats in which digits alone, or grouped in thousands, are a
     phone number."""
     run = match[0]
-    if len(run) < 7:
+    if len(run) < 7 or _inside_identifier(match):
         return None
     shape = unicodedata.normalize("NFKC", run).translate(_TO_DASH)
     digits = _NON_DIGIT.sub("", shape)
@@ -415,6 +418,17 @@ def _number_kind(
         if low <= len(digits) <= high and pattern.fullmatch(shape):
             return "phone"
     return None
+
+
+def _inside_identifier(match: re.Match[str]) -> bool:
+    """Digits in a word with letters, joined by dashes or not (a UUID, a trace id, `RW-88213`):
+    an identifier's, never a phone, card or account number."""
+    text, start, end = match.string, match.start(), match.end()
+    while start > 0 and _IDENTIFIER_CHARACTER.match(text[start - 1]):
+        start -= 1
+    while end < len(text) and _IDENTIFIER_CHARACTER.match(text[end]):
+        end += 1
+    return _ASCII_LETTER.search(text, start, end) is not None
 
 
 def _is_card(shape: str, digits: str) -> bool:
