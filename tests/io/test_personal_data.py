@@ -247,7 +247,12 @@ def test_a_name_after_a_weak_introduction_takes_two_capitalised_words(
 
 @pytest.mark.parametrize(
     "identifier",
-    ["01234567-89ab-cdef-0123-456789abcdef", "4bf92f3577b34da6a3ce929d0e0e4736", "RW-0612345678"],
+    [
+        "01234567-89ab-cdef-0123-456789abcdef",
+        "4bf92f3577b34da6a3ce929d0e0e4736",
+        "RW-0612345678",
+        "fr763000600001123456789012",  # an IBAN's shape and check digits, but a hex id's case
+    ],
 )
 def test_the_digits_of_an_identifier_stay(identifier: str) -> None:
     text = f"trace {identifier} closed"
