@@ -302,6 +302,12 @@ class JudgeConfiguration(Record):
     file_hashes: dict[str, str] = Field(
         default_factory=dict, description="prompt and data file name -> sha256 of its text"
     )
+    calibration: str | None = Field(
+        default=None,
+        exclude_if=lambda calibration: calibration is None,
+        description="the sha256 of the calibration that mapped these answers onto the humans' "
+        "scale (`dialbench calibrate`); None for a judge's own answers",
+    )
 
     @functools.cached_property
     def fingerprint(self) -> str:
@@ -356,6 +362,12 @@ class Annotation(StoredRecord):
         exclude_if=lambda complete: complete,
         description="False while the annotator is still at it (the web app's labels before "
         "'done'): agreement and metaeval leave such labels out unless asked",
+    )
+    review_of: str | None = Field(
+        default=None,
+        exclude_if=lambda review_of: review_of is None,
+        description="the id of the judgment these labels review (the web app's review task): "
+        "the reviewer's agreement or correction of each of its verdicts",
     )
 
     id_prefix: ClassVar[str] = "a"
