@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import time
-import zipfile
 from collections import defaultdict
 from pathlib import Path
 
-from dialbench import Dialogue, ImportOptions, Judgment, RunStore, import_file
+from _dbdc3_subset import prepare
+
+from dialbench import Dialogue, Judgment, RunStore
 from dialbench.judge.api import judge
 from dialbench.judge.config import JudgeConfig
 from dialbench.judge.judging import select_dialogues
@@ -38,47 +38,10 @@ from dialbench.metaeval.correlation import CorrelationRow
 from dialbench.metaeval.evaluate import meta_evaluate
 from dialbench.ratings import JudgeNames, from_store, item_target
 
-DBDC_ZIP = Path(__file__).resolve().parents[2] / "shared" / "data" / "dbdc3_breakdown_ja_en.zip"
 JUDGES = ("local:qwen2.5-0.5b", "local:qwen2.5-1.5b")
 LIMITS = (6, 6)  # dialogues judged per language, per judge (the 1.5B's calls take longer)
 SCORINGS = ("argmax", "expected")
 LANGUAGES = ("en", "ja", "all")
-SEED = 0
-
-
-def subset(target: Path, per_language: int) -> None:
-    """`per_language` evaluation dialogues of each language, as many from each chatbot as the
-    split allows, drawn with a fixed seed; both releases' copies (the importer keeps the
-    revised one)."""
-    with zipfile.ZipFile(DBDC_ZIP) as source:
-        names = sorted(n for n in source.namelist() if n.endswith(".log.json") and "/eval/" in n)
-        chatbots: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-        for name in names:
-            if "/dbdc3/" in name:  # language/eval/chatbot/file in the first release
-                language, _, chatbot, file = name.split("/dbdc3/")[1].split("/")
-                chatbots[language][chatbot].append(file)
-        rng = random.Random(SEED)
-        wanted = set()
-        for language, files in sorted(chatbots.items()):
-            bots = sorted(files)
-            for i, bot in enumerate(bots):
-                share = per_language // len(bots) + (i < per_language % len(bots))
-                wanted |= {f"{language}/eval/{bot}/{f}" for f in rng.sample(files[bot], share)}
-        with zipfile.ZipFile(target, "w") as out:
-            for name in names:
-                if name.split("/dbdc3_revised/")[-1].split("/dbdc3/")[-1] in wanted:
-                    out.writestr(name, source.read(name))
-
-
-def prepare(run: Path, per_language: int) -> None:
-    if (run / "dialbench.sqlite").exists():
-        return
-    run.mkdir(parents=True, exist_ok=True)
-    data = run / "dbdc3_subset.zip"
-    subset(data, per_language)
-    with RunStore.open(run) as store:
-        import_file(store, data)
-        import_file(store, data, ImportOptions(records="annotations"))
 
 
 def judge_all(run: Path, threads: int, limits: list[int]) -> None:
@@ -93,11 +56,12 @@ def judge_all(run: Path, threads: int, limits: list[int]) -> None:
             started = time.perf_counter()
             summary = judge(config, run, quiet=True)
             tally = summary.judges[0]
+            reason = tally.failures.first_reason
             print(
                 f"{spec} scoring={scoring}: {tally.judgments} turns, {tally.ok} judged now, "
                 f"{tally.already_ok} stored, {tally.unscored} unscored, "
                 f"{time.perf_counter() - started:.0f} s (load average "
-                f"{os.getloadavg()[0]:.1f}){': ' + tally.first_error if tally.first_error else ''}",
+                f"{os.getloadavg()[0]:.1f}){': ' + reason if reason else ''}",
                 flush=True,
             )
 
