@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripted import dialogue, issues_answer
+from scripted import ISSUE_KEYS, dialogue, issues_answer
 
 from dialbench.errors import DialbenchError
 from dialbench.hashing import sha256_text
@@ -36,17 +36,6 @@ from dialbench.pipeline.stages.judge import JudgeStage
 from dialbench.schema import Annotation, Dialogue, JudgeConfiguration, Judgment, Target
 from dialbench.store import RunStore
 from tests.scripted_models import ScriptedModel
-
-ISSUE_KEYS = [
-    "uninterpretable",
-    "unsafe",
-    "lacks_empathy",
-    "lacks_commonsense",
-    "repetitive",
-    "incoherent",
-    "irrelevant",
-    "non_factual",
-]
 
 
 def shot(example_id: str, value: float) -> Shot:
@@ -249,6 +238,10 @@ def test_the_example_dialogues_are_not_judged_under_them(run_dir: Path) -> None:
     with RunStore.open(run_dir) as store:
         judged = {j.target.dialogue_id for j in store.records(Judgment)}
     assert judged == {d.id for d in [*EN, *JA, *DE]} - examples
+    assert summary.few_shot.lines()[0] == (
+        f"few-shot from {run_dir}: up to 2 reviewed example(s) of sensibleness per language; "
+        "the 3 dialogue(s) they come from are not judged under them"
+    )
     assert summary.few_shot.lines()[1:] == [
         "  de: no reviewed example: zero-shot",
         "  en: sensibleness 2",

@@ -175,10 +175,10 @@ class FewShotSummary(Record):
 
     def lines(self) -> list[str]:
         """Once per judged language: the examples shown, fewer than asked, or none (zero-shot)."""
-        asked = ", ".join(f"{question} {n}" for question, n in self.wanted.items())
         lines = [
-            f"few-shot from {self.source}: asked for {asked} reviewed example(s) per language; "
-            f"the {len(self.held_out)} dialogue(s) they come from are not judged under them"
+            f"few-shot from {self.source}: up to {max(self.wanted.values())} reviewed "
+            f"example(s) of {', '.join(self.wanted)} per language; the {len(self.held_out)} "
+            "dialogue(s) they come from are not judged under them"
         ]
         for language in self.languages:
             chosen = self.chosen.get(language, {})

@@ -6,7 +6,10 @@ Three kinds of item, each a base class that enumerates its targets: a whole dial
 last), and an ordered pair of dialogues (`PairProtocol`). A protocol knows nothing of models,
 caches or the store: `judging.py` does the asking and storing. One task is one judgment; a task
 may need several questions (submetrics asks understandability without the context and
-sensibleness with it), and its result exists only when all are answered.
+sensibleness with it), and its result exists only when all are answered. A protocol opts into
+`few_shot=N` by saying how many examples each question wants and what the humans' labels
+answer (`examples_wanted`, `example_answer`); the base chooses them (`judge/few_shot.py`), puts
+them before each item, records them in the configuration and holds their dialogues out.
 
 A protocol lives in its own package under `judge/protocols/` with its prompt files and is
 registered by one line in `judge/registry.py`; what the report shows of it is `report/`'s
