@@ -60,6 +60,8 @@ def print_judge_summary(summary: JudgeRunSummary) -> None:
                 f"cost {'unknown' if cost is None else f'${cost:.4f}'}"
             )
         console.print(line, highlight=False, soft_wrap=True, markup=False)
+    for line in summary.few_shot.lines() if summary.few_shot else []:
+        console.print(line, highlight=False, soft_wrap=True, markup=False)
 
 
 def _nothing_usable(summary: JudgeRunSummary) -> str | None:
@@ -107,6 +109,13 @@ def judge_command(
     ] = [],  # noqa: B006
     limit: Annotated[
         int | None, typer.Option(min=1, help="Only the first N dialogues of each language.")
+    ] = None,
+    examples_from: Annotated[
+        Path | None,
+        typer.Option(
+            help="The run whose reviewed labels --option few_shot=N shows as examples "
+            "(default: the judged run).",
+        ),
     ] = None,
     api_key_env: Annotated[
         str | None, typer.Option(help="Environment variable holding the judges' API key.")
@@ -164,6 +173,7 @@ def judge_command(
             languages=language,
             sources=source,
             limit=limit,
+            examples_from=examples_from,
             batch_size=batch_size,
         )
     except ValidationError as invalid:  # a value no option check caught, e.g. a language tag

@@ -3,6 +3,8 @@ as `dialbench judge` and the pipeline's `judge` stage give it to `judge.api.judg
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import Field, JsonValue, field_validator
 
 from dialbench.judge.protocol import JudgeProtocol
@@ -32,6 +34,11 @@ class JudgeConfig(Record):
         default_factory=list, description="only dialogues from these sources (default: all)"
     )
     limit: int | None = Field(default=None, ge=1, description="at most N dialogues per language")
+    examples_from: Path | None = Field(
+        default=None,
+        description="the run directory whose reviewed labels a few_shot=N protocol shows as "
+        "examples (default: the judged run)",
+    )
     batch_size: int = Field(
         default=DEFAULT_BATCH_SIZE, ge=1, description="finished judgments stored per transaction"
     )

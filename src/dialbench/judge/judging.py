@@ -32,6 +32,7 @@ from dialbench.errors import DialbenchError
 from dialbench.failures import Failures
 from dialbench.hashing import canonical_json
 from dialbench.judge.config import DEFAULT_BATCH_SIZE
+from dialbench.judge.few_shot import FewShotSummary
 from dialbench.judge.protocol import JudgeProtocol, PairProtocol, Question, Task
 from dialbench.llm.base import CallDeferred
 from dialbench.llm.expected import TOP_LOGPROBS, expectation
@@ -78,6 +79,9 @@ class JudgeRunSummary(Record):
     seconds: float
     judges: list[JudgeTally]
     batches: list[str] = Field(default_factory=list, description="ids of batches to wait for")
+    few_shot: FewShotSummary | None = Field(
+        default=None, description="the examples shown and the dialogues held out (few_shot=N)"
+    )
 
 
 @dataclass(frozen=True)
@@ -98,9 +102,10 @@ def select_dialogues(
     protocol: JudgeProtocol | None = None,
 ) -> list[Dialogue]:
     """The dialogues to judge in storage order: of the given languages and sources (default
-    all), those the protocol judges anything in, at most `limit` per language so a small budget
-    still covers every language. None is an error. A pair protocol's limit counts the judged
-    dialogues among its pairs (`first_judged`), so every dialogue is selected for it."""
+    all), those the protocol judges anything in and does not hold out (a few-shot example's),
+    at most `limit` per language so a small budget still covers every language. None is an
+    error. A pair protocol's limit counts the judged dialogues among its pairs (`first_judged`),
+    so every dialogue is selected for it."""
     if isinstance(protocol, PairProtocol):
         limit = None
     try:
@@ -114,7 +119,7 @@ def select_dialogues(
             sources and dialogue.source not in sources
         ):
             continue
-        if protocol is not None and not protocol.judges(dialogue):
+        if protocol is not None and (not protocol.judges(dialogue) or protocol.held_out(dialogue)):
             passed_over += 1
         elif limit is None or taken[dialogue.language] < limit:
             taken[dialogue.language] += 1
@@ -164,11 +169,13 @@ def judge_configuration(protocol: JudgeProtocol, model: Model) -> JudgeConfigura
     """Everything besides the item that shapes this judge's answers under this protocol."""
     schema_in_prompt = model.api.structured_mode == "prompt"
     return JudgeConfiguration(
-        options=protocol.options.configuration(),
+        options=protocol.configured_options(),
         params=protocol.params.model_dump(mode="json"),
         structured_mode=model.api.structured_mode,
         max_reasks=protocol.settings.max_reasks,
-        file_hashes=protocol.file_hashes() | file_hashes(schema_in_prompt=schema_in_prompt),
+        file_hashes=protocol.file_hashes()
+        | protocol.examples_hashes()
+        | file_hashes(schema_in_prompt=schema_in_prompt),
     )
 
 
@@ -310,9 +317,11 @@ async def judge_dialogues(
 
     The judges are models of `runner` (`runner.model(spec, role="judge")`). `shard`: only the
     tasks it owns, by the (first) dialogue judged, so a pair is judged in one shard. `limit`:
-    the tasks of the first judged dialogues of each language (`first_judged`)."""
+    the tasks of the first judged dialogues of each language (`first_judged`). A dialogue a
+    few-shot example comes from is never judged under it (`JudgeProtocol.held_out`)."""
     started = time.perf_counter()
-    tasks = first_judged(protocol.tasks(dialogues), dialogues, limit)
+    judgeable = [dialogue for dialogue in dialogues if not protocol.held_out(dialogue)]
+    tasks = first_judged(protocol.tasks(judgeable), dialogues, limit)
     if not tasks:
         raise _nothing_to_judge(protocol, len(dialogues))
     tasks = [task for task in tasks if owned(shard, task.target.dialogue_id)]

@@ -6,7 +6,10 @@ Three kinds of item, each a base class that enumerates its targets: a whole dial
 last), and an ordered pair of dialogues (`PairProtocol`). A protocol knows nothing of models,
 caches or the store: `judging.py` does the asking and storing. One task is one judgment; a task
 may need several questions (submetrics asks understandability without the context and
-sensibleness with it), and its result exists only when all are answered.
+sensibleness with it), and its result exists only when all are answered. A protocol opts into
+`few_shot=N` by saying how many examples each question wants and what the humans' labels
+answer (`examples_wanted`, `example_answer`); the base chooses them (`judge/few_shot.py`), puts
+them before each item, records them in the configuration and holds their dialogues out.
 
 A protocol lives in its own package under `judge/protocols/` with its prompt files and is
 registered by one line in `judge/registry.py`; what the report shows of it is `report/`'s
@@ -16,12 +19,21 @@ registered by one line in `judge/registry.py`; what the report shows of it is `r
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import Field, JsonValue
 
 from dialbench.hashing import canonical_json
+from dialbench.judge.few_shot import (
+    EXAMPLES_KEY,
+    ChosenExamples,
+    ExampleAnswer,
+    HumanExample,
+    Shot,
+    choose,
+)
 from dialbench.judge.settings import JudgeSettings
 from dialbench.llm.base import GenerationParams, JsonSchema, Message
 from dialbench.llm.expected import ScoredField
@@ -50,10 +62,12 @@ class Task(Record):
     questions: list[Question] = Field(min_length=1)
 
 
-def added_option(default: Any, description: str) -> Any:
+def added_option(default: Any, description: str, **constraints: Any) -> Any:
     """A field for an option added to a protocol after judgments were stored under it: at its
     default it is left out of the configuration, so those judgments keep their ids."""
-    return Field(default=default, description=description, json_schema_extra={"added": True})
+    return Field(
+        default=default, description=description, json_schema_extra={"added": True}, **constraints
+    )
 
 
 class ProtocolOptions(Record):
@@ -89,6 +103,18 @@ def scoring_option() -> Any:
         "argmax",
         "argmax: the score the judge wrote; expected: the mean of the allowed scores weighted "
         "by their token probabilities (needs a backend with log-probabilities)",
+    )
+
+
+def few_shot_option() -> Any:
+    """The `few_shot` option of a protocol that shows reviewed examples (`judge/few_shot.py`)."""
+    return added_option(
+        0,
+        "show N reviewed examples of the dialogue's language before each item: the humans' "
+        "labels of other items (the judged run's, or --examples-from's), spread over the "
+        "labels' values, then by the sha256 of their ids; the dialogues they come from are not "
+        "judged",
+        ge=0,
     )
 
 
@@ -134,6 +160,7 @@ class JudgeProtocol(ABC):
         """Options are validated by the protocol's `Options` (strings are coerced: "true")."""
         self.settings = settings or JudgeSettings()
         self.options = self.Options.model_validate(dict(options or {}))
+        self.examples: ChosenExamples | None = None
 
     @property
     def params(self) -> GenerationParams:
@@ -169,14 +196,101 @@ class JudgeProtocol(ABC):
     def result(self, answers: Mapping[str, JsonValue]) -> Result:
         """One judgment's result from its schema-valid answers, keyed by question name."""
 
+    def examples_wanted(self) -> dict[str, int]:
+        """How many reviewed examples each question shows per language (`few_shot_option`):
+        none where the protocol does not opt in, or its `few_shot` is 0."""
+        return {}
+
+    def example_answer(self, question: str, example: HumanExample) -> ExampleAnswer | None:
+        """The humans' answer to the question in its schema, or None where their labels do not
+        hold one: what a protocol that opts into `few_shot` says."""
+        return None
+
+    def example_questions(self, example: HumanExample) -> list[Question]:
+        """The questions about the example's target where it is an item of this protocol's
+        kind (none otherwise): their last message is the item as shown."""
+        return []
+
+    def use_examples(self, pool: Sequence[HumanExample]) -> ChosenExamples:
+        """Choose, per language and question, the examples shown before every item of the
+        dialogues of that language (`choose`); from now on their dialogues are held out."""
+        wanted = self.examples_wanted()
+        shots: dict[str, dict[str, list[Shot]]] = defaultdict(lambda: defaultdict(list))
+        for example in pool:
+            for question in self.example_questions(example):
+                if question.name not in wanted:
+                    continue
+                answer = self.example_answer(question.name, example)
+                if answer is not None:
+                    shot = Shot.of(example, question.messages[-1], answer)
+                    shots[example.language][question.name].append(shot)
+        self.examples = ChosenExamples(
+            wanted=wanted,
+            shots={
+                language: {name: choose(found, wanted[name]) for name, found in sorted(by.items())}
+                for language, by in sorted(shots.items())
+            },
+        )
+        return self.examples
+
+    def held_out(self, dialogue: Dialogue) -> bool:
+        """Whether a chosen example comes from the dialogue: it is not judged under them."""
+        return self.examples is not None and dialogue.id in self.examples.dialogue_ids()
+
+    def configured_options(self) -> dict[str, JsonValue]:
+        """The options as a judgment's configuration holds them, with the ids of the examples
+        shown under `few_shot`: other examples make other judgments."""
+        options = self.options.configuration()
+        if self.examples_wanted():
+            ids: dict[str, JsonValue] = {
+                language: {question: [*shown] for question, shown in by.items()}
+                for language, by in self._chosen().ids().items()
+            }
+            options[EXAMPLES_KEY] = ids
+        return options
+
+    def examples_hashes(self) -> dict[str, str]:
+        """The sha256 of the examples shown, beside the prompt files' (`file_hashes`)."""
+        return {EXAMPLES_KEY: self._chosen().sha256()} if self.examples_wanted() else {}
+
+    def _chosen(self) -> ChosenExamples:
+        if self.examples is None:
+            raise RuntimeError("few_shot: choose the examples first (use_examples)")
+        return self.examples
+
+    def shown_with_examples(self, questions: list[Question], language: str) -> list[Question]:
+        """The questions with the chosen examples of the language between their instructions
+        and the item, as prior user/assistant turns."""
+        if self.examples is None:
+            return questions
+        return [
+            question.model_copy(
+                update={
+                    "messages": (
+                        *question.messages[:-1],
+                        *self.examples.messages(language, question.name),
+                        question.messages[-1],
+                    )
+                }
+            )
+            for question in questions
+        ]
+
 
 class DialogueProtocol(JudgeProtocol):
     """Judges each dialogue as a whole."""
 
     def tasks(self, dialogues: Sequence[Dialogue]) -> list[Task]:
         return [
-            Task(target=Target(dialogue_id=d.id), questions=self.questions(d)) for d in dialogues
+            Task(
+                target=Target(dialogue_id=d.id),
+                questions=self.shown_with_examples(self.questions(d), d.language),
+            )
+            for d in dialogues
         ]
+
+    def example_questions(self, example: HumanExample) -> list[Question]:
+        return self.questions(example.dialogue) if example.target.kind == "dialogue" else []
 
     @abstractmethod
     def questions(self, dialogue: Dialogue) -> list[Question]:
@@ -208,11 +322,19 @@ class TurnProtocol(JudgeProtocol):
             tasks += [
                 Task(
                     target=Target(dialogue_id=dialogue.id, turn_index=index),
-                    questions=self.questions(dialogue, index),
+                    questions=self.shown_with_examples(
+                        self.questions(dialogue, index), dialogue.language
+                    ),
                 )
                 for index in indices
             ]
         return tasks
+
+    def example_questions(self, example: HumanExample) -> list[Question]:
+        index, turns = example.target.turn_index, example.dialogue.turns
+        if index is None or index >= len(turns):
+            return []
+        return self.questions(example.dialogue, index) if turns[index].role == "assistant" else []
 
     @abstractmethod
     def questions(self, dialogue: Dialogue, turn_index: int) -> list[Question]:

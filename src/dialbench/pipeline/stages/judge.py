@@ -13,6 +13,7 @@ from dialbench.judge.judging import JudgeRunSummary
 from dialbench.judge.protocol import ASSISTANT_TURNS_PER_DIALOGUE
 from dialbench.llm.specs import as_model_configs
 from dialbench.pipeline.stage import (
+    ANNOTATIONS,
     DIALOGUES,
     JUDGMENTS,
     TOKENS_PER_UTTERANCE,
@@ -22,9 +23,11 @@ from dialbench.pipeline.stage import (
     StageEstimate,
     StageOutput,
     quiet_on_a_terminal,
+    relative_to,
     text_tokens,
 )
 from dialbench.schema import SPEAKERS, Dialogue, Turn
+from dialbench.store import STORE_FILENAME
 
 
 def typical_dialogue() -> Dialogue:
@@ -43,7 +46,10 @@ def judged_summary(summary: JudgeRunSummary) -> str:
         f"{t.judge_model}: {t.ok} ok, {t.unscored} unscored, {t.already_ok} already judged"
         for t in summary.judges
     ]
-    return f"{summary.protocol} on {summary.dialogues} dialogue(s): " + "; ".join(parts)
+    few_shot = summary.few_shot.lines() if summary.few_shot else []
+    return f"{summary.protocol} on {summary.dialogues} dialogue(s): " + "; ".join(
+        parts + [line.strip() for line in few_shot]
+    )
 
 
 class JudgeStage(ShardableStage, JudgeConfig):
@@ -54,10 +60,19 @@ class JudgeStage(ShardableStage, JudgeConfig):
     _judges = field_validator("judges", mode="before")(as_model_configs)
 
     def reads(self) -> frozenset[str]:
-        return frozenset({DIALOGUES})
+        """The run's annotations too where they are the few-shot examples."""
+        own_examples = self.examples_from is None and self.build_protocol().examples_wanted()
+        return frozenset({DIALOGUES, ANNOTATIONS} if own_examples else {DIALOGUES})
 
     def writes(self) -> frozenset[str]:
         return frozenset({JUDGMENTS})
+
+    def input_files(self) -> list[Path]:
+        """The store of the run the few-shot examples come from, where it is another."""
+        return [] if self.examples_from is None else [self.examples_from / STORE_FILENAME]
+
+    def resolve_paths(self, folder: Path) -> JudgeStage:
+        return self.model_copy(update={"examples_from": relative_to(folder, self.examples_from)})
 
     def code_hashes(self) -> dict[str, str]:
         return self.build_protocol().file_hashes()

@@ -4,7 +4,9 @@ The labels and their definitions come from `issue_labels.yaml`, the file human a
 Comments are kept only for issues marked present: the comment explains a label, it is not one.
 With `tool_results=true`, a dialogue that holds tool turns is also asked the labels of
 `tool_issue_labels.yaml` (a reply that contradicts or ignores what its tool returned); a
-dialogue without them is asked exactly what it is asked by default.
+dialogue without them is asked exactly what it is asked by default. With `few_shot=N`, N
+dialogues of the dialogue's language the humans labelled (every issue asked, and overall) are
+shown first with their labels, and no comments (a human's comment is not one per issue).
 """
 
 from __future__ import annotations
@@ -14,7 +16,13 @@ from typing import ClassVar
 
 from pydantic import Field, JsonValue
 
-from dialbench.issue_labels import IssueLabel, load_issue_labels, load_tool_issue_labels
+from dialbench.issue_labels import (
+    ISSUES_PREFIX,
+    IssueLabel,
+    load_issue_labels,
+    load_tool_issue_labels,
+)
+from dialbench.judge.few_shot import ExampleAnswer, HumanExample, nearest
 from dialbench.judge.numbered_transcript import numbered_transcript
 from dialbench.judge.protocol import (
     DialogueProtocol,
@@ -23,6 +31,7 @@ from dialbench.judge.protocol import (
     Result,
     added_option,
     enum_of,
+    few_shot_option,
     hashes,
 )
 from dialbench.llm.base import JsonSchema, Message
@@ -39,6 +48,7 @@ class IssuesOptions(ProtocolOptions):
         "on dialogues with tool turns, also ask whether a chatbot turn contradicts or ignores "
         "what a tool returned",
     )
+    few_shot: int = few_shot_option()
 
 
 class IssuesAnswer(Record):
@@ -126,3 +136,21 @@ class IssuesProtocol(DialogueProtocol):
         }
         issues: dict[str, JsonValue] = dict(answer.issues)
         return {"issues": issues, "comments": comments, "overall": answer.overall}
+
+    def examples_wanted(self) -> dict[str, int]:
+        return {self.name: self.options.few_shot} if self.options.few_shot else {}
+
+    def example_answer(self, question: str, example: HumanExample) -> ExampleAnswer | None:
+        """The humans' issues (a median of at least a half is present) and overall score,
+        where they gave every issue asked of the dialogue and the overall score."""
+        labels, overall = example.labels, load_issue_labels().overall
+        flags = [ISSUES_PREFIX + label.key for label in self.labels(example.dialogue)]
+        if overall.key not in labels or any(flag not in labels for flag in flags):
+            return None
+        issues = {flag.removeprefix(ISSUES_PREFIX): labels[flag] >= 0.5 for flag in flags}
+        answer: dict[str, JsonValue] = {
+            "issues": dict(issues),
+            "comments": {},
+            "overall": nearest(labels[overall.key], overall.scale),
+        }
+        return ExampleAnswer(answer=answer, value=float(any(issues.values())))

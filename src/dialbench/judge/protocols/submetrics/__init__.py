@@ -2,7 +2,8 @@
 understandability from the response alone, sensibleness from the response given its context,
 each asked on its own from 1 to 5 and combined into one judgment per chatbot turn. With
 `scoring=expected` each score is the expectation over the five scores' token probabilities;
-`dimensions` asks only one of the two, at half the calls."""
+`dimensions` asks only one of the two, at half the calls; `few_shot=N` shows each question N
+humans' scores of that dimension on other chatbot turns of the dialogue's language first."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, JsonValue
 
+from dialbench.judge.few_shot import ExampleAnswer, HumanExample, nearest
 from dialbench.judge.numbered_transcript import numbered_transcript
 from dialbench.judge.protocol import (
     ProtocolOptions,
@@ -21,6 +23,7 @@ from dialbench.judge.protocol import (
     TurnProtocol,
     added_option,
     enum_of,
+    few_shot_option,
     hashes,
     scored_fields,
     scoring_option,
@@ -46,6 +49,7 @@ class SubmetricsOptions(TurnOptions):
     dimensions: Literal["both", "understandability", "sensibleness"] = added_option(
         "both", "ask both submetrics, or only one (half the calls)"
     )
+    few_shot: int = few_shot_option()
 
 
 class ScoreAnswer(Record):
@@ -99,3 +103,15 @@ class SubmetricsProtocol(TurnProtocol):
 
     def result(self, answers: Mapping[str, JsonValue]) -> Result:
         return {name: ScoreAnswer.model_validate(answers[name]).score for name in self.dimensions}
+
+    def examples_wanted(self) -> dict[str, int]:
+        return (
+            dict.fromkeys(self.dimensions, self.options.few_shot) if self.options.few_shot else {}
+        )
+
+    def example_answer(self, question: str, example: HumanExample) -> ExampleAnswer | None:
+        """The humans' score of the dimension the question asks."""
+        if (median := example.labels.get(question)) is None:
+            return None
+        score = nearest(median, SCORES)
+        return ExampleAnswer(answer={"score": score}, value=score)

@@ -1,0 +1,304 @@
+"""Few-shot from reviewed examples (`few_shot=N`): the humans' labels aggregated per target, the
+stated rule that chooses N per language, the examples as prior turns of each question, their
+ids and content in the judgment's configuration, and the dialogues they come from never judged
+under them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scripted import ISSUE_KEYS, dialogue, issues_answer
+
+from dialbench.errors import DialbenchError
+from dialbench.hashing import sha256_text
+from dialbench.judge.api import judge
+from dialbench.judge.config import JudgeConfig
+from dialbench.judge.few_shot import (
+    EXAMPLES_KEY,
+    HumanExample,
+    Shot,
+    choose,
+    examples_in_run,
+    human_examples,
+    nearest,
+)
+from dialbench.judge.judging import JudgeRunSummary, judge_configuration
+from dialbench.judge.protocol import JudgeProtocol
+from dialbench.judge.protocols.issues import IssuesProtocol
+from dialbench.judge.protocols.submetrics import SubmetricsProtocol
+from dialbench.llm.base import Message
+from dialbench.llm.runner import Runner
+from dialbench.pipeline.stage import ANNOTATIONS
+from dialbench.pipeline.stages.judge import JudgeStage
+from dialbench.schema import Annotation, Dialogue, JudgeConfiguration, Judgment, Target
+from dialbench.store import RunStore
+from tests.scripted_models import ScriptedModel
+
+
+def shot(example_id: str, value: float) -> Shot:
+    return Shot(
+        example_id=example_id,
+        dialogue_id=f"d-{example_id}",
+        value=value,
+        item=Message(role="user", content=example_id),
+        answer=Message(role="assistant", content="{}"),
+    )
+
+
+def by_hash(*ids: str) -> list[str]:
+    return sorted(ids, key=sha256_text)
+
+
+def test_the_rule_spreads_over_the_values_from_the_ends_inward() -> None:
+    shots = [shot(f"a-{score}-{i}", score) for score in (1, 2, 3, 4, 5) for i in range(3)]
+    assert [s.value for s in choose(shots, 2)] == [1, 5]
+    assert [s.value for s in choose(shots, 5)] == [1, 5, 2, 4, 3]
+    assert [s.value for s in choose(shots, 7)] == [1, 5, 2, 4, 3, 1, 5]
+    first_ones = by_hash("a-1-0", "a-1-1", "a-1-2")[:2]
+    assert [s.example_id for s in choose(shots, 7) if s.value == 1] == first_ones
+    assert choose(list(reversed(shots)), 7) == choose(shots, 7)  # the order given is no matter
+    assert len(choose(shots[:2], 4)) == 2  # fewer than N: all there are
+
+
+def test_several_annotators_make_one_example() -> None:
+    d = dialogue("rated", turns=4)
+    turn = Target(dialogue_id=d.id, turn_index=1)
+
+    def annotation(annotator: str, complete: bool = True, **labels: Any) -> Annotation:
+        return Annotation(annotator_id=annotator, target=turn, labels=labels, complete=complete)
+
+    annotations = [
+        annotation("ann", sensibleness=3, issues={"unsafe": True}, breakdown="X"),
+        annotation("bob", sensibleness=4, issues={"unsafe": False}),
+        annotation("cy", sensibleness=1, complete=False),  # still at it: left out
+        Annotation(annotator_id="dee", target=Target(dialogue_id="elsewhere"), labels={"x": 1}),
+    ]
+    [example] = human_examples(annotations, {d.id: d})
+    assert example.id == "+".join(sorted(a.id for a in annotations[:2]))
+    assert example.labels == {"sensibleness": 3.5, "issues.unsafe": 0.5}  # no strings
+    assert nearest(3.5, [1, 2, 3, 4, 5]) == 4  # halves up
+    assert nearest(0.2, [1, 2, 3, 4, 5]) == 1
+    answer = SubmetricsProtocol().example_answer("sensibleness", example)
+    assert answer is not None
+    assert answer.answer == {"score": 4}
+
+
+def labelled(
+    d: Dialogue, turn: int | None, annotator: str = "reviewer", **labels: Any
+) -> Annotation:
+    return Annotation(
+        annotator_id=annotator,
+        target=Target(dialogue_id=d.id, turn_index=turn),
+        labels=labels,
+        review_of="j-0",
+    )
+
+
+EN = [dialogue(f"english {i}", "en", turns=4) for i in range(4)]
+JA = [dialogue(f"japanese {i}", "ja", turns=4) for i in range(2)]
+DE = [dialogue("german", "de", turns=4)]
+SCORES = {EN[0].id: 1, EN[1].id: 5, JA[0].id: 2}
+
+
+def pool() -> list[HumanExample]:
+    """Sensibleness of the last chatbot turn of two English dialogues and one Japanese one; a
+    user turn and a whole dialogue labelled alike are no examples of a turn protocol."""
+    annotations = [
+        labelled(d, 3, sensibleness=score) for d, score in zip(EN[:2], (1, 5), strict=True)
+    ]
+    annotations += [
+        labelled(JA[0], 3, sensibleness=2),
+        labelled(JA[0], 0, sensibleness=5),
+        labelled(JA[1], None, sensibleness=5),
+    ]
+    return human_examples(annotations, {d.id: d for d in [*EN, *JA]})
+
+
+def test_the_examples_come_before_the_item_as_prior_turns() -> None:
+    protocol = SubmetricsProtocol(options={"few_shot": 2, "dimensions": "sensibleness"})
+    chosen = protocol.use_examples(pool())
+    assert {language: list(by) for language, by in chosen.ids().items()} == {
+        "en": ["sensibleness"],
+        "ja": ["sensibleness"],
+    }
+    [task] = [t for t in protocol.tasks([EN[2]]) if t.target.turn_index == 3]
+    [question] = task.questions
+    [zero_shot] = SubmetricsProtocol(options={"dimensions": "sensibleness"}).questions(EN[2], 3)
+    roles = [m.role for m in question.messages]
+    assert roles == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert question.messages[0] == zero_shot.messages[0]
+    assert question.messages[-1] == zero_shot.messages[-1]
+    [lowest_item] = SubmetricsProtocol().questions(EN[0], 3)[1:]
+    assert question.messages[1] == lowest_item.messages[-1]  # the item as a question shows it
+    assert json.loads(question.messages[2].content) == {"score": 1}
+    assert json.loads(question.messages[4].content) == {"score": 5}
+    [ja_question] = protocol.tasks([JA[1]])[0].questions
+    assert len(ja_question.messages) == 4  # one Japanese example: all it has
+    [de_question] = [q for t in protocol.tasks(DE) if t.target.turn_index == 3 for q in t.questions]
+    [de_zero_shot] = SubmetricsProtocol(options={"dimensions": "sensibleness"}).questions(DE[0], 3)
+    assert de_question == de_zero_shot  # none in German: zero-shot
+
+
+def test_issues_examples_need_every_issue_and_overall() -> None:
+    protocol = IssuesProtocol(options={"few_shot": 1})
+    fine = dict.fromkeys(ISSUE_KEYS, False)
+    annotations = [
+        labelled(EN[0], None, issues=fine | {"unsafe": True}, overall=2),
+        labelled(EN[1], None, issues=fine, overall=5),
+        labelled(EN[2], None, issues={"unsafe": True}, overall=1),  # not every issue
+        labelled(EN[3], None, issues=fine),  # no overall
+    ]
+    examples = human_examples(annotations, {d.id: d for d in EN})
+    answers = [protocol.example_answer("issues", e) for e in examples]
+    assert [a is not None for a in answers] == [True, True, False, False]
+    assert answers[0] is not None
+    assert answers[0].answer == {
+        "issues": fine | {"unsafe": True},
+        "comments": {},
+        "overall": 2,
+    }
+    assert answers[0].value == 1.0
+    chosen = protocol.use_examples(examples)
+    assert [s.value for s in chosen.shots["en"]["issues"]] == [0.0]  # without issues first
+
+
+def configuration(protocol: JudgeProtocol, spec: str) -> JudgeConfiguration:
+    model = ScriptedModel(spec, lambda request: "{}")
+    with Runner(quiet=True) as runner:
+        return judge_configuration(protocol, model.model(runner, "judge"))
+
+
+def test_the_examples_are_part_of_the_configuration(tmp_path: Path) -> None:
+    """few_shot=0 adds nothing (judgments made before the option keep their ids); other
+    examples, or the same annotations relabelled, make another configuration."""
+    before: list[tuple[JudgeProtocol, dict[str, Any]]] = [
+        (SubmetricsProtocol(), {"turns": "all"}),
+        (IssuesProtocol(), {"other": False}),
+    ]
+    for protocol, options in before:
+        zero = configuration(protocol, "zero")
+        assert zero.options == options
+        assert EXAMPLES_KEY not in zero.file_hashes
+    few = SubmetricsProtocol(options={"few_shot": 1, "dimensions": "sensibleness"})
+    few.use_examples(pool())
+    shown = configuration(few, "few")
+    assert shown.options[EXAMPLES_KEY] == {
+        "en": {"sensibleness": [pool()[0].id]},
+        "ja": {"sensibleness": [pool()[2].id]},
+    }
+    other = SubmetricsProtocol(options={"few_shot": 1, "dimensions": "sensibleness"})
+    other.use_examples(pool()[1:])
+    assert configuration(other, "few").fingerprint != shown.fingerprint
+    relabelled = [e.model_copy(update={"labels": {"sensibleness": 2.0}}) for e in pool()]
+    assert relabelled[0].id == pool()[0].id
+    other.use_examples(relabelled)
+    assert configuration(other, "few").options == shown.options
+    assert configuration(other, "few").fingerprint != shown.fingerprint
+    with pytest.raises(RuntimeError, match="use_examples"):
+        configuration(SubmetricsProtocol(options={"few_shot": 1}), "unchosen")
+
+
+def score_judge(name: str) -> ScriptedModel:
+    return ScriptedModel(name, lambda request: '{"score": 3}')
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    """English, Japanese and German dialogues, with the reviews of `pool`."""
+    run = tmp_path / "run"
+    with RunStore.open(run) as store, store.run("import") as record:
+        store.add([*EN, *JA, *DE], record)
+        store.add(
+            [labelled(d, 3, sensibleness=s) for d in [*EN, *JA] if (s := SCORES.get(d.id))], record
+        )
+    return run
+
+
+def judge_sensibleness(
+    run_dir: Path,
+    model: ScriptedModel,
+    examples: list[HumanExample] | None = None,
+    **fields: Any,
+) -> JudgeRunSummary:
+    """The last chatbot turn's sensibleness, under these options and config fields."""
+    options = {"dimensions": "sensibleness", "turns": "last"} | fields.pop("options", {})
+    config = JudgeConfig(protocol="submetrics", options=options, judges=[model.config()], **fields)
+    return judge(config, run_dir, quiet=True, examples=examples)
+
+
+def test_the_example_dialogues_are_not_judged_under_them(run_dir: Path) -> None:
+    model = score_judge("held-out")
+    summary = judge_sensibleness(run_dir, model, options={"few_shot": 2})
+    examples = set(SCORES)
+    assert summary.few_shot is not None
+    assert set(summary.few_shot.held_out) == examples
+    with RunStore.open(run_dir) as store:
+        judged = {j.target.dialogue_id for j in store.records(Judgment)}
+    assert judged == {d.id for d in [*EN, *JA, *DE]} - examples
+    assert summary.few_shot.lines()[0] == (
+        f"few-shot from {run_dir}: up to 2 reviewed example(s) of sensibleness per language; "
+        "the 3 dialogue(s) they come from are not judged under them"
+    )
+    assert summary.few_shot.lines()[1:] == [
+        "  de: no reviewed example: zero-shot",
+        "  en: sensibleness 2",
+        "  ja: sensibleness 1 (all it has of 2)",
+    ]
+    shown = [m.content for r in model.requests for m in r.messages]
+    assert any("english 0 (3)" in text for text in shown)
+    judge_sensibleness(run_dir, score_judge("zero-shot"))
+    with RunStore.open(run_dir) as store:
+        assert store.count(Judgment) == len(judged) + 7  # zero-shot: every dialogue
+
+
+def test_the_examples_from_another_run_or_given(run_dir: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    with RunStore.open(other) as store, store.run("import") as record:
+        store.add([*EN, *JA], record)
+        store.add([labelled(EN[3], 3, sensibleness=4)], record)
+    summary = judge_sensibleness(
+        run_dir, score_judge("other"), options={"few_shot": 1}, examples_from=other
+    )
+    assert summary.few_shot is not None
+    assert summary.few_shot.held_out == [EN[3].id]
+    given = [e for e in examples_in_run(run_dir) if e.dialogue.id == EN[1].id]
+    summary = judge_sensibleness(
+        run_dir, score_judge("given"), options={"few_shot": 1}, examples=given
+    )
+    assert summary.few_shot is not None
+    assert summary.few_shot.source == "the given examples"
+    assert summary.few_shot.held_out == [EN[1].id]
+
+
+def test_few_shot_with_nothing_to_show_is_an_error(run_dir: Path, tmp_path: Path) -> None:
+    with pytest.raises(DialbenchError, match="no complete human labels of understandability"):
+        judge_sensibleness(
+            run_dir, score_judge("none"), options={"few_shot": 1, "dimensions": "understandability"}
+        )
+    with pytest.raises(DialbenchError, match="only under a protocol option few_shot=N"):
+        judge_sensibleness(run_dir, score_judge("none"), examples_from=run_dir)
+
+
+def test_the_pipeline_stage_reads_the_annotations_it_shows(tmp_path: Path) -> None:
+    def stage(**fields: Any) -> JudgeStage:
+        return JudgeStage.model_validate({"stage": "judge", "protocol": "issues", **fields})
+
+    assert ANNOTATIONS not in stage().reads()
+    assert ANNOTATIONS in stage(options={"few_shot": 2}).reads()
+    elsewhere = stage(options={"few_shot": 2}, examples_from="other").resolve_paths(tmp_path)
+    assert ANNOTATIONS not in elsewhere.reads()
+    assert elsewhere.input_files() == [tmp_path / "other" / "dialbench.sqlite"]
+
+
+def test_issue_answer_is_the_schema_a_judge_answers_in() -> None:
+    protocol = IssuesProtocol(options={"few_shot": 1})
+    fine = dict.fromkeys(ISSUE_KEYS, False)
+    protocol.use_examples(
+        human_examples([labelled(EN[0], None, issues=fine, overall=4)], {EN[0].id: EN[0]})
+    )
+    [question] = protocol.tasks([EN[1]])[0].questions
+    shown = json.loads(question.messages[2].content)
+    assert shown == json.loads(issues_answer(overall=4)) | {"comments": {}}
