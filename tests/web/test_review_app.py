@@ -18,6 +18,7 @@ from dialbench.errors import DialbenchError
 from dialbench.hashing import sha256_text
 from dialbench.schema import Annotation, Judgment, Target
 from dialbench.store import RunStore
+from dialbench.web.annotators import import_labels
 from dialbench.web.app import create_app
 from dialbench.web.auth import CSRF_HEADER
 from dialbench.web.review_task import ReviewChoice
@@ -74,9 +75,9 @@ def reviews(path: Path) -> list[Annotation]:
 def test_a_protocol_with_several_judges_and_none_named_fails_at_once_listing_them(
     web_run: WebRun, cli: RunCli
 ) -> None:
-    with pytest.raises(DialbenchError, match="several issues judges in .*'judge-x', 'judge-y'"):
+    with pytest.raises(DialbenchError, match=r"several issues judges in .*'judge-x', 'judge-y'"):
         create_app(web_run.path, "0" * 64, review=ReviewChoice(protocol="issues"))
-    failed = cli("serve", web_run.path, "--review", "issues", "--port", "0", ok=False)
+    failed = cli("serve", web_run.path, "--review", "issues", ok=False)
     assert failed.returncode == 1
     assert failed.stdout == ""
     assert failed.stderr.splitlines() == [
@@ -220,6 +221,11 @@ def test_a_turn_protocol_s_scores_sit_beside_their_turn_and_an_unscored_one_has_
     (stored,) = reviews(run.path)
     assert stored.target == judgments[1].target
     assert stored.labels == {"understandability": 5, "sensibleness": None}
+    exported = tmp_path / "reviews.jsonl"  # a skipped verdict travels, as null
+    exported.write_text(stored.model_dump_json() + "\n", encoding="utf-8")
+    with RunStore.open(run.path, create=False) as store:
+        assert import_labels(store, exported) == 1
+        assert store.get(Annotation, stored.id) == stored
 
 
 def test_metaeval_reads_finished_reviews_as_human_labels(

@@ -68,12 +68,12 @@ def serve(
         assignment=AssignmentSettings(overlap=overlap, gold_annotator=gold),
         review=ReviewChoice(protocol=review, judge=review_judge) if review else None,
     )
+    web_app, serving = prepare(run, config)  # a run or a review it cannot serve stops here
     if port_in_use(host, port):
         raise DialbenchError(
             f"port {port} on {host} is in use (another dialbench serve?): stop it, or choose "
             "another with --port"
         )
-    web_app, serving = prepare(run, config)
     if serving.warning:
         console.print(f"warning: {serving.warning}", style="bold red", markup=False)
     print(f"dialbench serving {run} at {serving.url}", flush=True)

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 
 from dialbench.schema import Annotation, Annotator, Dialogue
+from dialbench.store import RunStore
 from dialbench.web.annotate import LabelsIn, labels_in
 from dialbench.web.auth import csrf_token
 from dialbench.web.context import annotator_of, context_of, page, writer
@@ -55,6 +56,14 @@ def assigned_order(team: Team, annotator: Annotator, dialogue_id: str) -> list[s
     return order
 
 
+def run_dialogue(store: RunStore, dialogue_id: str) -> Dialogue:
+    """A dialogue of an annotator's benchmark, from the run; 404 when the run lacks it."""
+    found = store.get(Dialogue, dialogue_id)
+    if found is None:
+        raise HTTPException(404, f"dialogue {dialogue_id} is in the benchmark, not the run")
+    return found
+
+
 @router.get("/annotate/{dialogue_id:path}")
 def annotate_page(
     request: Request, dialogue_id: str, annotator: Annotated[Annotator, Depends(annotator_of)]
@@ -63,9 +72,7 @@ def annotate_page(
     team = context.team([annotator.name])
     order = assigned_order(team, annotator, dialogue_id)
     store = context.store()
-    found = store.get(Dialogue, dialogue_id)
-    if found is None:
-        raise HTTPException(404, f"dialogue {dialogue_id} is in the benchmark, not the run")
+    found = run_dialogue(store, dialogue_id)
     mine = next(
         (
             a

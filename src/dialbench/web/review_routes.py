@@ -7,14 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 
 from dialbench.issue_labels import ISSUES_PREFIX, IssueLabels, load_tool_issue_labels
 from dialbench.ratings import TEXT_KEYS
-from dialbench.schema import Annotation, Annotator, Dialogue, Judgment
-from dialbench.web.annotator_routes import assigned_list, assigned_order
+from dialbench.schema import Annotation, Annotator, Judgment
+from dialbench.web.annotator_routes import assigned_list, assigned_order, run_dialogue
 from dialbench.web.context import annotator_of, context_of, page, writer
 from dialbench.web.request_body import parsed_body
 from dialbench.web.review import (
@@ -70,9 +70,7 @@ def review_page(
     team = context.review_team([annotator.name])
     order = assigned_order(team, annotator, dialogue_id)
     store = context.store()
-    found = store.get(Dialogue, dialogue_id)
-    if found is None:
-        raise HTTPException(404, f"dialogue {dialogue_id} is in the benchmark, not the run")
+    found = run_dialogue(store, dialogue_id)
     mine = {
         a.review_of: a
         for a in store.records(Annotation, dialogue_id=dialogue_id)
