@@ -83,21 +83,27 @@ def test_a_file_that_is_not_sqlite_is_refused(tmp_path: Path) -> None:
         RunStore.open(tmp_path)
 
 
-def test_a_store_made_before_the_complete_column_keeps_which_labels_are_finished(
-    tmp_path: Path,
-) -> None:
-    """Migration 0006 on a store at schema 5, with rows as the code of that schema wrote them:
-    the new `complete` column is filled from each record, and writes keep it up to date."""
-    db = sqlite3.connect(tmp_path / STORE_FILENAME, isolation_level=None)
+def store_at_version(folder: Path, schema: int) -> tuple[sqlite3.Connection, Run]:
+    """A store as the code of schema version `schema` made it, with one finished run."""
+    db = sqlite3.connect(folder / STORE_FILENAME, isolation_level=None)
     for version, script in _migrations():
-        if version <= 5:
+        if version <= schema:
             db.executescript(script)
-    db.execute("PRAGMA user_version = 5")
+    db.execute(f"PRAGMA user_version = {schema}")
     run = Run(command="import")
     db.execute(
         "INSERT INTO runs VALUES (?, ?, ?, ?, ?)",
         (run.id, run.command, "finished", run.started_at.isoformat(), run.model_dump_json()),
     )
+    return db, run
+
+
+def test_a_store_made_before_the_complete_column_keeps_which_labels_are_finished(
+    tmp_path: Path,
+) -> None:
+    """Migration 0006 on a store at schema 5, with rows as the code of that schema wrote them:
+    the new `complete` column is filled from each record, and writes keep it up to date."""
+    db, run = store_at_version(tmp_path, 5)
 
     def annotation(dialogue: str, complete: bool, turn: int | None = None) -> Annotation:
         target = Target(dialogue_id=dialogue, turn_index=turn)
@@ -130,6 +136,32 @@ def test_a_store_made_before_the_complete_column_keeps_which_labels_are_finished
             store.add([annotation("d2", True), annotation("d1", False)], now, on_conflict="replace")
         assert store.dialogue_labels(["ann"]) == [("ann", "d1", False), ("ann", "d2", True)]
         assert store.dialogue_labels(["someone else"]) == []
+
+
+def test_a_store_made_before_the_review_column_keeps_its_reviews_apart_from_labels(
+    tmp_path: Path,
+) -> None:
+    """Migration 0007 on a store at schema 6 holding a review (stored by code that kept
+    `review_of` in the record only): the column is filled from it, and the annotation pages'
+    progress leaves it out while the review pages' finds it."""
+    db, run = store_at_version(tmp_path, 6)
+    target = Target(dialogue_id="d1")
+    label = Annotation(annotator_id="ann", target=target, labels={"overall": 4})
+    review = Annotation(annotator_id="ann", target=target, labels={"overall": 2}, review_of="j-1")
+    for old in (label, review):
+        db.execute(
+            "INSERT INTO annotations VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (old.id, run.id, "ann", "d1", None, None, canonical_json(old.model_dump()), 1),
+        )
+    db.close()
+    with RunStore.open(tmp_path) as store:
+        assert store.dialogue_labels() == [("ann", "d1", True)]
+        assert store.review_labels() == [("ann", "j-1", True)]
+        assert store.review_labels(["someone else"]) == []
+        with store.run("serve") as now:
+            store.add([review.model_copy(update={"complete": False})], now, on_conflict="replace")
+        assert store.review_labels(["ann"]) == [("ann", "j-1", False)]
+        assert store.dialogue_labels(["ann"]) == [("ann", "d1", True)]
 
 
 def test_add_is_idempotent_and_conflicts_are_explicit(tmp_path: Path) -> None:

@@ -56,15 +56,26 @@ def scalar(value: JsonValue) -> float | str | None:
     return None
 
 
-def flatten(labels: Mapping[str, JsonValue], prefix: str = "") -> Iterator[tuple[str, float | str]]:
-    """Nested label dicts as dotted dimensions; keys in TEXT_KEYS (at any depth) are skipped."""
+def leaves(
+    labels: Mapping[str, JsonValue], path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], JsonValue]]:
+    """The values of nested label dicts, each with its path of keys; keys in TEXT_KEYS (at any
+    depth) are skipped."""
     for key, value in labels.items():
         if key in TEXT_KEYS:
             continue
         if isinstance(value, dict):
-            yield from flatten(value, f"{prefix}{key}.")
-        elif (converted := scalar(value)) is not None:
-            yield f"{prefix}{key}", converted
+            yield from leaves(value, (*path, key))
+        else:
+            yield (*path, key), value
+
+
+def flatten(labels: Mapping[str, JsonValue]) -> Iterator[tuple[str, float | str]]:
+    """Nested label dicts as dotted dimensions, values as `scalar` reads them (those it cannot
+    read are left out)."""
+    for path, value in leaves(labels):
+        if (converted := scalar(value)) is not None:
+            yield ".".join(path), converted
 
 
 def configuration_of(judgment: Judgment) -> str:
@@ -111,6 +122,41 @@ class JudgeNames:
         if (judgment.protocol, judgment.judge_model) in self._several:
             return f"{name} [{configuration_of(judgment)}]"
         return name
+
+
+def choose_judge(
+    judgments: Sequence[Judgment],
+    wanted: str | None,
+    *,
+    protocol: str,
+    where: str,
+    option: str,
+    elsewhere: str = "",
+) -> str:
+    """The judge named `wanted` among these judgments of one protocol (named as `JudgeNames`
+    names it: its spec, or `SPEC [c-…]` where it judged under several configurations), or the
+    only one; else an error listing those there are, telling which `option` chooses one.
+    `where` names the run, `elsewhere` adds judges of other protocols to a wrong name's error."""
+    names = JudgeNames(judgments)
+    available = sorted({names(j) for j in judgments})
+    listed = ", ".join(repr(name) for name in available)
+    if wanted is None:
+        if len(available) == 1:
+            return available[0]
+        raise DialbenchError(
+            f"several {protocol} judges in {where}: choose one with {option}: {listed}"
+        )
+    if wanted in available:
+        return wanted
+    configured = [name for name in available if name.startswith(f"{wanted} [")]
+    if configured:
+        raise DialbenchError(
+            f"judge {wanted!r} judged under several configurations: choose one with {option}: "
+            + ", ".join(repr(name) for name in configured)
+        )
+    raise DialbenchError(
+        f"no {protocol} judgments by {wanted!r} in {where}; {protocol} judges: {listed}{elsewhere}"
+    )
 
 
 @dataclass(frozen=True)

@@ -373,7 +373,11 @@ class Annotation(StoredRecord):
     id_prefix: ClassVar[str] = "a"
 
     def id_key(self) -> JsonValue:
-        return [self.annotator_id, self.target.model_dump()]
+        """One label per annotator and target, and beside it one review per judgment reviewed:
+        a reviewer's own label of a dialogue and their review of a judge's verdict on it are two
+        records (ids of labels that review nothing are as before)."""
+        key: list[JsonValue] = [self.annotator_id, self.target.model_dump()]
+        return key if self.review_of is None else [*key, self.review_of]
 
 
 class BenchmarkItem(Record):

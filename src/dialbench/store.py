@@ -87,7 +87,12 @@ def _judgment_columns(j: Judgment) -> dict[str, Any]:
 
 
 def _annotation_columns(a: Annotation) -> dict[str, Any]:
-    return {"annotator_id": a.annotator_id, "complete": a.complete, **_target_columns(a.target)}
+    return {
+        "annotator_id": a.annotator_id,
+        "complete": a.complete,
+        "review_of": a.review_of,
+        **_target_columns(a.target),
+    }
 
 
 TABLES: dict[type[StoredRecord], _Table] = {
@@ -486,11 +491,12 @@ class RunStore:
     def dialogue_labels(
         self, annotators: Sequence[str] | None = None
     ) -> list[tuple[str, str, bool]]:
-        """(annotator, dialogue id, complete) of every annotation of a whole dialogue (of these
-        annotators), by annotator and dialogue: read from an index alone, not the records."""
+        """(annotator, dialogue id, complete) of every label of a whole dialogue (of these
+        annotators), reviews of a judge left out, by annotator and dialogue: read from an index
+        alone, not the records."""
         query = (
             "SELECT annotator_id, dialogue_id, complete FROM annotations "
-            "WHERE turn_index IS NULL AND other_dialogue_id IS NULL"
+            "WHERE turn_index IS NULL AND other_dialogue_id IS NULL AND review_of IS NULL"
         )
         if annotators is not None:
             query += f" AND annotator_id IN ({', '.join('?' * len(annotators))})"
@@ -498,6 +504,17 @@ class RunStore:
             query + " ORDER BY annotator_id, dialogue_id", tuple(annotators or ())
         )
         return [(annotator, dialogue, bool(complete)) for annotator, dialogue, complete in rows]
+
+    def review_labels(self, annotators: Sequence[str] | None = None) -> list[tuple[str, str, bool]]:
+        """(annotator, judgment id, complete) of every review of a judgment (by these
+        annotators): read from an index alone, as `dialogue_labels`."""
+        query = (
+            "SELECT annotator_id, review_of, complete FROM annotations WHERE review_of IS NOT NULL"
+        )
+        if annotators is not None:
+            query += f" AND annotator_id IN ({', '.join('?' * len(annotators))})"
+        rows = self._db.execute(query, tuple(annotators or ()))
+        return [(annotator, judgment, bool(complete)) for annotator, judgment, complete in rows]
 
     def last_annotated(self) -> dict[str, str]:
         """Annotator -> when they last saved a label (ISO 8601, UTC), for those who have."""

@@ -41,8 +41,9 @@ def open_link(browser: Browser, link: str, **options: Any) -> Page:
     return page
 
 
-def press_and_save(page: Page, key: str) -> None:
-    """Press a key of the annotate page and wait for the save it makes."""
-    with page.expect_response(lambda r: "/api/labels/" in r.url) as saved:
+def press_and_save(page: Page, key: str, endpoint: str = "/api/labels/") -> None:
+    """Press a key of the annotate page (or another page saving to `endpoint`) and wait for the
+    save it makes."""
+    with page.expect_response(lambda r: endpoint in r.url) as saved:
         page.keyboard.press(key)
     assert saved.value.status == 200, saved.value.text()

@@ -30,10 +30,28 @@ def serve(
         str | None,
         typer.Option(help="Annotator whose labels are gold: shown to all, scored against."),
     ] = None,
+    review: Annotated[
+        str | None,
+        typer.Option(
+            metavar="PROTOCOL",
+            help="Annotators review this protocol's judge: agree, disagree or correct each "
+            "verdict on their benchmark's dialogues.",
+        ),
+    ] = None,
+    review_judge: Annotated[
+        str | None,
+        typer.Option(
+            metavar="SPEC",
+            help="The judge to review: SPEC, or 'SPEC \\[c-…]' where it judged under several "
+            "configurations. Default: the protocol's only one.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the web app: the organiser browses dialogues, judgments, labels and the report;
-    annotators label their benchmark through their secret links."""
+    annotators label their benchmark through their secret links (or, with --review, review a
+    judge's verdicts on it)."""
     from dialbench.web.annotators import AssignmentSettings
+    from dialbench.web.review_task import ReviewChoice
 
     try:
         from dialbench.web.server import ServeConfig, port_in_use, prepare, uvicorn_server
@@ -42,15 +60,20 @@ def serve(
             f"dialbench serve needs {missing.name}: pip install 'dialbench[web]'"
         ) from None
 
+    if review_judge is not None and review is None:
+        raise DialbenchError("--review-judge names the judge of a review: give --review PROTOCOL")
     config = ServeConfig(
-        host=host, port=port, assignment=AssignmentSettings(overlap=overlap, gold_annotator=gold)
+        host=host,
+        port=port,
+        assignment=AssignmentSettings(overlap=overlap, gold_annotator=gold),
+        review=ReviewChoice(protocol=review, judge=review_judge) if review else None,
     )
+    web_app, serving = prepare(run, config)  # a run or a review it cannot serve stops here
     if port_in_use(host, port):
         raise DialbenchError(
             f"port {port} on {host} is in use (another dialbench serve?): stop it, or choose "
             "another with --port"
         )
-    web_app, serving = prepare(run, config)
     if serving.warning:
         console.print(f"warning: {serving.warning}", style="bold red", markup=False)
     print(f"dialbench serving {run} at {serving.url}", flush=True)

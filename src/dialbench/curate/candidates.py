@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from dialbench.curate.selection import Candidate
 from dialbench.errors import DialbenchError
 from dialbench.judge.protocols.issues import IssuesAnswer, IssuesProtocol
-from dialbench.ratings import JudgeNames, configuration_of
+from dialbench.ratings import JudgeNames, choose_judge, configuration_of
 from dialbench.schema import Dialogue, Judgment
 from dialbench.store import RunStore
 from dialbench.summary import HUMAN
@@ -52,7 +52,7 @@ def _protocol_judges(store: RunStore) -> list[tuple[str, str, int]]:
     ]
 
 
-def choose_judge(store: RunStore, judgments: list[Judgment], wanted: str | None) -> str:
+def _issues_judge(store: RunStore, judgments: list[Judgment], wanted: str | None) -> str:
     """The judge's name among the issues judges, or an error listing the ones there are."""
     run = store.path.parent
     if not judgments:
@@ -60,24 +60,13 @@ def choose_judge(store: RunStore, judgments: list[Judgment], wanted: str | None)
             f"{run} holds no issues judgments to curate from "
             f"(dialbench judge {run} --protocol issues){_judges_elsewhere(store)}"
         )
-    names = JudgeNames(judgments)
-    available = sorted({names(j) for j in judgments})
-    listed = ", ".join(repr(name) for name in available)
-    if wanted is None:
-        if len(available) == 1:
-            return available[0]
-        raise DialbenchError(f"several issues judges in {run}: choose one with --judge: {listed}")
-    if wanted in available:
-        return wanted
-    configured = [name for name in available if name.startswith(f"{wanted} [")]
-    if configured:
-        raise DialbenchError(
-            f"judge {wanted!r} judged under several configurations: choose one with --judge: "
-            + ", ".join(repr(name) for name in configured)
-        )
-    raise DialbenchError(
-        f"no issues judgments by {wanted!r} in {run}; issues judges: {listed}"
-        f"{_judges_elsewhere(store)}"
+    return choose_judge(
+        judgments,
+        wanted,
+        protocol=IssuesProtocol.name,
+        where=str(run),
+        option="--judge",
+        elsewhere=_judges_elsewhere(store),
     )
 
 
@@ -102,7 +91,7 @@ def judged_dialogues(
         for j in store.records(Judgment, protocol=IssuesProtocol.name)
         if j.target.kind == "dialogue"
     ]
-    chosen = choose_judge(store, judgments, judge)
+    chosen = _issues_judge(store, judgments, judge)
     names = JudgeNames(judgments)
     first = {
         j.target.dialogue_id: j for j in judgments if names(j) == chosen and j.sample_index == 0

@@ -15,10 +15,8 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Annotated
 
-from fastapi.exceptions import RequestValidationError
-from pydantic import ConfigDict, Field, JsonValue, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, Field, JsonValue, field_validator, model_validator
 
-from dialbench.io.jsonl import json_value_problems, strict_json_loads
 from dialbench.issue_labels import load_issue_labels
 from dialbench.metaeval.agreement import AgreementRow
 from dialbench.schema import Annotation, Annotator, Record, Target, utc_now
@@ -81,27 +79,6 @@ class LabelsIn(Record):
         )
 
 
-def labels_sent(body: bytes) -> LabelsIn:
-    """The labels of a request body, or a 422 naming each bad field: a key given twice (which
-    `json.loads` would settle silently on the last value) is one of them."""
-    try:
-        value = strict_json_loads(body.decode("utf-8"))
-    except ValueError as bad:  # UnicodeDecodeError is one
-        raise RequestValidationError(
-            [{"loc": ("request body",), "msg": f"not JSON ({bad})", "type": "json_invalid"}]
-        ) from None
-    problems = [
-        {"loc": tuple(field.split(".")), "msg": problem, "type": "value_error"}
-        for field, problem in json_value_problems(value)
-    ]
-    if problems:
-        raise RequestValidationError(problems)
-    try:
-        return LabelsIn.model_validate(value)
-    except ValidationError as invalid:
-        raise RequestValidationError(invalid.errors()) from None
-
-
 def _score(value: JsonValue) -> int | None:
     return (
         value
@@ -138,7 +115,11 @@ def with_gold_scores(store: RunStore, team: Team, progress: list[Progress]) -> l
     finished: dict[str, dict[str, LabelsIn]] = defaultdict(dict)
     for dialogue_id in sorted(team.gold_items()):
         for annotation in store.records(Annotation, dialogue_id=dialogue_id):
-            if annotation.complete and annotation.target.kind == "dialogue":
+            if (
+                annotation.review_of is None
+                and annotation.complete
+                and annotation.target.kind == "dialogue"
+            ):
                 finished[annotation.annotator_id][dialogue_id] = labels_in(annotation)
     gold = finished[gold_annotator]
     scored = []

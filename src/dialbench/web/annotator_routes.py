@@ -9,9 +9,11 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 
 from dialbench.schema import Annotation, Annotator, Dialogue
-from dialbench.web.annotate import labels_in, labels_sent
+from dialbench.store import RunStore
+from dialbench.web.annotate import LabelsIn, labels_in
 from dialbench.web.auth import csrf_token
 from dialbench.web.context import annotator_of, context_of, page, writer
+from dialbench.web.request_body import parsed_body
 from dialbench.web.team import Team
 
 SHORTCUT_KEYS = "qwertyuiop"
@@ -22,7 +24,12 @@ router = APIRouter()
 def annotate_home(
     request: Request, annotator: Annotated[Annotator, Depends(annotator_of)]
 ) -> HTMLResponse:
-    team = context_of(request).team([annotator.name])
+    return assigned_list(request, annotator, context_of(request).team([annotator.name]), "annotate")
+
+
+def assigned_list(request: Request, annotator: Annotator, team: Team, task: str) -> HTMLResponse:
+    """An annotator's dialogues of a task (`annotate`, `review`, its pages' path), with their
+    progress and where to resume."""
     items = team.assigned(annotator)
     own = team.labelled.get(annotator.name, {})
     done = {d for d, complete in own.items() if complete}
@@ -30,12 +37,14 @@ def annotate_home(
     return page(
         request,
         "annotate_list.html.j2",
+        task=task,
         annotator=annotator,
         items=items,
         started=set(own),
         done=done,
         resume=resume,
         progress=team.progress(annotator, [i.dialogue_id for i in items]),
+        review=context_of(request).review if task == "review" else None,
     )
 
 
@@ -47,6 +56,14 @@ def assigned_order(team: Team, annotator: Annotator, dialogue_id: str) -> list[s
     return order
 
 
+def run_dialogue(store: RunStore, dialogue_id: str) -> Dialogue:
+    """A dialogue of an annotator's benchmark, from the run; 404 when the run lacks it."""
+    found = store.get(Dialogue, dialogue_id)
+    if found is None:
+        raise HTTPException(404, f"dialogue {dialogue_id} is in the benchmark, not the run")
+    return found
+
+
 @router.get("/annotate/{dialogue_id:path}")
 def annotate_page(
     request: Request, dialogue_id: str, annotator: Annotated[Annotator, Depends(annotator_of)]
@@ -55,14 +72,14 @@ def annotate_page(
     team = context.team([annotator.name])
     order = assigned_order(team, annotator, dialogue_id)
     store = context.store()
-    found = store.get(Dialogue, dialogue_id)
-    if found is None:
-        raise HTTPException(404, f"dialogue {dialogue_id} is in the benchmark, not the run")
+    found = run_dialogue(store, dialogue_id)
     mine = next(
         (
             a
             for a in store.records(Annotation, dialogue_id=dialogue_id)
-            if a.annotator_id == annotator.name and a.target.kind == "dialogue"
+            if a.annotator_id == annotator.name
+            and a.target.kind == "dialogue"
+            and a.review_of is None
         ),
         None,
     )
@@ -96,7 +113,7 @@ async def save_labels(
     A coroutine: the write is the app's busiest route, and its work (a few small reads, one
     commit that does not wait for the disk under WAL) costs less than a hand-over to a worker
     thread and back."""
-    labels_given = labels_sent(await request.body())
+    labels_given = parsed_body(await request.body(), LabelsIn)
     context = context_of(request)
     team = context.team([annotator.name])
     order = assigned_order(team, annotator, dialogue_id)

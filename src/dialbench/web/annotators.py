@@ -188,6 +188,7 @@ def import_labels(store: RunStore, path: Path, fmt: str | None = None) -> int:
 
 
 def _label_problems(annotation: Annotation, dialogues: set[str]) -> Iterator[str]:
+    """What makes a label unfit for the app; a null value is a verdict a reviewer skipped."""
     target = annotation.target
     for dialogue_id in (target.dialogue_id, target.other_dialogue_id):
         if dialogue_id is not None and dialogue_id not in dialogues:
@@ -199,11 +200,9 @@ def _label_problems(annotation: Annotation, dialogues: set[str]) -> Iterator[str
         )
     for key in SCORES:
         value = annotation.labels.get(key)
-        if key in annotation.labels and (
-            isinstance(value, bool) or not isinstance(value, int | float)
-        ):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
             yield f"{key} must be a number, not {value!r}"
     issues = annotation.labels.get(ISSUES_PREFIX.rstrip("."), {})
     for issue, value in issues.items() if isinstance(issues, dict) else ():
-        if not isinstance(value, bool):
+        if value is not None and not isinstance(value, bool):
             yield f"{ISSUES_PREFIX}{issue} must be yes or no (1 or 0), not {value!r}"

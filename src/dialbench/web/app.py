@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dialbench.issue_labels import load_issue_labels
 from dialbench.store import RunStore
-from dialbench.web import annotator_routes, organiser_routes
+from dialbench.web import annotator_routes, organiser_routes, review_routes
 from dialbench.web.annotate import LiveAgreement
 from dialbench.web.annotators import AssignmentSettings
 from dialbench.web.auth import COOKIE, Session, csrf_valid, identify
@@ -38,16 +38,20 @@ from dialbench.web.context import (
     session_of,
 )
 from dialbench.web.guard import GuardMiddleware
+from dialbench.web.review_task import ReviewChoice, ReviewTask
 
 
 def create_app(
     run_dir: str | Path,
     organiser_hash: str,
     settings: AssignmentSettings | None = None,
+    review: ReviewChoice | None = None,
 ) -> FastAPI:
-    """The app for one run directory; `organiser_hash` is the SHA-256 of the organiser's token."""
+    """The app for one run directory; `organiser_hash` is the SHA-256 of the organiser's token.
+    With `review`, annotators review that judge's verdicts (at /review) besides labelling."""
     run_dir = Path(run_dir)
-    RunStore.open(run_dir, create=False).close()  # fails early, naming the directory
+    with RunStore.open(run_dir, create=False) as store:  # fails early, naming the directory
+        task = ReviewTask.load(store, review) if review else None
     templates = Environment(loader=PackageLoader("dialbench.web", "templates"), autoescape=True)
     templates.filters["segment"] = url_segment
     context = WebContext(
@@ -59,6 +63,7 @@ def create_app(
         templates=templates,
         labels=load_issue_labels(),
         agreement=LiveAgreement(run_dir),
+        review=task,
     )
 
     @asynccontextmanager
@@ -90,6 +95,7 @@ def create_app(
     app.add_api_route("/", _home, methods=["GET"])
     app.include_router(organiser_routes.router)
     app.include_router(annotator_routes.router)
+    app.include_router(review_routes.router)
     return app
 
 
@@ -179,5 +185,8 @@ def _signed_in(token: str) -> Response:
     return response
 
 
-def _home(session: Annotated[Session, Depends(session_of)]) -> Response:
-    return RedirectResponse("/organiser" if session.is_organiser else "/annotate", 303)
+def _home(request: Request, session: Annotated[Session, Depends(session_of)]) -> Response:
+    """The organiser's page, or an annotator's dialogues: to review, on a review server."""
+    if session.is_organiser:
+        return RedirectResponse("/organiser", 303)
+    return RedirectResponse("/review" if context_of(request).review else "/annotate", 303)

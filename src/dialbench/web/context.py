@@ -19,6 +19,7 @@ from dialbench.store import RunStore
 from dialbench.web.annotate import LiveAgreement
 from dialbench.web.annotators import AssignmentSettings
 from dialbench.web.auth import COOKIE, CSRF_HEADER, Session, csrf_token, csrf_valid, identify
+from dialbench.web.review_task import ReviewTask
 from dialbench.web.team import Team, stored_annotators
 
 
@@ -59,6 +60,7 @@ class WebContext:
     templates: Environment
     labels: IssueLabels
     agreement: LiveAgreement
+    review: ReviewTask | None = None  # the judge under review (`serve --review`)
     serving: list[Run] = field(default_factory=list)  # the `serve` run, once started
 
     def store(self) -> RunStore:
@@ -70,6 +72,18 @@ class WebContext:
     def team(self, only: list[str] | None = None) -> Team:
         """The annotators as this request finds them, with the labels of `only` these."""
         return Team.read(self.store(), self.settings, only)
+
+    def reviewing(self) -> ReviewTask:
+        """The judge under review; 404 on a server that reviews none."""
+        if self.review is None:
+            raise HTTPException(
+                404, "this server reviews no judge (dialbench serve RUN --review PROTOCOL)"
+            )
+        return self.review
+
+    def review_team(self, only: list[str] | None = None) -> Team:
+        """The reviewers as this request finds them, with the reviews of `only` these."""
+        return Team.reviewing(self.store(), self.settings, self.reviewing(), only)
 
     def close(self) -> None:
         self.agreement.close()
@@ -86,7 +100,9 @@ def page(request: Request, name: str, status: int = 200, **values: Any) -> HTMLR
     context = context_of(request)
     session: Session | None = getattr(request.state, "session", None)
     csrf = csrf_token(context.server_secret, session) if session else ""
-    html = context.templates.get_template(name).render(session=session, csrf=csrf, **values)
+    html = context.templates.get_template(name).render(
+        session=session, csrf=csrf, reviewing=context.review is not None, **values
+    )
     return HTMLResponse(html, status_code=status)
 
 

@@ -1,5 +1,5 @@
-"""The organiser's pages: progress and agreement, the dialogue list and pages, the dialogues of
-one seed side by side, the report."""
+"""The organiser's pages: progress and agreement (a review's too), the dialogue list and pages,
+the dialogues of one seed side by side, the report."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse
 from starlette.concurrency import run_in_threadpool
 
+from dialbench.schema import Annotation
 from dialbench.web.annotate import with_gold_scores
 from dialbench.web.browse import DialogueFilters, dialogue_list, dialogue_view
-from dialbench.web.context import context_of, organiser, page
+from dialbench.web.context import WebContext, context_of, organiser, page
+from dialbench.web.review_stats import review_figures
 from dialbench.web.same_seed import same_seed, seed_view
 
 router = APIRouter(dependencies=[Depends(organiser)])
@@ -31,11 +33,26 @@ async def organiser_page(request: Request) -> HTMLResponse:
         request,
         "organiser.html.j2",
         progress=with_gold_scores(context.store(), team, progress),
+        review=_review(context) if context.review else None,
         agreement=rows,
         settings=context.settings,
         report=(context.run_dir / "report" / "index.html").exists(),
         run=str(context.run_dir),
     )
+
+
+def _review(context: WebContext) -> dict[str, object]:
+    """The judge under review, each reviewer's progress, and per language how far the review
+    is and how often the reviewers agreed with the judge."""
+    task = context.reviewing()
+    reviewers = context.review_team()
+    languages, dimensions = review_figures(task, context.store().records(Annotation))
+    return {
+        "task": task,
+        "progress": [reviewers.progress(annotator) for annotator in reviewers.annotators],
+        "languages": languages,
+        "dimensions": dimensions,
+    }
 
 
 @router.get("/dialogues")

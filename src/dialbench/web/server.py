@@ -16,6 +16,7 @@ from dialbench.schema import Record
 from dialbench.web.annotators import AssignmentSettings
 from dialbench.web.app import create_app
 from dialbench.web.auth import new_token
+from dialbench.web.review_task import ReviewChoice
 
 LOOPBACK = "127.0.0.1"
 
@@ -24,6 +25,7 @@ class ServeConfig(Record):
     host: str = LOOPBACK
     port: int = Field(default=8765, ge=0, le=65535)
     assignment: AssignmentSettings = Field(default_factory=AssignmentSettings)
+    review: ReviewChoice | None = None
 
 
 class Serving(Record):
@@ -78,7 +80,7 @@ def uvicorn_server(app: FastAPI, host: str, port: int) -> uvicorn.Server:
 def prepare(run_dir: str | Path, config: ServeConfig) -> tuple[FastAPI, Serving]:
     """The app with a fresh organiser token (valid until the server stops), and its links."""
     token = new_token()
-    app = create_app(run_dir, sha256_text(token), config.assignment)
+    app = create_app(run_dir, sha256_text(token), config.assignment, config.review)
     url = f"http://{config.host}:{config.port}/"
     return app, Serving(
         url=url, organiser_link=f"{url}enter?token={token}", warning=exposure_warning(config.host)

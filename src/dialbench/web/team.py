@@ -15,6 +15,7 @@ from dialbench.errors import DialbenchError
 from dialbench.schema import Annotator, Benchmark, BenchmarkItem, Record, StoredRecord
 from dialbench.store import RunStore
 from dialbench.web.annotators import AssignmentSettings, Shares
+from dialbench.web.review_task import ReviewTask
 
 R = TypeVar("R", bound=StoredRecord)
 
@@ -68,12 +69,39 @@ class Roster:
 
 @functools.lru_cache(maxsize=8)
 def _roster(
-    annotators: tuple[str, ...], benchmarks: tuple[str, ...], overlap: int | None
+    annotators: tuple[str, ...],
+    benchmarks: tuple[str, ...],
+    overlap: int | None,
+    only: frozenset[str] | None = None,
 ) -> Roster:
-    """The roster of these stored records (JSON texts: the key compares them, cheaply)."""
+    """The roster of these stored records (JSON texts: the key compares them, cheaply), each
+    benchmark holding only the dialogues in `only` where given."""
     parsed = [_parsed(Benchmark, text) for text in benchmarks]
+    if only is not None:
+        parsed = [
+            b.model_copy(update={"items": [i for i in b.items if i.dialogue_id in only]})
+            for b in parsed
+        ]
     return Roster(
         [_parsed(Annotator, text) for text in annotators], {b.name: b for b in parsed}, overlap
+    )
+
+
+def _with_gold(settings: AssignmentSettings, only: Sequence[str] | None) -> list[str] | None:
+    """`only` these annotators and the gold annotator, whose labels each one's share needs."""
+    if only is None:
+        return None
+    return [*only, *([settings.gold_annotator] if settings.gold_annotator else [])]
+
+
+def _stored_roster(
+    store: RunStore, settings: AssignmentSettings, only: frozenset[str] | None = None
+) -> Roster:
+    return _roster(
+        tuple(store.records_json(Annotator)),
+        tuple(store.records_json(Benchmark)),
+        settings.overlap,
+        only,
     )
 
 
@@ -88,18 +116,34 @@ class Team:
         cls, store: RunStore, settings: AssignmentSettings, only: Sequence[str] | None = None
     ) -> Team:
         """The team, with the labels of `only` these annotators (and the gold annotator's)."""
-        wanted = None
-        if only is not None:
-            wanted = [*only, *([settings.gold_annotator] if settings.gold_annotator else [])]
+        wanted = _with_gold(settings, only)
         labelled: dict[str, dict[str, bool]] = defaultdict(dict)
         for annotator, dialogue, complete in store.dialogue_labels(wanted):
             labelled[annotator][dialogue] = complete
-        roster = _roster(
-            tuple(store.records_json(Annotator)),
-            tuple(store.records_json(Benchmark)),
-            settings.overlap,
-        )
-        return cls(settings, roster, labelled)
+        return cls(settings, _stored_roster(store, settings), labelled)
+
+    @classmethod
+    def reviewing(
+        cls,
+        store: RunStore,
+        settings: AssignmentSettings,
+        task: ReviewTask,
+        only: Sequence[str] | None = None,
+    ) -> Team:
+        """The team as reviewers of a judge (`only` these, and the gold annotator): each one's
+        share of their benchmark's dialogues it judged, shared out as for labelling. A dialogue
+        is started once they answered on any of its verdicts, done once its reviews are."""
+        wanted = _with_gold(settings, only)
+        finished: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        for annotator, judgment, complete in store.review_labels(wanted):
+            dialogue = task.dialogue_of.get(judgment)
+            if dialogue is not None:
+                finished[annotator][dialogue] += complete
+        labelled: dict[str, dict[str, bool]] = defaultdict(dict)
+        for annotator, dialogues in finished.items():
+            for dialogue, reviews in dialogues.items():
+                labelled[annotator][dialogue] = reviews == len(task.judgments[dialogue])
+        return cls(settings, _stored_roster(store, settings, task.dialogues), labelled)
 
     @property
     def annotators(self) -> list[Annotator]:

@@ -1,31 +1,11 @@
-// The annotation page: every change is saved at once (a comment shortly after typing stops),
-// and the keyboard does everything: letters tick issues, 1-5 the overall score, Shift+1-5 the
-// user's human-likeness, d marks the dialogue done, n/p the next and previous dialogue. A save
-// that fails cannot go unnoticed: the control says "not saved", a banner stays in view, the
-// save is retried, and the page does not move on until the labels are saved or discarded. A
-// page older than a server restart fetches a fresh CSRF token and saves again.
+// The annotation page: every change is saved at once (saver.js; a comment shortly after typing
+// stops), and the keyboard does everything: letters tick issues, 1-5 the overall score,
+// Shift+1-5 the user's human-likeness, d marks the dialogue done, n/p the next and previous
+// dialogue.
 "use strict";
 (function () {
   const form = document.getElementById("labels");
-  const status = document.getElementById("status");
-  const banner = document.getElementById("unsaved");
-  const bannerMessage = document.getElementById("unsaved-message");
-  const dialogue = form.dataset.dialogue;
-  const touched = new Set(); // fields changed since the last save that succeeded
-  let csrf = document.querySelector('meta[name="csrf-token"]').content;
   let done = "done" in form.dataset;
-  let typing = null; // the timer of a comment being typed
-  let saving = null; // the save under way, as a promise
-  let failure = null; // why the last save failed, until one succeeds
-  let retryTimer = null;
-  let retryDelay = 1000;
-
-  class SaveError extends Error {
-    constructor(message, transient) {
-      super(message);
-      this.transient = transient; // worth retrying without the annotator
-    }
-  }
 
   function score(name) {
     const checked = form.querySelector(`input[name="${name}"]:checked`);
@@ -46,8 +26,6 @@
     };
   }
 
-  let stored = labels(); // what the server holds, as far as this page knows
-
   function restore(saved) {
     for (const box of form.querySelectorAll('input[name="issue"]')) {
       box.checked = saved.issues[box.value] === true;
@@ -60,170 +38,39 @@
     document.getElementById("finish").firstChild.textContent = done ? "Done ✓ " : "Done ";
   }
 
-  function show(text, failed) {
-    status.textContent = text;
-    status.classList.toggle("error", failed);
-  }
-
-  function mark(state) {
-    for (const field of touched) {
-      if (state) field.dataset.save = state;
-      else delete field.dataset.save;
-    }
-  }
-
-  async function reach(url, options) {
-    try {
-      return await fetch(url, { credentials: "same-origin", ...options });
-    } catch {
-      throw new SaveError("the server cannot be reached", true);
-    }
-  }
-
-  function put(body) {
-    return reach(`/api/labels/${encodeURIComponent(dialogue)}`, {
-      method: "PUT",
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
-      body: body,
-    });
-  }
-
-  async function freshToken() {
-    const response = await reach("/api/csrf", {});
-    if (response.ok) csrf = (await response.json()).csrf;
-    return response.ok;
-  }
-
-  async function send(body) {
-    let response = await put(body);
-    if (response.status === 403 && (await freshToken())) response = await put(body);
-    const answer = await response.json().catch(() => ({ detail: response.statusText }));
-    if (!response.ok) throw new SaveError(answer.detail, response.status >= 500);
-    document.getElementById("done").textContent = answer.done;
-    document.getElementById("started").textContent = answer.started;
-  }
-
-  function settled(text) {
-    failure = null;
-    retryDelay = 1000;
-    mark(null);
-    touched.clear();
-    banner.hidden = true;
-    show(text, false);
-  }
-
-  function failed(error) {
-    failure = error;
-    mark("unsaved");
-    show(`not saved: ${error.message}`, true);
-    let next = "Retry, or discard the change.";
-    if (error.transient) {
-      next = `Trying again in ${retryDelay / 1000} s.`;
-      retryTimer = setTimeout(save, retryDelay);
-      retryDelay = Math.min(2 * retryDelay, 10000);
-    }
-    bannerMessage.textContent = `Not saved: ${error.message}. ${next}`;
-    banner.hidden = false;
-  }
-
-  async function saveLatest() {
-    show("saving…", false);
-    for (;;) {
-      const body = JSON.stringify(labels());
-      try {
-        await send(body);
-        stored = JSON.parse(body);
-      } catch (error) {
-        failed(error instanceof SaveError ? error : new SaveError(String(error), true));
-        return;
-      }
-      if (JSON.stringify(labels()) === body) break; // nothing changed while it was sent
-    }
-    settled(stored.done ? "done" : "saved, not done yet");
-  }
-
-  function save() {
-    // One save at a time: it sends the newest labels until what is stored is what is shown.
-    clearTimeout(retryTimer);
-    if (!saving) saving = saveLatest().finally(() => (saving = null));
-    return saving;
-  }
-
-  function touch(control) {
-    const field = control.closest(".field");
-    touched.add(field);
-    field.dataset.save = "saving";
-  }
+  const saver = labelSaver({
+    url: `/api/labels/${encodeURIComponent(form.dataset.dialogue)}`,
+    labels: labels,
+    restore: restore,
+    savedText: (sent) => (sent.done ? "done" : "saved, not done yet"),
+  });
 
   function changed(control) {
-    touch(control);
-    save();
-  }
-
-  function unsettled() {
-    return failure !== null || saving !== null || typing !== null;
-  }
-
-  async function leave(href) {
-    if (typing !== null) {
-      clearTimeout(typing);
-      typing = null;
-      save();
-    }
-    if (saving) await saving;
-    if (failure) {
-      bannerMessage.textContent = `Not saved: ${failure.message}. This page stays until the change is saved or discarded.`;
-      banner.hidden = false;
-      return;
-    }
-    window.location.href = href;
+    saver.changed(control.closest(".field"));
   }
 
   form.addEventListener("change", (event) => {
     if (event.target.name !== "comment") changed(event.target);
   });
   form.elements.comment.addEventListener("input", (event) => {
-    touch(event.target);
-    clearTimeout(typing);
-    typing = setTimeout(() => {
-      typing = null;
-      save();
-    }, 400);
+    saver.typed(event.target.closest(".field"));
   });
   form.addEventListener("submit", (event) => event.preventDefault());
-  document.getElementById("retry").addEventListener("click", save);
-  document.getElementById("discard").addEventListener("click", async () => {
-    if (saving) await saving;
-    if (!failure) return; // saved meanwhile: nothing left to discard
-    clearTimeout(retryTimer);
-    restore(stored);
-    settled("change discarded: the page shows the saved labels");
-  });
-  document.addEventListener("click", (event) => {
-    const link = event.target.closest("a[href]");
-    if (link && unsettled()) {
-      event.preventDefault();
-      leave(link.href);
-    }
-  });
-  window.addEventListener("beforeunload", (event) => {
-    if (unsettled()) event.preventDefault();
-  });
 
   function finish() {
     if (score("overall") === null || score("user_humanlike") === null) {
-      show("not done yet: give both scores first", true);
+      saver.show("not done yet: give both scores first", true);
       return;
     }
     done = true;
     document.getElementById("finish").firstChild.textContent = "Done ✓ ";
-    save();
+    saver.save();
   }
   document.getElementById("finish").addEventListener("click", finish);
 
   function go(id) {
     const link = document.getElementById(id);
-    if (link) leave(link.href);
+    if (link) saver.leave(link.href);
   }
 
   function pick(name, value) {
