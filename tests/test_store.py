@@ -12,7 +12,7 @@ import pytest
 
 from dialbench.errors import DialbenchError
 from dialbench.hashing import canonical_json
-from dialbench.schema import Annotation, Dialogue, Judgment, Run, Target
+from dialbench.schema import Annotation, Annotator, Dialogue, Judgment, Run, Target
 from dialbench.store import (
     STORE_FILENAME,
     RunStore,
@@ -162,6 +162,29 @@ def test_a_store_made_before_the_review_column_keeps_its_reviews_apart_from_labe
             store.add([review.model_copy(update={"complete": False})], now, on_conflict="replace")
         assert store.review_labels(["ann"]) == [("ann", "j-1", False)]
         assert store.dialogue_labels(["ann"]) == [("ann", "d1", True)]
+
+
+def test_a_store_made_before_reviewers_keeps_its_annotators_and_takes_reviewers(
+    tmp_path: Path,
+) -> None:
+    """Migration 0008 on a store at schema 7 holding an annotator of a benchmark: the table is
+    rebuilt with the record kept as it was, and an annotator with no benchmark (a reviewer)
+    can then be stored."""
+    db, run = store_at_version(tmp_path, 7)
+    ana = Annotator(name="ana", benchmark="bench", languages=["en"], token_sha256="a" * 64)
+    stored = canonical_json(ana.model_dump(mode="json"))
+    db.execute(
+        "INSERT INTO annotators VALUES (?, ?, ?, ?, ?, ?)",
+        (ana.id, run.id, "ana", "bench", ana.token_sha256, stored),
+    )
+    db.close()
+    reviewer = Annotator(name="rui", languages=["ja"], token_sha256="b" * 64)
+    with RunStore.open(tmp_path) as store:
+        assert list(store.records_json(Annotator)) == [stored]
+        with store.run("annotate add") as now:
+            store.add([reviewer], now)
+        assert list(store.records(Annotator)) == [ana, reviewer]
+        assert "benchmark" not in list(store.records_json(Annotator))[1]
 
 
 def test_add_is_idempotent_and_conflicts_are_explicit(tmp_path: Path) -> None:

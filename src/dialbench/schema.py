@@ -413,11 +413,17 @@ class Benchmark(StoredRecord):
 
 
 class Annotator(StoredRecord):
-    """A person who labels one benchmark in some languages, known to the web app by a secret
+    """A person who labels one benchmark in some languages, or with none reviews a judge's
+    verdicts on the dialogues it judged in their languages; known to the web app by a secret
     token of which only the SHA-256 is stored."""
 
     name: str = Field(min_length=1, max_length=100, pattern=ANNOTATOR_NAME)
-    benchmark: str = Field(min_length=1, description="the benchmark's name")
+    benchmark: str | None = Field(
+        default=None,
+        min_length=1,
+        exclude_if=lambda benchmark: benchmark is None,
+        description="the benchmark's name; None: a reviewer only (`serve --review`)",
+    )
     languages: list[LanguageCode] = Field(min_length=1)
     token_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     created_at: datetime | None = None

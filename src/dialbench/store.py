@@ -483,9 +483,12 @@ class RunStore:
         return AddResult(**counts)
 
     def dialogue_placements(self) -> dict[str, tuple[str, str | None]]:
-        """Dialogue id -> (language, chatbot model): where a judgment or annotation of it falls
-        in tables by language and chatbot, without reading whole dialogues."""
-        rows = self._db.execute("SELECT id, language, assistant_model FROM dialogues")
+        """Dialogue id -> (language, chatbot model), in the order they were stored: where a
+        judgment or annotation of it falls in tables by language and chatbot, without reading
+        whole dialogues."""
+        rows = self._db.execute(
+            "SELECT id, language, assistant_model FROM dialogues ORDER BY rowid"
+        )
         return {id_: (language, chatbot) for id_, language, chatbot in rows}
 
     def dialogue_labels(

@@ -16,7 +16,9 @@ from dialbench.io.registry import detect_format
 from dialbench.schema import Annotator
 from dialbench.store import RunStore
 
-annotate_app = typer.Typer(help="Annotators of a benchmark and their labels.", no_args_is_help=True)
+annotate_app = typer.Typer(
+    help="Annotators of a benchmark, reviewers of a judge, and their labels.", no_args_is_help=True
+)
 app.add_typer(annotate_app, name="annotate")
 console = Console()
 
@@ -25,18 +27,25 @@ console = Console()
 def add(
     name: Annotated[str, typer.Argument(help="The annotator's name (letters, digits, . _ @ -).")],
     languages: Annotated[str, typer.Option(help="Comma-separated, e.g. pt,en.")],
-    benchmark: Annotated[str, typer.Option(help="The benchmark they label.")],
+    benchmark: Annotated[
+        str | None,
+        typer.Option(
+            help="The benchmark they label; without it they only review a judge's verdicts "
+            "(serve --review) on the dialogues it judged in their languages."
+        ),
+    ] = None,
     run: RunOption = DEFAULT_RUN,
 ) -> None:
-    """Create an annotator and print their secret link (shown once: only its hash is kept)."""
+    """Create an annotator (or a reviewer) and print their secret link (shown once: only its
+    hash is kept)."""
     from dialbench.web.annotators import add_annotator
 
     tags = [tag.strip() for tag in languages.split(",") if tag.strip()]
     with RunStore.open(run, create=False) as store:
         made = add_annotator(store, name, benchmark, tags)
+    task = f"benchmark {benchmark}" if benchmark else "reviews a judge's verdicts (serve --review)"
     console.print(
-        f"annotator {made.annotator.name}: benchmark {made.annotator.benchmark}, "
-        f"languages {', '.join(made.annotator.languages)}",
+        f"annotator {made.annotator.name}: {task}, languages {', '.join(made.annotator.languages)}",
         markup=False,
     )
     _print_link(made.token)
@@ -80,13 +89,14 @@ def reissue(name: NameArgument, run: RunOption = DEFAULT_RUN) -> None:
 
 @annotate_app.command("list")
 def list_annotators(run: RunOption = DEFAULT_RUN) -> None:
-    """The run's annotators: benchmark, languages, whether their link works, last label saved."""
+    """The run's annotators: benchmark (or reviewer), languages, whether their link works,
+    last label saved."""
     with RunStore.open(run, create=False) as store:
         last = store.last_annotated()
         rows = [
             (
                 a.name,
-                a.benchmark,
+                a.benchmark or "- (reviewer)",
                 ", ".join(a.languages),
                 "revoked" if a.revoked_at else "active",
                 last.get(a.name, "-")[:19].replace("T", " "),

@@ -24,6 +24,8 @@ router = APIRouter()
 def annotate_home(
     request: Request, annotator: Annotated[Annotator, Depends(annotator_of)]
 ) -> HTMLResponse:
+    if annotator.benchmark is None:
+        return page(request, "reviewer_only.html.j2", annotator=annotator)
     return assigned_list(request, annotator, context_of(request).team([annotator.name]), "annotate")
 
 

@@ -1,7 +1,7 @@
-"""Annotators of a benchmark: creating them with their secret token, which dialogues each one
-labels (their languages, the overlap wanted, the gold items), and bringing in labels made
-elsewhere (in any format holding annotations: JSONL records, the long CSV `metaeval --against`
-reads, ...)."""
+"""Annotators of a benchmark (or reviewers of a judge): creating them with their secret token,
+which dialogues each one labels (their languages, the overlap wanted, the gold items), and
+bringing in labels made elsewhere (in any format holding annotations: JSONL records, the long
+CSV `metaeval --against` reads, ...)."""
 
 from __future__ import annotations
 
@@ -71,9 +71,13 @@ def annotator_named(store: RunStore, name: str) -> Annotator:
     return _named(store, Annotator, name)
 
 
-def add_annotator(store: RunStore, name: str, benchmark: str, languages: list[str]) -> NewAnnotator:
-    """A new annotator of a stored benchmark; the token is returned once and kept only hashed."""
-    benchmark_named(store, benchmark)
+def add_annotator(
+    store: RunStore, name: str, benchmark: str | None, languages: list[str]
+) -> NewAnnotator:
+    """A new annotator of a stored benchmark, or with none a reviewer of a judge's verdicts;
+    the token is returned once and kept only hashed."""
+    if benchmark is not None:
+        benchmark_named(store, benchmark)
     if next(store.records(Annotator, name=name), None) is not None:
         raise DialbenchError(f"an annotator named {name!r} already exists in {store.path}")
     token = new_token()
@@ -118,12 +122,12 @@ def _languages(annotator: Annotator) -> set[str]:
 
 @dataclass(frozen=True)
 class Shares:
-    """How a benchmark's items are shared out among its annotators (`colleagues`): those in
-    their languages, round-robin so each item has `overlap` annotators. The item with index i
-    among those of its language goes to the `overlap` speakers from position i * overlap on
-    (by name), wrapping round. Worked out once while the annotators and the benchmark stay as
-    they are, then asked for each annotator: on every write, and for all forty on the
-    organiser's page."""
+    """How a benchmark's items (or a review's dialogues) are shared out among its annotators
+    (`colleagues`): those in their languages, round-robin so each item has `overlap`
+    annotators. The item with index i among those of its language goes to the `overlap`
+    speakers from position i * overlap on (by name), wrapping round. Worked out once while the
+    annotators and the benchmark stay as they are, then asked for each annotator: on every
+    write, and for all forty on the organiser's page."""
 
     items: list[tuple[BenchmarkItem, str, int]]  # item, base language, index in its language
     positions: dict[str, dict[str, int]]  # language -> speaker -> position
@@ -131,19 +135,19 @@ class Shares:
 
     @classmethod
     def of(
-        cls, benchmark: Benchmark, colleagues: Sequence[Annotator], overlap: int | None
+        cls, items: Sequence[BenchmarkItem], colleagues: Sequence[Annotator], overlap: int | None
     ) -> Shares:
         positions: dict[str, dict[str, int]] = defaultdict(dict)
         for colleague in sorted(colleagues, key=lambda a: a.name):
             for language in _languages(colleague):
                 positions[language][colleague.name] = len(positions[language])
         seen_in_language: dict[str, int] = defaultdict(int)
-        items = []
-        for item in benchmark.items:
+        placed = []
+        for item in items:
             language = base_language(item.language)
-            items.append((item, language, seen_in_language[language]))
+            placed.append((item, language, seen_in_language[language]))
             seen_in_language[language] += 1
-        return cls(items, positions, overlap)
+        return cls(placed, positions, overlap)
 
     def assigned(self, annotator: Annotator, kept: Collection[str]) -> list[BenchmarkItem]:
         """The annotator's dialogues in benchmark order: their share, plus every dialogue in

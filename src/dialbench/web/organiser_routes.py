@@ -28,7 +28,7 @@ async def organiser_page(request: Request) -> HTMLResponse:
     agreement = context.agreement
     rows = agreement.rows() if agreement.ready else await run_in_threadpool(agreement.rows)
     team = context.team()
-    progress = [team.progress(annotator) for annotator in team.annotators]
+    progress = [team.progress(annotator) for annotator in team.labellers]
     return page(
         request,
         "organiser.html.j2",

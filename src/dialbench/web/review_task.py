@@ -6,6 +6,10 @@ configurations; with several and none named, the server does not start. A target
 that judge's sample 0 (as curation reads it), whatever number of samples was drawn. An unscored
 judgment is shown with its raw output and reviewed on the dimensions the judge gives elsewhere,
 with no verdict to agree with. Pairs of dialogues (arena) are not reviewed here.
+
+An annotator of a benchmark reviews its dialogues the judge judged; a reviewer with no benchmark
+(`annotate add NAME --languages ...`) reviews the judged dialogues themselves, in the order the
+run stored them, shared among such reviewers as a benchmark's dialogues are among its annotators.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from dataclasses import dataclass, field
 
 from dialbench.errors import DialbenchError
 from dialbench.ratings import JudgeNames, choose_judge
-from dialbench.schema import Judgment, Record
+from dialbench.schema import BenchmarkItem, Judgment, Record
 from dialbench.store import RunStore
 from dialbench.web.review import Verdict, verdicts_of
 
@@ -30,7 +34,7 @@ class ReviewChoice(Record):
     judge: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one per server: its identity keys the rosters cached of it
 class ReviewTask:
     protocol: str
     judge: str
@@ -40,11 +44,18 @@ class ReviewTask:
     samples: int  # the most samples the judge drew of one target
     dialogue_of: dict[str, str] = field(init=False)  # judgment id -> its dialogue
     dialogues: frozenset[str] = field(init=False)
+    items: list[BenchmarkItem] = field(init=False)  # what reviewers with no benchmark share
 
     def __post_init__(self) -> None:
         dialogue_of = {j.id: d for d, found in self.judgments.items() for j in found}
         object.__setattr__(self, "dialogue_of", dialogue_of)
         object.__setattr__(self, "dialogues", frozenset(self.judgments))
+        reason = f"judged by {self.judge} ({self.protocol})"
+        items = [
+            BenchmarkItem(dialogue_id=dialogue, language=language, reason=reason)
+            for dialogue, language in self.languages.items()
+        ]
+        object.__setattr__(self, "items", items)
 
     @property
     def turn_level(self) -> bool:
@@ -78,10 +89,14 @@ class ReviewTask:
         names = JudgeNames(judgments)
         chosen = [j for j in judgments if names(j) == judge]
         placements = store.dialogue_placements()
+        position = {dialogue: n for n, dialogue in enumerate(placements)}
         firsts = [j for j in chosen if j.sample_index == 0 and j.target.dialogue_id in placements]
         unscored = _dimensions(firsts)
         kept: dict[str, list[Judgment]] = defaultdict(list)
-        for judgment in sorted(firsts, key=lambda j: j.target.turn_index or 0):
+        in_run_order = sorted(
+            firsts, key=lambda j: (position[j.target.dialogue_id], j.target.turn_index or 0)
+        )
+        for judgment in in_run_order:
             if verdicts_of(judgment.result, unscored):
                 kept[judgment.target.dialogue_id].append(judgment)
         if not kept:

@@ -38,7 +38,7 @@ def stored_annotators(store: RunStore) -> list[Annotator]:
 
 class Progress(Record):
     annotator: str
-    benchmark: str
+    benchmark: str | None  # None: a reviewer only
     languages: list[str]
     done: int
     started: int = 0
@@ -52,18 +52,29 @@ class Progress(Record):
 @dataclass(frozen=True)
 class Roster:
     """The annotators and benchmarks as stored, and how each benchmark is shared out among its
-    annotators: the same on every request until one of them changes, so worked out once."""
+    annotators: the same on every request until one of them changes, so worked out once.
+    Reviewers with no benchmark share the dialogues under review (`reviewed`; none when the
+    server reviews no judge) as a benchmark's annotators share its items."""
 
     annotators: list[Annotator]
     benchmarks: dict[str, Benchmark]
     overlap: int | None
-    shares: dict[str, Shares] = field(default_factory=dict)  # benchmark -> its shares, once
+    reviewed: list[BenchmarkItem] = field(default_factory=list)
+    shares: dict[str | None, Shares] = field(default_factory=dict)  # benchmark -> its shares
 
-    def shares_of(self, benchmark: Benchmark) -> Shares:
-        found = self.shares.get(benchmark.name)
+    def benchmark(self, name: str) -> Benchmark:
+        found = self.benchmarks.get(name)
         if found is None:
-            colleagues = [a for a in self.annotators if a.benchmark == benchmark.name]
-            found = self.shares[benchmark.name] = Shares.of(benchmark, colleagues, self.overlap)
+            known = ", ".join(sorted(self.benchmarks)) or "none yet"
+            raise DialbenchError(f"no benchmark named {name!r} (have: {known})")
+        return found
+
+    def shares_of(self, benchmark: str | None) -> Shares:
+        found = self.shares.get(benchmark)
+        if found is None:
+            items = self.reviewed if benchmark is None else self.benchmark(benchmark).items
+            colleagues = [a for a in self.annotators if a.benchmark == benchmark]
+            found = self.shares[benchmark] = Shares.of(items, colleagues, self.overlap)
         return found
 
 
@@ -72,18 +83,23 @@ def _roster(
     annotators: tuple[str, ...],
     benchmarks: tuple[str, ...],
     overlap: int | None,
-    only: frozenset[str] | None = None,
+    review: ReviewTask | None = None,
 ) -> Roster:
-    """The roster of these stored records (JSON texts: the key compares them, cheaply), each
-    benchmark holding only the dialogues in `only` where given."""
+    """The roster of these stored records (JSON texts: the key compares them, cheaply); under
+    a `review`, each benchmark holds only the dialogues it judged."""
     parsed = [_parsed(Benchmark, text) for text in benchmarks]
-    if only is not None:
+    if review is not None:
         parsed = [
-            b.model_copy(update={"items": [i for i in b.items if i.dialogue_id in only]})
+            b.model_copy(
+                update={"items": [i for i in b.items if i.dialogue_id in review.dialogues]}
+            )
             for b in parsed
         ]
     return Roster(
-        [_parsed(Annotator, text) for text in annotators], {b.name: b for b in parsed}, overlap
+        [_parsed(Annotator, text) for text in annotators],
+        {b.name: b for b in parsed},
+        overlap,
+        review.items if review is not None else [],
     )
 
 
@@ -95,13 +111,13 @@ def _with_gold(settings: AssignmentSettings, only: Sequence[str] | None) -> list
 
 
 def _stored_roster(
-    store: RunStore, settings: AssignmentSettings, only: frozenset[str] | None = None
+    store: RunStore, settings: AssignmentSettings, review: ReviewTask | None = None
 ) -> Roster:
     return _roster(
         tuple(store.records_json(Annotator)),
         tuple(store.records_json(Benchmark)),
         settings.overlap,
-        only,
+        review,
     )
 
 
@@ -131,8 +147,9 @@ class Team:
         only: Sequence[str] | None = None,
     ) -> Team:
         """The team as reviewers of a judge (`only` these, and the gold annotator): each one's
-        share of their benchmark's dialogues it judged, shared out as for labelling. A dialogue
-        is started once they answered on any of its verdicts, done once its reviews are."""
+        share of their benchmark's dialogues it judged (with no benchmark, of every dialogue it
+        judged), shared out as for labelling. A dialogue is started once they answered on any
+        of its verdicts, done once its reviews are."""
         wanted = _with_gold(settings, only)
         finished: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         for annotator, judgment, complete in store.review_labels(wanted):
@@ -143,18 +160,16 @@ class Team:
         for annotator, dialogues in finished.items():
             for dialogue, reviews in dialogues.items():
                 labelled[annotator][dialogue] = reviews == len(task.judgments[dialogue])
-        return cls(settings, _stored_roster(store, settings, task.dialogues), labelled)
+        return cls(settings, _stored_roster(store, settings, task), labelled)
 
     @property
     def annotators(self) -> list[Annotator]:
         return self.roster.annotators
 
-    def benchmark(self, name: str) -> Benchmark:
-        found = self.roster.benchmarks.get(name)
-        if found is None:
-            known = ", ".join(sorted(self.roster.benchmarks)) or "none yet"
-            raise DialbenchError(f"no benchmark named {name!r} (have: {known})")
-        return found
+    @property
+    def labellers(self) -> list[Annotator]:
+        """The annotators of a benchmark: a reviewer with none has nothing to label."""
+        return [a for a in self.annotators if a.benchmark is not None]
 
     def gold_items(self) -> set[str]:
         """The dialogues the gold annotator finished labelling."""
@@ -162,7 +177,7 @@ class Team:
         return {d for d, complete in self.labelled.get(gold or "", {}).items() if complete}
 
     def assigned(self, annotator: Annotator) -> list[BenchmarkItem]:
-        shares = self.roster.shares_of(self.benchmark(annotator.benchmark))
+        shares = self.roster.shares_of(annotator.benchmark)
         kept = self.gold_items() | set(self.labelled.get(annotator.name, {}))
         return shares.assigned(annotator, kept)
 
