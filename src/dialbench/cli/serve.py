@@ -35,7 +35,8 @@ def serve(
         typer.Option(
             metavar="PROTOCOL",
             help="Annotators review this protocol's judge: agree, disagree or correct each "
-            "verdict on their benchmark's dialogues.",
+            "verdict on their benchmark's dialogues (with no benchmark, on every dialogue it "
+            "judged in their languages).",
         ),
     ] = None,
     review_judge: Annotated[
