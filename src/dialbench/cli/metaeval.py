@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 
 from dialbench.cli.app import app
-from dialbench.cli.options import key_value_pairs
+from dialbench.cli.options import dimension_pairs
 from dialbench.cli.terminal_tables import figure, table
 
 if TYPE_CHECKING:
@@ -34,12 +34,6 @@ class _OfDimension(Protocol):
 
 
 R = TypeVar("R", bound=_OfDimension)
-
-
-def _dimension_pairs(values: list[str]) -> dict[str, str]:
-    """--pair HUMAN=JUDGE values as judge dimension -> human dimension."""
-    pairs = (key_value_pairs([value], "--pair", "HUMAN=JUDGE") for value in values)
-    return {judge: human for pair in pairs for human, judge in pair.items()}
 
 
 TEXT = ("dimension", "lang", "scale", "rater", "note")
@@ -257,7 +251,7 @@ def metaeval(
         predictions=predictions,
         protocol=protocol,
         include_partial=include_partial,
-        pairs=_dimension_pairs(pair),
+        pairs=dimension_pairs(pair),
         options=MetaEvalOptions(
             scales=dict(parse_scale(s) for s in scale),
             detect=dict(parse_detect(d) for d in detect),
