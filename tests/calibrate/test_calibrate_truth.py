@@ -10,7 +10,11 @@ import numpy as np
 
 from dialbench.calibrate.api import calibrate
 from dialbench.calibrate.config import AgreementRow, CalibrateConfig, IsotonicMap
-from tests.calibrate.synthetic import synthetic_run
+from dialbench.calibrate.judgments import calibrated_configuration
+from dialbench.ratings import JudgeNames
+from dialbench.schema import JudgeConfiguration, Judgment, Target
+from dialbench.store import RunStore
+from tests.calibrate.synthetic import CONFIGURATION, JUDGE, synthetic_run
 
 
 def _overall(run: Path) -> AgreementRow:
@@ -64,3 +68,55 @@ def test_the_final_map_fitted_on_every_item_is_what_a_new_item_gets(tmp_path: Pa
     assert isinstance(fitted.map, IsotonicMap)
     assert (fitted.n_items, fitted.n_dialogues) == (240, 40)
     assert fitted.map.increasing
+
+
+def test_a_language_with_too_few_dialogues_is_left_uncalibrated_and_says_so(
+    tmp_path: Path,
+) -> None:
+    def exact(_: np.random.Generator, latent: float) -> float:
+        return latent
+
+    run = synthetic_run(tmp_path / "run", exact, dialogues=10)
+    synthetic_run(run, exact, dialogues=1, language="ja", seed=1)
+    done = calibrate(CalibrateConfig(protocol="submetrics", bootstrap_resamples=100), run)
+    assert [m.cell.language for m in done.calibration.maps] == ["en"]
+    [line] = done.calibration.not_calibrated
+    assert line == (
+        f"{JUDGE} [{CONFIGURATION.fingerprint}] quality -> quality ja: 1 labelled dialogue(s): "
+        "cross-validation needs two: not calibrated"
+    )
+    assert line in done.notes
+    assert "1 dialogue(s) in ja, a language the calibration has no map for" in " ".join(done.notes)
+    with RunStore.open(run, create=False) as store:
+        placements = store.dialogue_placements()
+        calibrated = [
+            j
+            for j in store.records(Judgment)
+            if j.configuration is not None and j.configuration.calibration
+        ]
+    assert len(calibrated) == 60
+    assert {placements[j.target.dialogue_id][0] for j in calibrated} == {"en"}
+
+
+def test_a_calibrated_configuration_is_a_new_identity_named_as_calibrated() -> None:
+    """The judge's configuration with the calibration named: a fingerprint of its own (never
+    the cached one of the configuration it was made from), and `(calibrated)` in figures."""
+    _ = CONFIGURATION.fingerprint  # cached on the original
+    configuration = calibrated_configuration(CONFIGURATION, "ab" * 32)
+    assert configuration.calibration == "ab" * 32
+    assert configuration.options == CONFIGURATION.options
+    assert configuration.fingerprint != CONFIGURATION.fingerprint
+    assert calibrated_configuration(None, "ab" * 32).model_dump() == {
+        **JudgeConfiguration().model_dump(),
+        "calibration": "ab" * 32,
+    }
+    target = Target(dialogue_id="d", turn_index=1)
+    raw, mapped = (
+        Judgment(protocol="submetrics", judge_model=JUDGE, target=target, configuration=c,
+                 result={"quality": 3}, parse_status="ok")
+        for c in (CONFIGURATION, configuration)
+    )  # fmt: skip
+    assert raw.id != mapped.id
+    names = JudgeNames([raw, mapped])
+    assert names(raw) == f"{JUDGE} [{CONFIGURATION.fingerprint}]"
+    assert names(mapped) == f"{JUDGE} (calibrated) [{configuration.fingerprint}]"

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from dialbench.calibrate.config import ThresholdRule  # a light record: the option's choices
 from dialbench.cli.app import app
-from dialbench.cli.options import DEFAULT_RUN, RunDir, dimension_pairs
+from dialbench.cli.options import DEFAULT_RUN, PairOption, RunDir, ScaleOption, dimension_pairs
 from dialbench.cli.terminal_tables import figure, table
 
 if TYPE_CHECKING:
@@ -121,17 +121,8 @@ def calibrate(
             "Default: every judge of the protocol.",
         ),
     ] = [],  # noqa: B006  (typer reads defaults, never mutates them)
-    pair: Annotated[
-        list[str],
-        typer.Option(
-            help="HUMAN=JUDGE: the judges' JUDGE dimension answers the humans' HUMAN one, e.g. "
-            "breakdown=sensibleness; repeatable."
-        ),
-    ] = [],  # noqa: B006
-    scale: Annotated[
-        list[str],
-        typer.Option(help="DIMENSION=binary|nominal|ordinal|interval, or =ordinal:LOW,...,HIGH."),
-    ] = [],  # noqa: B006
+    pair: PairOption = [],  # noqa: B006
+    scale: ScaleOption = [],  # noqa: B006
     detect: Annotated[
         list[str],
         typer.Option(

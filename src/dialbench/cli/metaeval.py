@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 
 from dialbench.cli.app import app
-from dialbench.cli.options import dimension_pairs
+from dialbench.cli.options import PairOption, ScaleOption, dimension_pairs
 from dialbench.cli.terminal_tables import figure, table
 
 if TYPE_CHECKING:
@@ -200,10 +200,7 @@ def metaeval(
             help="Also the run's labels an annotator has not marked done (left out by default)."
         ),
     ] = False,
-    scale: Annotated[
-        list[str],
-        typer.Option(help="DIMENSION=binary|nominal|ordinal|interval, or =ordinal:LOW,...,HIGH."),
-    ] = [],  # noqa: B006
+    scale: ScaleOption = [],  # noqa: B006
     detect: Annotated[
         list[str],
         typer.Option(
@@ -230,13 +227,7 @@ def metaeval(
             "ceiling) above this many annotators."
         ),
     ] = 10,
-    pair: Annotated[
-        list[str],
-        typer.Option(
-            help="HUMAN=JUDGE: compare the judges' JUDGE dimension with the humans' HUMAN one, "
-            "e.g. overall=sensibleness; repeatable."
-        ),
-    ] = [],  # noqa: B006
+    pair: PairOption = [],  # noqa: B006
 ) -> None:
     """Agreement, correlations, detection (issues, labels), McNemar and diagnostics vs. human
     annotators."""
