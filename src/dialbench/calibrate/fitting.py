@@ -75,22 +75,27 @@ def _kind(panel: Panel) -> Literal["isotonic", "threshold"] | None:
 def find_cells(
     answers: list[JudgeAnswers], panels: Panels, settings: FitSettings, notes: list[str]
 ) -> list[Cell]:
-    """Every cell the labels reach; a note for each judge dimension they cannot calibrate."""
+    """Every cell the labels reach in a language the judge judged; a note for each judge
+    dimension they cannot calibrate."""
     found = []
     for judge in answers:
+        judged = set(judge.languages.values())
         unmatched = []
         for judge_dimension in sorted(judge.values.keys() | judge.in_labels):
             human = settings.pairs.get(judge_dimension, judge_dimension)
+            if (human, ALL_LANGUAGES) not in panels:
+                unmatched.append(judge_dimension)
+                continue
+            where = f"{judge.judge_model} [{judge.configuration}] {judge_dimension}"
             matched = [
                 (view, detect, panel)
                 for view, detect in _views(human, settings)
                 for (dimension, language), panel in panels.items()
-                if dimension == view and language != ALL_LANGUAGES
+                if dimension == view and language in judged
             ]
             if not matched:
-                unmatched.append(judge_dimension)
+                notes.append(f"{where}: no human labels of {human} in a language it judged")
                 continue
-            where = f"{judge.judge_model} [{judge.configuration}] {judge_dimension}"
             if judge_dimension in judge.in_labels:
                 notes.append(f"{where}: the judge answers in labels, not numbers: not calibrated")
                 continue
