@@ -84,25 +84,32 @@ def configuration_of(judgment: Judgment) -> str:
 
 def configuration_summary(configuration: JudgeConfiguration | None) -> dict[str, str]:
     """A configuration as short readable fields: options, generation parameters, how JSON was
-    asked for, re-asks, and the first 8 hex digits of each file's sha256."""
+    asked for, re-asks, the first 8 hex digits of each file's sha256, and the first 12 of the
+    calibration's where its answers were calibrated."""
     if configuration is None:
         return {"options": "(judged before configurations were recorded)"}
     params = {k: v for k, v in configuration.params.items() if v not in (None, [], ())}
     files = sorted(configuration.file_hashes.items())
+    calibrated = (
+        {"calibration": configuration.calibration[:12]} if configuration.calibration else {}
+    )
     return {
         "options": ", ".join(f"{k}={v}" for k, v in configuration.options.items()) or "-",
         "params": ", ".join(f"{k}={v}" for k, v in params.items()),
         "structured_mode": configuration.structured_mode,
         "max_reasks": str(configuration.max_reasks),
         "files": ", ".join(f"{name} {digest[:8]}" for name, digest in files),
+        **calibrated,
     }
 
 
 class JudgeNames:
-    """How figures name a judge: its model spec, followed by its configuration's fingerprint
-    where the same model judged the same protocol under several configurations; with
-    `compared_protocols`, also by the protocol where the same model judged several of them (a
-    figure then sets them side by side, where a report shows each protocol apart)."""
+    """How figures name a judge: its model spec, marked `(calibrated)` for answers mapped onto
+    the humans' scale (`dialbench calibrate`), followed by its configuration's fingerprint
+    where the same model judged the same protocol under several configurations (a calibrated
+    judge always has its own beside the judge's); with `compared_protocols`, also by the
+    protocol where the same model judged several of them (a figure then sets them side by
+    side, where a report shows each protocol apart)."""
 
     def __init__(self, judgments: Sequence[Judgment], compared_protocols: bool = False) -> None:
         seen: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -119,6 +126,8 @@ class JudgeNames:
         name = judgment.judge_model
         if name in self._several_protocols:
             name = f"{name} ({judgment.protocol})"
+        if judgment.configuration is not None and judgment.configuration.calibration:
+            name = f"{name} (calibrated)"
         if (judgment.protocol, judgment.judge_model) in self._several:
             return f"{name} [{configuration_of(judgment)}]"
         return name

@@ -149,6 +149,30 @@ def test_detect_reads_labels_and_a_numeric_judge_by_its_threshold() -> None:
     assert {r.dimension for r in report.correlation} == {"breakdown"}, "the numbers still correlate"
 
 
+def test_a_judge_answering_the_detection_view_is_read_by_its_own_answers() -> None:
+    """A calibrated judge answers `breakdown=X` itself (true, false, false, false: 1,0,0,0) and
+    `breakdown` in positions beside it: its decisions are not put through the threshold meant
+    for the raw judge's 1-5 (which would call every position <= 2 a breakdown). Against h1
+    (1,0,1,0): TP1 FN1 TN2 -> F1+ 2/3; against h2 (1,0,0,0): all right, F1+ 1; mean 5/6."""
+    rows = ratings(
+        "breakdown",
+        {"h1": ["X", "O", "X", "T"], "h2": ["X", "T", "O", "O"], "judge": [1, 5, 2, 4]},
+        judges=("judge",),
+    )
+    rows += ratings("breakdown", {"calibrated": [0.2, 1.9, 1.1, 1.6]}, judges=("calibrated",))
+    rows += ratings("breakdown=X", {"calibrated": [1.0, 0.0, 0.0, 0.0]}, judges=("calibrated",))
+    report = evaluate(
+        rows,
+        scales={"breakdown": {"scale": "ordinal", "order": ["X", "T", "O"]}},
+        detect={"breakdown": DetectSpec(positive=["X"], judge_at_most=2)},
+    )
+    calibrated = only(report.detection, rater="calibrated", language="all")
+    assert calibrated.f1_positive == pytest.approx(5 / 6)
+    assert only(report.detection, rater="judge", language="all").f1_positive == pytest.approx(5 / 6)
+    assert {r.rater for r in report.correlation if r.method == "pearson"} >= {"judge", "calibrated"}
+    assert not [n for n in report.notes if "breakdown=X: judges only" in n]
+
+
 def test_detect_of_labels_against_labels_needs_no_threshold() -> None:
     rows = ratings(
         "breakdown",

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 
 from dialbench.cli.app import app
-from dialbench.cli.options import key_value_pairs
+from dialbench.cli.options import PairOption, ScaleOption, dimension_pairs
 from dialbench.cli.terminal_tables import figure, table
 
 if TYPE_CHECKING:
@@ -34,12 +34,6 @@ class _OfDimension(Protocol):
 
 
 R = TypeVar("R", bound=_OfDimension)
-
-
-def _dimension_pairs(values: list[str]) -> dict[str, str]:
-    """--pair HUMAN=JUDGE values as judge dimension -> human dimension."""
-    pairs = (key_value_pairs([value], "--pair", "HUMAN=JUDGE") for value in values)
-    return {judge: human for pair in pairs for human, judge in pair.items()}
 
 
 TEXT = ("dimension", "lang", "scale", "rater", "note")
@@ -206,10 +200,7 @@ def metaeval(
             help="Also the run's labels an annotator has not marked done (left out by default)."
         ),
     ] = False,
-    scale: Annotated[
-        list[str],
-        typer.Option(help="DIMENSION=binary|nominal|ordinal|interval, or =ordinal:LOW,...,HIGH."),
-    ] = [],  # noqa: B006
+    scale: ScaleOption = [],  # noqa: B006
     detect: Annotated[
         list[str],
         typer.Option(
@@ -236,13 +227,7 @@ def metaeval(
             "ceiling) above this many annotators."
         ),
     ] = 10,
-    pair: Annotated[
-        list[str],
-        typer.Option(
-            help="HUMAN=JUDGE: compare the judges' JUDGE dimension with the humans' HUMAN one, "
-            "e.g. overall=sensibleness; repeatable."
-        ),
-    ] = [],  # noqa: B006
+    pair: PairOption = [],  # noqa: B006
 ) -> None:
     """Agreement, correlations, detection (issues, labels), McNemar and diagnostics vs. human
     annotators."""
@@ -257,7 +242,7 @@ def metaeval(
         predictions=predictions,
         protocol=protocol,
         include_partial=include_partial,
-        pairs=_dimension_pairs(pair),
+        pairs=dimension_pairs(pair),
         options=MetaEvalOptions(
             scales=dict(parse_scale(s) for s in scale),
             detect=dict(parse_detect(d) for d in detect),

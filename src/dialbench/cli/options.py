@@ -42,6 +42,25 @@ def key_value_pairs(values: list[str], what: str, form: str = "KEY=VALUE") -> di
     return pairs
 
 
+PairOption = Annotated[
+    list[str],
+    typer.Option(
+        help="HUMAN=JUDGE: compare the judges' JUDGE dimension with the humans' HUMAN one, "
+        "e.g. overall=sensibleness; repeatable."
+    ),
+]
+ScaleOption = Annotated[
+    list[str],
+    typer.Option(help="DIMENSION=binary|nominal|ordinal|interval, or =ordinal:LOW,...,HIGH."),
+]
+
+
+def dimension_pairs(values: list[str]) -> dict[str, str]:
+    """--pair HUMAN=JUDGE values as judge dimension -> human dimension."""
+    pairs = (key_value_pairs([value], "--pair", "HUMAN=JUDGE") for value in values)
+    return {judge: human for pair in pairs for human, judge in pair.items()}
+
+
 def _files_of(fmt: FileFormat) -> str:
     """`jsonl (.jsonl, .ndjson, .json)`, `hf (a folder)`."""
     claimed = [*fmt.suffixes, *(["a folder"] if fmt.recognises_folder else [])]

@@ -193,6 +193,17 @@ def _detected(rows: pd.DataFrame, name: str, detect: DetectSpec) -> pd.Series:
     return said
 
 
+def _view_rows(
+    rows: pd.DataFrame, answers: pd.DataFrame, name: str, view: DetectSpec
+) -> pd.DataFrame:
+    """A dimension's rows as its detection view: by label or threshold, except a judge that
+    answers the view itself (`breakdown=X`: true or false, as a calibrated judge does), which
+    is read by its own answers."""
+    rest = rows[~rows["rater"].isin(set(answers["rater"]))]
+    own = answers.assign(code=pd.to_numeric(answers["value"], errors="coerce"))
+    return pd.concat([rest.assign(code=_detected(rest, name, view)), own])
+
+
 def build_panels(
     frame: pd.DataFrame,
     scales: dict[str, ScaleSpec],
@@ -204,10 +215,14 @@ def build_panels(
     detect = detect or {}
     scored = frame[(frame["dimension"] != UNSCORED) & frame["value"].notna()]
     any_judge = bool((scored["kind"] == "judge").any())
+    views = {spec.dimension(name): name for name, spec in detect.items()}
+    answered = scored[scored["dimension"].isin(views) & (scored["kind"] == "judge")]
     for name in sorted(set(detect) - set(scored.loc[scored["kind"] == "human", "dimension"])):
         notes.append(f"detect {name}: no human ratings of that dimension")
     for dimension, rows in scored.groupby("dimension", sort=True):
         name = str(dimension)
+        if name in views and not (rows["kind"] == "human").any():
+            continue  # judges' answers of a detection view join that view's panel
         if not (rows["kind"] == "human").any():
             notes.append(
                 f"{name}: judges only, no human ratings to compare with "
@@ -247,9 +262,13 @@ def build_panels(
             codes, labels = _codes(rows, spec, name, numeric)
             yield from _language_panels(rows.assign(code=codes), name, spec, labels, numeric)
         if view is not None:
-            codes = _detected(rows, name, view)
+            answers = answered[answered["dimension"] == view.dimension(name)]
             yield from _language_panels(
-                rows.assign(code=codes), view.dimension(name), ScaleSpec(scale="binary"), [], False
+                _view_rows(rows, answers, name, view),
+                view.dimension(name),
+                ScaleSpec(scale="binary"),
+                [],
+                False,
             )
 
 

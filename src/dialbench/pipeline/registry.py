@@ -19,6 +19,7 @@ STAGES: Registry[type[Stage]] = Registry(
         "curate": "dialbench.pipeline.stages.curate:CurateStage",
         "metric": "dialbench.pipeline.stages.metric:MetricStage",
         "diqad": "dialbench.pipeline.stages.diqad:DiqadStage",
+        "calibrate": "dialbench.pipeline.stages.calibrate:CalibrateStage",
         "metaeval": "dialbench.pipeline.stages.metaeval:MetaevalStage",
         "report": "dialbench.pipeline.stages.report:ReportStage",
     },
