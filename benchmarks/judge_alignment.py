@@ -77,11 +77,12 @@ def consensus_reviews(store: RunStore) -> list[Annotation]:
     ]
 
 
-def config(threads: int, **options: object) -> JudgeConfig:
+def config(threads: int, limit: int | None = None, **options: object) -> JudgeConfig:
     return JudgeConfig(
         protocol="submetrics",
         options=OPTIONS | options,
         judges=[ModelConfig(spec=JUDGE, n_threads=threads)],
+        limit=limit,
     )
 
 
@@ -99,8 +100,9 @@ def judge_raw(run: Path, threads: int) -> None:
     _report("raw", started, judge(config(threads), run, quiet=True))
 
 
-def judge_few_shot(run: Path, threads: int, examples: list[HumanExample]) -> None:
-    """Each fold judged with a pool of the other folds' examples."""
+def judge_few_shot(run: Path, threads: int, limit: int, examples: list[HumanExample]) -> None:
+    """The first `limit` dialogues of each language, each fold's with a pool of the other
+    folds' examples (its prompts are about four times as long as raw's)."""
     for k in range(FOLDS):
         fold = Shard(index=k, count=FOLDS)
         pool = [e for e in examples if not fold.owns(e.target.dialogue_id)]
@@ -242,11 +244,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--run", type=Path, default=Path("runs/judge_alignment"))
     parser.add_argument("--dialogues", type=int, default=12, help="imported, per language")
+    parser.add_argument(
+        "--few-shot-dialogues", type=int, default=6, help="judged few-shot, per language"
+    )
     parser.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
     arguments = parser.parse_args()
     prepare(arguments.run, arguments.dialogues)
     judge_raw(arguments.run, arguments.threads)
-    judge_few_shot(arguments.run, arguments.threads, examples(arguments.run))
+    judge_few_shot(
+        arguments.run, arguments.threads, arguments.few_shot_dialogues, examples(arguments.run)
+    )
     print(table(Study(arguments.run)))
 
 
