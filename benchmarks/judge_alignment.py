@@ -1,24 +1,27 @@
 """How far each way of aligning a judge to humans moves it, per language, on DBDC3.
 
 The packaged 1.5B judge rates the sensibleness (`submetrics`, `dimensions=sensibleness`,
-`scoring=expected`) of every chatbot turn of a fixed DBDC3 subset (`_dbdc3_subset.py`: DIALOGUES
+`scoring=expected`) of the chatbot turns of a fixed DBDC3 subset (`_dbdc3_subset.py`: 12
 evaluation dialogues per language, en and ja, with 30 breakdown labels per turn), four ways:
 
 - **raw**: zero-shot, the English prompt (MEDAL's default);
-- **calibrated**: raw through `dialbench calibrate`'s isotonic map onto the humans' mean
-  breakdown (X < T < O), every turn's value fitted on the other folds' dialogues only;
+- **calibrated**: each of those through `dialbench calibrate`'s isotonic map onto the humans'
+  mean breakdown (X < T < O), every turn's value from the map fitted on the other folds'
+  dialogues (`--folds FOLDS`);
 - **few-shot**: FEW_SHOT examples of the dialogue's language in the prompt, chosen by the
-  few-shot rule from the other folds' dialogues (each fold judged with its own pool), so no turn
-  is judged beside its own dialogue's labels;
+  few-shot rule from the other folds' dialogues: the dialogues fall in folds `Shard(k, FOLDS)`
+  of their ids, and each fold's are judged with a pool of the others' examples, so no turn is
+  judged beside its own dialogue's labels. Its prompts are about four times raw's, so it judges
+  the first `--few-shot-dialogues` dialogues per language (after those whose examples it shows);
 - **localised**: the prompt in the dialogue's language (`--prompt-language dialogue`).
 
-The examples' labels stand in for reviews: each turn's humans as one sensibleness score,
-1 + 2 × the mean of X = 0, T = 1, O = 2, rounded (so all X is 1, all O is 5). The folds are
-`Shard(k, FOLDS)` of the dialogue ids, as `calibrate --folds` draws them. Every figure is
-`metaeval`'s Pearson r against the humans' mean breakdown with its 95% interval from the
-bootstrap over dialogues, beside the humans' own ceiling; "Δ vs raw" is the paired difference
-on the same turns and resamples. Calls are cached in the run (default runs/judge_alignment), so
-a second run prints the same figures at once.
+The examples' labels stand in for reviews: each turn's 30 humans as one sensibleness score,
+1 + 2 × the mean of X = 0, T = 1, O = 2, rounded (so all X is 1, all O is 5); they are given to
+`judge` as its pool and never stored. Every figure is `metaeval`'s Pearson r against the humans'
+mean breakdown with its 95% interval from the bootstrap over dialogues, beside the humans' own
+ceiling; "Δ vs raw" is the paired difference on the turns both rated, over the same resamples.
+Calls are cached in the run (default runs/judge_alignment), so a second run prints the same
+figures at once.
 Usage: .venv/bin/python benchmarks/judge_alignment.py [--run DIR] [--dialogues 12] [--threads 2]
 """
 
@@ -33,9 +36,12 @@ import numpy as np
 from _dbdc3_subset import prepare
 
 from dialbench import Dialogue, Judgment, RunStore
+from dialbench.calibrate.api import calibrate
+from dialbench.calibrate.config import CalibrateConfig, FitSettings
 from dialbench.judge.api import judge
 from dialbench.judge.config import JudgeConfig
 from dialbench.judge.few_shot import HumanExample, human_examples
+from dialbench.judge.settings import JudgeSettings
 from dialbench.llm.specs import ModelConfig
 from dialbench.metaeval.config import MetaEvalOptions, ScaleSpec
 from dialbench.metaeval.evaluate import meta_evaluate
@@ -55,6 +61,7 @@ REVIEWER = "dbdc3-consensus"
 LANGUAGES = ("en", "ja", "all")
 RESAMPLES = 1000
 SEED = 0
+BREAKDOWN = ScaleSpec(scale="ordinal", order=["X", "T", "O"])
 
 
 def consensus_reviews(store: RunStore) -> list[Annotation]:
@@ -114,13 +121,39 @@ def judge_few_shot(run: Path, threads: int, limit: int, examples: list[HumanExam
 
 
 def examples(run: Path) -> list[HumanExample]:
+    """The few-shot pool: the consensus reviews, given to `judge` and never stored, so the run's
+    humans stay DBDC3's."""
     with RunStore.open(run, create=False) as store:
-        with store.run("consensus reviews: benchmarks/judge_alignment.py") as record:
-            store.add(consensus_reviews(store), record)
         dialogues = {d.id: d for d in store.records(Dialogue)}
-        return human_examples(
-            [a for a in store.records(Annotation) if a.annotator_id == REVIEWER], dialogues
-        )
+        return human_examples(consensus_reviews(store), dialogues)
+
+
+def judge_localised(run: Path, threads: int) -> None:
+    """Every turn with the prompt in its dialogue's language (English turns: raw's prompts)."""
+    started = time.perf_counter()
+    localised = config(threads).model_copy(
+        update={"settings": JudgeSettings(prompt_language="dialogue")}
+    )
+    _report("localised", started, judge(localised, run, quiet=True))
+
+
+def calibrate_all(run: Path) -> None:
+    """Every configuration's isotonic map onto the humans' mean breakdown, each labelled turn
+    scored by the map of the other folds (`dialbench calibrate --folds FOLDS`)."""
+    output = calibrate(
+        CalibrateConfig(
+            protocol="submetrics",
+            fit=FitSettings(
+                pairs={"sensibleness": "breakdown"},
+                scales={"breakdown": BREAKDOWN},
+                folds=FOLDS,
+            ),
+            bootstrap_resamples=RESAMPLES,
+            seed=SEED,
+        ),
+        run,
+    )
+    print(f"calibrated: {output.stored.added} judgments added; " + "; ".join(output.notes))
 
 
 def condition(judgment: Judgment) -> str | None:
@@ -149,7 +182,8 @@ class Study:
         for j in judgments:
             name = condition(j)
             if name is not None and j.result is not None:
-                self.values[name][item_key(j.target)] = float(j.result["sensibleness"])  # type: ignore[arg-type]
+                value = j.result.get("sensibleness", j.result.get("breakdown"))
+                self.values[name][item_key(j.target)] = float(value)  # type: ignore[arg-type]
         self.conditions = sorted(self.values, key=lambda c: (c != "raw", c))
 
     def ratings(self) -> list[Rating]:
@@ -204,7 +238,7 @@ def table(study: Study) -> str:
     """Pearson r per condition and language with its interval, the paired gain over raw, and
     the humans' ceiling on the same turns."""
     options = MetaEvalOptions(
-        scales={"breakdown": ScaleSpec(scale="ordinal", order=["X", "T", "O"])},
+        scales={"breakdown": BREAKDOWN},
         bootstrap_resamples=RESAMPLES,
         seed=SEED,
     )
@@ -254,6 +288,8 @@ def main() -> None:
     judge_few_shot(
         arguments.run, arguments.threads, arguments.few_shot_dialogues, examples(arguments.run)
     )
+    judge_localised(arguments.run, arguments.threads)
+    calibrate_all(arguments.run)
     print(table(Study(arguments.run)))
 
 
