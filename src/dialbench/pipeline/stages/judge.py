@@ -43,7 +43,8 @@ def judged_summary(summary: JudgeRunSummary) -> str:
         f"{t.judge_model}: {t.ok} ok, {t.unscored} unscored, {t.already_ok} already judged"
         for t in summary.judges
     ]
-    return f"{summary.protocol} on {summary.dialogues} dialogue(s): " + "; ".join(parts)
+    notes = "".join(f" (note: {note})" for note in summary.notes)
+    return f"{summary.protocol} on {summary.dialogues} dialogue(s): " + "; ".join(parts) + notes
 
 
 class JudgeStage(ShardableStage, JudgeConfig):
