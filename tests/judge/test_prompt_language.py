@@ -22,6 +22,7 @@ from dialbench.judge.prompt_language import SHARED_PROMPTS, template_marks
 from dialbench.judge.registry import PROTOCOLS, get_protocol
 from dialbench.judge.settings import JudgeSettings
 from dialbench.llm.runner import Runner
+from dialbench.metaeval.api import configuration_notes
 from dialbench.pipeline.stages.judge import JudgeStage
 from dialbench.prompts import load_prompt, translated_languages
 from dialbench.schema import Judgment, Target
@@ -267,3 +268,15 @@ def test_the_local_judge_reads_a_japanese_dbdc3_dialogue_in_japanese(
     instruction = load_prompt("judge_sensibleness", PACKAGES["submetrics"], "ja").format()
     assert len(requests) == 2
     assert any(json.dumps(instruction, ensure_ascii=False)[1:-1] in r for r in requests)
+
+
+def test_metaeval_and_the_report_say_which_configuration_asked_in_the_dialogue_language(
+    run_dir: Path,
+) -> None:
+    model = scripted_judge("issues-judge", {"well-formed": [issues_answer()]})
+    for settings in (JudgeSettings(), JudgeSettings(**DIALOGUE)):
+        judge(JudgeConfig(protocol="issues", judges=[model.config()], settings=settings), run_dir)
+    with RunStore.open(run_dir) as store:
+        notes = configuration_notes(list(store.records(Judgment)))
+    assert len(notes) == 2
+    assert sum("prompt_language dialogue" in note for note in notes) == 1
