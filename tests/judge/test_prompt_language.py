@@ -123,12 +123,10 @@ def system_prompts(protocol: str, language: str, **settings: Any) -> list[str]:
 
 def test_a_japanese_dialogue_is_asked_in_japanese_and_others_in_english() -> None:
     package = PACKAGES["submetrics"]
-    japanese = load_prompt("judge_understandability", package, "ja").text
-    english = load_prompt("judge_understandability", package).text
-    assert system_prompts("submetrics", "ja", **DIALOGUE)[0] == japanese.replace("{{", "{").replace(
-        "}}", "}"
-    )
-    assert system_prompts("submetrics", "ja")[0] == english.replace("{{", "{").replace("}}", "}")
+    japanese = load_prompt("judge_understandability", package, "ja").format()
+    english = load_prompt("judge_understandability", package).format()
+    assert system_prompts("submetrics", "ja", **DIALOGUE)[0] == japanese
+    assert system_prompts("submetrics", "ja")[0] == english
     for language in ("en", "ko"):
         assert system_prompts("submetrics", language, **DIALOGUE) == system_prompts(
             "submetrics", language
