@@ -84,8 +84,8 @@ def configuration_of(judgment: Judgment) -> str:
 
 def configuration_summary(configuration: JudgeConfiguration | None) -> dict[str, str]:
     """A configuration as short readable fields: options, generation parameters, how JSON was
-    asked for, re-asks, the first 8 hex digits of each file's sha256, and the first 12 of the
-    calibration's where its answers were calibrated."""
+    asked for, re-asks, the prompts' language where not English, the first 8 hex digits of each
+    file's sha256, and the first 12 of the calibration's where its answers were calibrated."""
     if configuration is None:
         return {"options": "(judged before configurations were recorded)"}
     params = {k: v for k, v in configuration.params.items() if v not in (None, [], ())}
@@ -98,6 +98,7 @@ def configuration_summary(configuration: JudgeConfiguration | None) -> dict[str,
         "params": ", ".join(f"{k}={v}" for k, v in params.items()),
         "structured_mode": configuration.structured_mode,
         "max_reasks": str(configuration.max_reasks),
+        **({"prompt_language": language} if (language := configuration.prompt_language) else {}),
         "files": ", ".join(f"{name} {digest[:8]}" for name, digest in files),
         **calibrated,
     }

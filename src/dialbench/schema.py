@@ -302,6 +302,12 @@ class JudgeConfiguration(Record):
     file_hashes: dict[str, str] = Field(
         default_factory=dict, description="prompt and data file name -> sha256 of its text"
     )
+    prompt_language: str | None = Field(
+        default=None,
+        exclude_if=lambda language: language is None,
+        description="`dialogue` where each item was asked in its dialogue's language "
+        "(`judge --prompt-language`); None for prompts in English",
+    )
     calibration: str | None = Field(
         default=None,
         exclude_if=lambda calibration: calibration is None,

@@ -17,6 +17,7 @@ from dialbench.io.validation import describe_error
 from dialbench.judge.api import judge
 from dialbench.judge.config import DEFAULT_BATCH_SIZE, JudgeConfig
 from dialbench.judge.judging import JudgeRunSummary
+from dialbench.judge.prompt_language import PromptLanguage
 from dialbench.judge.registry import PROTOCOLS
 from dialbench.judge.settings import JudgeSettings
 from dialbench.llm.base import ReasoningEffort, StructuredMode
@@ -62,6 +63,8 @@ def print_judge_summary(summary: JudgeRunSummary) -> None:
         console.print(line, highlight=False, soft_wrap=True, markup=False)
     for line in summary.few_shot.lines() if summary.few_shot else []:
         console.print(line, highlight=False, soft_wrap=True, markup=False)
+    for note in summary.notes:
+        console.print(f"note: {note}", highlight=False, soft_wrap=True, markup=False)
 
 
 def _nothing_usable(summary: JudgeRunSummary) -> str | None:
@@ -131,6 +134,13 @@ def judge_command(
             "or prompt. Default: json_schema, or for a self-hosted server the first it takes."
         ),
     ] = None,
+    prompt_language: Annotated[
+        PromptLanguage,
+        typer.Option(
+            help="en: every prompt in English (as in MEDAL); dialogue: each item's prompt in its "
+            "dialogue's language where the protocol has a translation, else English (said once)."
+        ),
+    ] = "en",
     batch_size: Annotated[
         int, typer.Option(min=1, help="Judgments stored per transaction.")
     ] = DEFAULT_BATCH_SIZE,
@@ -169,6 +179,7 @@ def judge_command(
                 reasoning_effort=reasoning_effort,
                 samples=samples,
                 max_tokens=max_tokens,
+                prompt_language=prompt_language,
             ),
             languages=language,
             sources=source,

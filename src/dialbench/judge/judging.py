@@ -82,6 +82,7 @@ class JudgeRunSummary(Record):
     few_shot: FewShotSummary | None = Field(
         default=None, description="the examples shown and the dialogues held out (few_shot=N)"
     )
+    notes: list[str] = Field(default_factory=list, description="what the run did not do as asked")
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,17 @@ def first_judged(tasks: list[Task], dialogues: Sequence[Dialogue], limit: int | 
     return [task for task in tasks if owner(task) in kept]
 
 
+def _english_instead(protocol: JudgeProtocol, dialogues: Sequence[Dialogue]) -> list[str]:
+    """Once per run: the dialogues' languages asked in English for want of a translation."""
+    untranslated = protocol.prompt_files.untranslated(d.language for d in dialogues)
+    if not untranslated:
+        return []
+    return [
+        f"{protocol.name} has no prompts in {', '.join(untranslated)}: dialogues in "
+        f"{'it' if len(untranslated) == 1 else 'them'} are asked in English"
+    ]
+
+
 def _nothing_to_judge(protocol: JudgeProtocol, dialogues: int) -> DialbenchError:
     return DialbenchError(
         f"protocol {protocol.name!r} finds nothing to judge in the {dialogues} selected "
@@ -168,6 +180,7 @@ def _nothing_to_judge(protocol: JudgeProtocol, dialogues: int) -> DialbenchError
 def judge_configuration(protocol: JudgeProtocol, model: Model) -> JudgeConfiguration:
     """Everything besides the item that shapes this judge's answers under this protocol."""
     schema_in_prompt = model.api.structured_mode == "prompt"
+    language = protocol.settings.prompt_language
     return JudgeConfiguration(
         options=protocol.configured_options(),
         params=protocol.params.model_dump(mode="json"),
@@ -176,6 +189,7 @@ def judge_configuration(protocol: JudgeProtocol, model: Model) -> JudgeConfigura
         file_hashes=protocol.file_hashes()
         | protocol.examples_hashes()
         | file_hashes(schema_in_prompt=schema_in_prompt),
+        prompt_language=None if language == "en" else language,
     )
 
 
@@ -373,4 +387,5 @@ async def judge_dialogues(
         dialogues=len(dialogues),
         seconds=time.perf_counter() - started,
         judges=list(tallies.values()),
+        notes=_english_instead(protocol, dialogues),
     )

@@ -34,6 +34,7 @@ from dialbench.judge.few_shot import (
     Shot,
     choose,
 )
+from dialbench.judge.prompt_language import PromptFiles
 from dialbench.judge.settings import JudgeSettings
 from dialbench.llm.base import GenerationParams, JsonSchema, Message
 from dialbench.llm.expected import ScoredField
@@ -169,6 +170,12 @@ class JudgeProtocol(ABC):
             temperature=self.settings.temperature,
             reasoning_effort=self.settings.reasoning_effort,
         )
+
+    @property
+    def prompt_files(self) -> PromptFiles:
+        """The prompt files of the package the protocol class is defined in, in the language
+        its settings ask in (`judge/prompt_language.py`)."""
+        return PromptFiles(type(self).__module__, self.settings.prompt_language)
 
     @abstractmethod
     def file_hashes(self) -> dict[str, str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from dialbench.judge.prompt_language import PromptLanguage
 from dialbench.llm.base import ReasoningEffort
 from dialbench.llm.structured import DEFAULT_MAX_REASKS
 from dialbench.schema import Record
@@ -19,3 +20,10 @@ class JudgeSettings(Record):
     samples: int = Field(default=1, ge=1, le=20, description="independent judgments per item")
     max_tokens: int | None = Field(default=None, ge=1, description="default: the protocol's")
     max_reasks: int = Field(default=DEFAULT_MAX_REASKS, ge=0)
+    prompt_language: PromptLanguage = Field(
+        default="en",
+        exclude_if=lambda language: language == "en",
+        description="en: every prompt in English; dialogue: in the dialogue's language where "
+        "the protocol has a translation into it (left out of dumps at en, so the runs and "
+        "pipeline stages configured before it existed keep their hashes)",
+    )

@@ -47,8 +47,11 @@ def judged_summary(summary: JudgeRunSummary) -> str:
         for t in summary.judges
     ]
     few_shot = summary.few_shot.lines() if summary.few_shot else []
-    return f"{summary.protocol} on {summary.dialogues} dialogue(s): " + "; ".join(
-        parts + [line.strip() for line in few_shot]
+    notes = "".join(f" (note: {note})" for note in summary.notes)
+    return (
+        f"{summary.protocol} on {summary.dialogues} dialogue(s): "
+        + "; ".join(parts + [line.strip() for line in few_shot])
+        + notes
     )
 
 

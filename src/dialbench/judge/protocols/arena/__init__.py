@@ -15,10 +15,9 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, JsonValue
 
-from dialbench.judge.protocol import PairProtocol, Question, Result, hashes
+from dialbench.judge.protocol import PairProtocol, Question, Result
 from dialbench.judge.protocols.unieval import chats
 from dialbench.llm.base import JsonSchema, Message
-from dialbench.prompts import Prompt, load_prompt
 from dialbench.schema import Dialogue, Record, speaker_turns
 
 REASON_MAX_CHARS = 600
@@ -61,12 +60,8 @@ class ArenaProtocol(PairProtocol):
     judged_items: ClassVar[str] = "self-chats of one ChatSEED and length by different models"
     prompt: ClassVar[str] = "judge_arena"
 
-    def _prompt(self) -> Prompt:
-        """This protocol's system prompt, from the package the protocol class is defined in."""
-        return load_prompt(self.prompt, type(self).__module__)
-
     def file_hashes(self) -> dict[str, str]:
-        return hashes(self._prompt())
+        return self.prompt_files.hashes(self.prompt)
 
     def judges(self, dialogue: Dialogue) -> bool:
         return self_chat_key(dialogue) is not None
@@ -97,7 +92,10 @@ class ArenaProtocol(PairProtocol):
             for number, d in ((1, first), (2, second))
         )
         messages = (
-            Message(role="system", content=self._prompt().text.strip()),
+            Message(
+                role="system",
+                content=self.prompt_files.load(self.prompt, first.language).text.strip(),
+            ),
             Message(role="user", content=shown),
         )
         return [Question(name=self.name, messages=messages, json_schema=SCHEMA, params=self.params)]

@@ -12,6 +12,7 @@ from typing import ClassVar
 from pydantic import Field, JsonValue
 
 from dialbench.judge.numbered_transcript import numbered_transcript
+from dialbench.judge.prompt_language import SHARED_PROMPTS
 from dialbench.judge.protocol import (
     DialogueProtocol,
     FewShotExamples,
@@ -20,13 +21,11 @@ from dialbench.judge.protocol import (
     Result,
     Scoring,
     enum_of,
-    hashes,
     scored_fields,
     scoring_option,
 )
 from dialbench.llm.base import JsonSchema, Message
 from dialbench.llm.expected import ScoredField
-from dialbench.prompts import load_prompt
 from dialbench.schema import Dialogue, LanguageCode, Record, Turn
 from dialbench.yaml_records import load_yaml_record
 
@@ -75,13 +74,17 @@ class HolisticProtocol(DialogueProtocol):
     options: HolisticOptions
 
     def file_hashes(self) -> dict[str, str]:
-        files = hashes(load_prompt("judge_holistic", __name__), load_prompt("judge_dialogue"))
+        prompts = self.prompt_files
+        files = prompts.hashes("judge_holistic") | prompts.hashes(
+            "judge_dialogue", package=SHARED_PROMPTS
+        )
         if self.options.few_shot:
             files["holistic_examples"] = load_examples().sha256
         return files
 
     def questions(self, dialogue: Dialogue) -> list[Question]:
-        instructions, shown = load_prompt("judge_holistic", __name__), load_prompt("judge_dialogue")
+        instructions = self.prompt_files.load("judge_holistic", dialogue.language)
+        shown = self.prompt_files.load("judge_dialogue", dialogue.language, SHARED_PROMPTS)
 
         def ask(language: str, turns: list[Turn]) -> Message:
             text = shown.format(language=language, transcript=numbered_transcript(turns))

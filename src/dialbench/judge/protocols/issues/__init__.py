@@ -18,12 +18,17 @@ from pydantic import Field, JsonValue
 
 from dialbench.issue_labels import (
     ISSUES_PREFIX,
+    LABELS_FILE,
+    TOOL_LABELS_FILE,
     IssueLabel,
+    IssueLabels,
+    ToolIssueLabels,
     load_issue_labels,
     load_tool_issue_labels,
 )
 from dialbench.judge.few_shot import ExampleAnswer, HumanExample, nearest
 from dialbench.judge.numbered_transcript import numbered_transcript
+from dialbench.judge.prompt_language import SHARED_PROMPTS
 from dialbench.judge.protocol import (
     DialogueProtocol,
     ProtocolOptions,
@@ -32,11 +37,10 @@ from dialbench.judge.protocol import (
     added_option,
     enum_of,
     few_shot_option,
-    hashes,
 )
 from dialbench.llm.base import JsonSchema, Message
-from dialbench.prompts import load_prompt
 from dialbench.schema import Dialogue, Record
+from dialbench.yaml_records import load_yaml_record
 
 COMMENT_MAX_CHARS = 300
 
@@ -57,6 +61,19 @@ class IssuesAnswer(Record):
     overall: int
 
 
+def labels_in(language: str | None) -> IssueLabels:
+    """MEDAL's labels, or their translation beside this protocol's prompts (same keys)."""
+    if language is None:
+        return load_issue_labels()
+    return load_yaml_record(__name__, f"{language}/{LABELS_FILE}", IssueLabels)
+
+
+def tool_labels_in(language: str | None) -> ToolIssueLabels:
+    if language is None:
+        return load_tool_issue_labels()
+    return load_yaml_record(__name__, f"{language}/{TOOL_LABELS_FILE}", ToolIssueLabels)
+
+
 class IssuesProtocol(DialogueProtocol):
     name = "issues"
     description = "MEDAL: 8 binary issues of the chatbot's turns (+ comments) and overall 1-5"
@@ -73,10 +90,15 @@ class IssuesProtocol(DialogueProtocol):
         return labels
 
     def file_hashes(self) -> dict[str, str]:
-        prompts = hashes(load_prompt("judge_issues", __name__), load_prompt("judge_dialogue"))
-        files = prompts | {"issue_labels": load_issue_labels().sha256}
-        if self.options.tool_results:
-            files["tool_issue_labels"] = load_tool_issue_labels().sha256
+        prompts = self.prompt_files
+        files = prompts.hashes("judge_issues") | prompts.hashes(
+            "judge_dialogue", package=SHARED_PROMPTS
+        )
+        for language in (None, *prompts.languages()):
+            suffix = "" if language is None else f".{language}"
+            files[f"issue_labels{suffix}"] = labels_in(language).sha256
+            if self.options.tool_results:
+                files[f"tool_issue_labels{suffix}"] = tool_labels_in(language).sha256
         return files
 
     def schema(self, labels: list[IssueLabel]) -> JsonSchema:
@@ -103,11 +125,15 @@ class IssuesProtocol(DialogueProtocol):
         }
 
     def questions(self, dialogue: Dialogue) -> list[Question]:
-        instructions, shown = load_prompt("judge_issues", __name__), load_prompt("judge_dialogue")
-        overall = load_issue_labels().overall
+        prompts, language = self.prompt_files, self.prompt_files.language(dialogue.language)
+        instructions = prompts.load("judge_issues", dialogue.language)
+        shown = prompts.load("judge_dialogue", dialogue.language, SHARED_PROMPTS)
+        overall = labels_in(language).overall
+        shown_labels = [*labels_in(language).issues, *tool_labels_in(language).issues]
+        definitions = {label.key: label.definition for label in shown_labels}
         labels = self.labels(dialogue)
         system = instructions.format(
-            labels="\n".join(f"- {label.key}: {label.definition}" for label in labels),
+            labels="\n".join(f"- {label.key}: {definitions[label.key]}" for label in labels),
             overall=overall.definition,
             issue_keys=", ".join(f'"{label.key}": true|false' for label in labels),
             scale="|".join(str(score) for score in overall.scale),

@@ -24,13 +24,12 @@ from dialbench.judge.protocol import (
     added_option,
     enum_of,
     few_shot_option,
-    hashes,
     scored_fields,
     scoring_option,
 )
 from dialbench.llm.base import JsonSchema, Message
 from dialbench.llm.expected import ScoredField
-from dialbench.prompts import Prompt, load_prompt
+from dialbench.prompts import Prompt
 from dialbench.schema import Dialogue, Record
 
 SCORES = [1, 2, 3, 4, 5]
@@ -56,11 +55,7 @@ class ScoreAnswer(Record):
     score: int | float = Field(ge=1, le=5, description="a float under scoring=expected")
 
 
-def _prompts() -> tuple[Prompt, Prompt, dict[str, Prompt]]:
-    """The response shown alone, shown in context, and each dimension's instructions."""
-    instructions = {name: load_prompt(f"judge_{name}", __name__) for name in DIMENSIONS}
-    alone = load_prompt("judge_response", __name__)
-    return alone, load_prompt("judge_context_response", __name__), instructions
+PROMPTS = ("judge_response", "judge_context_response", *(f"judge_{d}" for d in DIMENSIONS))
 
 
 class SubmetricsProtocol(TurnProtocol):
@@ -75,12 +70,21 @@ class SubmetricsProtocol(TurnProtocol):
         wanted = self.options.dimensions
         return DIMENSIONS if wanted == "both" else (wanted,)
 
+    def _prompts(self, language: str) -> tuple[Prompt, Prompt, dict[str, Prompt]]:
+        """The response shown alone, shown in context, and each dimension's instructions."""
+        load = self.prompt_files.load
+        instructions = {name: load(f"judge_{name}", language) for name in DIMENSIONS}
+        return (
+            load("judge_response", language),
+            load("judge_context_response", language),
+            instructions,
+        )
+
     def file_hashes(self) -> dict[str, str]:
-        alone, in_context, instructions = _prompts()
-        return hashes(alone, in_context, *instructions.values())
+        return self.prompt_files.hashes(*PROMPTS)
 
     def questions(self, dialogue: Dialogue, turn_index: int) -> list[Question]:
-        alone, in_context, instructions = _prompts()
+        alone, in_context, instructions = self._prompts(dialogue.language)
         response = dialogue.turns[turn_index].text
         context = numbered_transcript(dialogue.turns[:turn_index]) or "(the chatbot speaks first)"
         shown = {

@@ -25,10 +25,8 @@ from dialbench.judge.protocol import (
     Result,
     Task,
     enum_of,
-    hashes,
 )
 from dialbench.llm.base import JsonSchema, Message
-from dialbench.prompts import load_prompt
 from dialbench.schema import Dialogue, Record, speaker_turns
 from dialbench.yaml_records import load_yaml_record
 
@@ -99,7 +97,7 @@ class UniEvalProtocol(DialogueProtocol):
     judged_items: ClassVar[str] = "finished self-chats (with include=all: every dialogue)"
 
     def file_hashes(self) -> dict[str, str]:
-        files = hashes(load_prompt("judge_unieval", __name__))
+        files = self.prompt_files.hashes("judge_unieval")
         if self.options.examples:
             files["unieval_examples"] = load_examples().sha256
         return files
@@ -115,7 +113,7 @@ class UniEvalProtocol(DialogueProtocol):
 
     def questions(self, dialogue: Dialogue) -> list[Question]:
         utterances = [turn.text for turn in speaker_turns(dialogue.turns)]
-        prompt = load_prompt("judge_unieval", __name__)
+        prompt = self.prompt_files.load("judge_unieval", dialogue.language)
         messages = [Message(role="system", content=prompt.format(utterances=str(len(utterances))))]
         if self.options.examples:
             for example in load_examples().examples:
