@@ -192,7 +192,18 @@ def test_the_examples_are_part_of_the_configuration(tmp_path: Path) -> None:
     other = SubmetricsProtocol(options={"few_shot": 1, "dimensions": "sensibleness"})
     other.use_examples(pool()[1:])
     assert configuration(other, "few").fingerprint != shown.fingerprint
-    relabelled = [e.model_copy(update={"labels": {"sensibleness": 2.0}}) for e in pool()]
+    relabelled = [  # each score one step nearer the middle: the same examples are chosen
+        e.model_copy(
+            update={
+                "labels": {
+                    "sensibleness": e.labels["sensibleness"]
+                    + 1
+                    - 2 * (e.labels["sensibleness"] > 3)
+                }
+            }
+        )
+        for e in pool()
+    ]
     assert relabelled[0].id == pool()[0].id
     other.use_examples(relabelled)
     assert configuration(other, "few").options == shown.options

@@ -36,6 +36,7 @@ class JudgeConfig(Record):
     limit: int | None = Field(default=None, ge=1, description="at most N dialogues per language")
     examples_from: Path | None = Field(
         default=None,
+        exclude_if=lambda path: path is None,
         description="the run directory whose reviewed labels a few_shot=N protocol shows as "
         "examples (default: the judged run)",
     )
