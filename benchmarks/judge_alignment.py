@@ -5,21 +5,22 @@ The packaged 1.5B judge rates the sensibleness (`submetrics`, `dimensions=sensib
 evaluation dialogues per language, en and ja, with 30 breakdown labels per turn), four ways:
 
 - **raw**: zero-shot, the English prompt (MEDAL's default);
-- **calibrated**: each of those through `dialbench calibrate`'s isotonic map onto the humans'
-  mean breakdown (X < T < O), every turn's value from the map fitted on the other folds'
-  dialogues (`--folds FOLDS`);
 - **few-shot**: FEW_SHOT examples of the dialogue's language in the prompt, chosen by the
   few-shot rule from the other folds' dialogues: the dialogues fall in folds `Shard(k, FOLDS)`
   of their ids, and each fold's are judged with a pool of the others' examples, so no turn is
-  judged beside its own dialogue's labels. Its prompts are about four times raw's, so it judges
-  the first `--few-shot-dialogues` dialogues per language (after those whose examples it shows);
-- **localised**: the prompt in the dialogue's language (`--prompt-language dialogue`).
+  judged beside its own dialogue's labels;
+- **localised**: the prompt in the dialogue's language (`--prompt-language dialogue`);
+- **calibrated**: each of those through `dialbench calibrate`'s isotonic map onto the humans'
+  mean breakdown (X < T < O), every turn's value from the map fitted on the other folds'
+  dialogues (`--folds FOLDS`).
 
 The examples' labels stand in for reviews: each turn's 30 humans as one sensibleness score,
 1 + 2 × the mean of X = 0, T = 1, O = 2, rounded (so all X is 1, all O is 5); they are given to
 `judge` as its pool and never stored. Every figure is `metaeval`'s Pearson r against the humans'
 mean breakdown with its 95% interval from the bootstrap over dialogues, beside the humans' own
-ceiling; "Δ vs raw" is the paired difference on the turns both rated, over the same resamples.
+ceiling; "Δ vs raw" is the paired difference on the turns both rated, over the same resamples;
+RMSE is a calibrated condition's distance to the humans' mean breakdown on their 0–2 scale (a
+judge's own 1–5 are on none).
 Calls are cached in the run (default runs/judge_alignment), so a second run prints the same
 figures at once.
 Usage: .venv/bin/python benchmarks/judge_alignment.py [--run DIR] [--dialogues 12] [--threads 2]
@@ -84,12 +85,11 @@ def consensus_reviews(store: RunStore) -> list[Annotation]:
     ]
 
 
-def config(threads: int, limit: int | None = None, **options: object) -> JudgeConfig:
+def config(threads: int, **options: object) -> JudgeConfig:
     return JudgeConfig(
         protocol="submetrics",
         options=OPTIONS | options,
         judges=[ModelConfig(spec=JUDGE, n_threads=threads)],
-        limit=limit,
     )
 
 
@@ -107,9 +107,8 @@ def judge_raw(run: Path, threads: int) -> None:
     _report("raw", started, judge(config(threads), run, quiet=True))
 
 
-def judge_few_shot(run: Path, threads: int, limit: int, examples: list[HumanExample]) -> None:
-    """The first `limit` dialogues of each language, each fold's with a pool of the other
-    folds' examples (its prompts are about four times as long as raw's)."""
+def judge_few_shot(run: Path, threads: int, examples: list[HumanExample]) -> None:
+    """Each fold's dialogues with a pool of the other folds' examples."""
     for k in range(FOLDS):
         fold = Shard(index=k, count=FOLDS)
         pool = [e for e in examples if not fold.owns(e.target.dialogue_id)]
@@ -165,7 +164,7 @@ def condition(judgment: Judgment) -> str | None:
     if any(options.get(key) != value for key, value in OPTIONS.items()):
         return None
     name = "few-shot" if options.get("few_shot") else "raw"
-    if options.get("prompt_language", "en") != "en":
+    if configuration.prompt_language is not None:
         name = "localised" if name == "raw" else f"{name}, localised"
     return f"{name} + calibrated" if configuration.calibration else name
 
@@ -208,15 +207,28 @@ class Study:
             labels[r.item_id].append(ORDER[str(r.value)])
         return {item: float(np.mean(values)) for item, values in labels.items()}
 
+    def items(self, name: str, language: str) -> list[str]:
+        """The turns `name` rated in `language` (or all) that the humans labelled."""
+        truth = self.human_mean()
+        return sorted(
+            item
+            for item in self.values[name].keys() & truth.keys()
+            if language == "all" or self.language[item_target(item).dialogue_id] == language
+        )
+
+    def error(self, name: str, language: str) -> float | None:
+        """A calibrated condition's root mean squared distance to the humans' mean breakdown
+        (its values are on their scale; a judge's own 1-5 are not)."""
+        if not name.endswith("calibrated"):
+            return None
+        truth, items = self.human_mean(), self.items(name, language)
+        return float(np.sqrt(np.mean([(self.values[name][i] - truth[i]) ** 2 for i in items])))
+
     def gain(self, name: str, language: str) -> Inference:
         """Pearson r of `name` minus raw's on the turns both rated, over the same resamples of
         dialogues."""
         truth = self.human_mean()
-        items = sorted(
-            item
-            for item in self.values[name].keys() & self.values["raw"].keys() & truth.keys()
-            if language == "all" or self.language[item_target(item).dialogue_id] == language
-        )
+        items = [i for i in self.items(name, language) if i in self.values["raw"]]
         x = np.array([self.values[name][i] for i in items])
         base = np.array([self.values["raw"][i] for i in items])
         y = np.array([truth[i] for i in items])
@@ -249,8 +261,8 @@ def table(study: Study) -> str:
         if row.dimension == "breakdown" and row.method == "pearson"
     }
     lines = [
-        "| judge | language | turns (dialogues) | Pearson r [95% CI] | Δ vs raw [95% CI] |",
-        "| --- | --- | --- | --- | --- |",
+        "| judge | language | turns (dialogues) | Pearson r [95% CI] | Δ vs raw [95% CI] | RMSE |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for name in study.conditions:
         for language in LANGUAGES:
@@ -261,15 +273,17 @@ def table(study: Study) -> str:
             if name != "raw":
                 found = study.gain(name, language)
                 gain = _figure(found.value, found.low, found.high)
+            error = study.error(name, language)
             lines.append(
                 f"| {name} | {language} | {row.n_items} ({row.n_dialogues}) | "
-                f"{_figure(row.r, row.ci_low, row.ci_high)} | {gain} |"
+                f"{_figure(row.r, row.ci_low, row.ci_high)} | {gain} | "
+                f"{'–' if error is None else f'{error:.2f}'} |"
             )
     for (rater, language), row in sorted(rows.items()):
         if rater.startswith("human"):
             lines.append(
                 f"| human (ceiling) | {language} | {row.n_items} ({row.n_dialogues}) | "
-                f"{_figure(row.r, row.ci_low, row.ci_high)} | – |"
+                f"{_figure(row.r, row.ci_low, row.ci_high)} | – | – |"
             )
     return "\n".join(lines)
 
@@ -278,16 +292,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--run", type=Path, default=Path("runs/judge_alignment"))
     parser.add_argument("--dialogues", type=int, default=12, help="imported, per language")
-    parser.add_argument(
-        "--few-shot-dialogues", type=int, default=6, help="judged few-shot, per language"
-    )
     parser.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
     arguments = parser.parse_args()
     prepare(arguments.run, arguments.dialogues)
     judge_raw(arguments.run, arguments.threads)
-    judge_few_shot(
-        arguments.run, arguments.threads, arguments.few_shot_dialogues, examples(arguments.run)
-    )
+    judge_few_shot(arguments.run, arguments.threads, examples(arguments.run))
     judge_localised(arguments.run, arguments.threads)
     calibrate_all(arguments.run)
     print(table(Study(arguments.run)))
