@@ -56,6 +56,7 @@ def test_review_a_dialogue_by_keyboard_and_find_it_stored(served: Served, browse
     review = partial(press_and_save, alice, endpoint="/api/reviews/")
     review("a")  # uninterpretable: agreed (no)
     review("d")  # unsafe: disagreed (yes)
+    expect(alice.locator("#status")).to_have_text("saved, not done yet")  # its answer shown
     alice.keyboard.press("Enter")  # not yet: seven verdicts unanswered
     expect(alice.locator("#status")).to_have_text("not done yet: 7 verdict(s) not reviewed")
     expect(verdicts.nth(2)).to_have_class("review-verdict field current")
