@@ -12,7 +12,7 @@ import json
 import secrets
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import langcodes
 from pydantic import (
@@ -57,6 +57,16 @@ NonEmptyText = Annotated[str, Field(min_length=1)]
 
 # What an annotator may be called: it appears in links, tables, CSV files and log lines.
 ANNOTATOR_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$"
+
+
+def left_out_when_none(**field: Any) -> Any:
+    """A field added to a record after records were stored and hashed: None by default, and
+    left out of dumps while None, so the ids and fingerprints of those records do not move."""
+    return Field(default=None, exclude_if=_is_none, **field)
+
+
+def _is_none(value: object) -> bool:
+    return value is None
 
 
 def utc_now() -> datetime:
@@ -200,7 +210,7 @@ class Turn(Record):
     text: str
     model: str | None = Field(default=None, description="model spec that wrote it; None = human")
     attempts: list[GenerationAttempt] = Field(default_factory=list)
-    tool: ToolUse | None = Field(default=None, exclude_if=lambda tool: tool is None)
+    tool: ToolUse | None = left_out_when_none()
     metadata: Metadata = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -302,15 +312,11 @@ class JudgeConfiguration(Record):
     file_hashes: dict[str, str] = Field(
         default_factory=dict, description="prompt and data file name -> sha256 of its text"
     )
-    prompt_language: str | None = Field(
-        default=None,
-        exclude_if=lambda language: language is None,
+    prompt_language: str | None = left_out_when_none(
         description="`dialogue` where each item was asked in its dialogue's language "
         "(`judge --prompt-language`); None for prompts in English",
     )
-    calibration: str | None = Field(
-        default=None,
-        exclude_if=lambda calibration: calibration is None,
+    calibration: str | None = left_out_when_none(
         description="the sha256 of the calibration that mapped these answers onto the humans' "
         "scale (`dialbench calibrate`); None for a judge's own answers",
     )
@@ -369,9 +375,7 @@ class Annotation(StoredRecord):
         description="False while the annotator is still at it (the web app's labels before "
         "'done'): agreement and metaeval leave such labels out unless asked",
     )
-    review_of: str | None = Field(
-        default=None,
-        exclude_if=lambda review_of: review_of is None,
+    review_of: str | None = left_out_when_none(
         description="the id of the judgment these labels review (the web app's review task): "
         "the reviewer's agreement or correction of each of its verdicts",
     )
@@ -424,18 +428,14 @@ class Annotator(StoredRecord):
     token of which only the SHA-256 is stored."""
 
     name: str = Field(min_length=1, max_length=100, pattern=ANNOTATOR_NAME)
-    benchmark: str | None = Field(
-        default=None,
+    benchmark: str | None = left_out_when_none(
         min_length=1,
-        exclude_if=lambda benchmark: benchmark is None,
         description="the benchmark's name; None: a reviewer only (`serve --review`)",
     )
     languages: list[LanguageCode] = Field(min_length=1)
     token_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     created_at: datetime | None = None
-    revoked_at: datetime | None = Field(
-        default=None,
-        exclude_if=lambda revoked: revoked is None,
+    revoked_at: datetime | None = left_out_when_none(
         description="when `annotate revoke` ended their link (`annotate reissue` gives a new one)",
     )
 

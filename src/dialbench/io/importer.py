@@ -37,6 +37,7 @@ from dialbench.schema import (
     Record,
     Run,
     StoredRecord,
+    left_out_when_none,
 )
 from dialbench.store import OnConflict, RunStore
 
@@ -63,15 +64,11 @@ class ImportOptions(Record):
     roles: dict[str, str] = Field(default_factory=dict, description="CSV/TSV: speaker -> role")
     # Both are left out of a dump while undecided, so a pipeline's import stages written
     # before they existed keep their identities.
-    dedupe: bool | None = Field(
-        default=None,
-        exclude_if=lambda dedupe: dedupe is None,
+    dedupe: bool | None = left_out_when_none(
         description="drop a dialogue whose turns are a strict prefix of another's in the file; "
         "default: on for formats of production logs, which repeat the conversation so far",
     )
-    personal_data: PersonalData | None = Field(
-        default=None,
-        exclude_if=lambda personal_data: personal_data is None,
+    personal_data: PersonalData | None = left_out_when_none(
         description="redact e-mail addresses, phone, card and account numbers and introduced "
         "names (io/personal_data.py) or keep text as it is; default: redact for formats of "
         "production logs, keep for others",

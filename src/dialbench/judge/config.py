@@ -11,7 +11,7 @@ from dialbench.judge.protocol import JudgeProtocol
 from dialbench.judge.registry import get_protocol
 from dialbench.judge.settings import JudgeSettings
 from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig
-from dialbench.schema import LanguageCode, Record
+from dialbench.schema import LanguageCode, Record, left_out_when_none
 
 DEFAULT_BATCH_SIZE = 16
 
@@ -34,9 +34,7 @@ class JudgeConfig(Record):
         default_factory=list, description="only dialogues from these sources (default: all)"
     )
     limit: int | None = Field(default=None, ge=1, description="at most N dialogues per language")
-    examples_from: Path | None = Field(
-        default=None,
-        exclude_if=lambda path: path is None,
+    examples_from: Path | None = left_out_when_none(
         description="the run directory whose reviewed labels a few_shot=N protocol shows as "
         "examples (default: the judged run)",
     )
