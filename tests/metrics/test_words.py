@@ -96,3 +96,35 @@ def test_nsp_and_vsp_examples() -> None:
     vsp = vsp_examples(dialogues, seed=0)
     assert {e.target for e in vsp} == {0.0, 1.0}
     assert all(e.previous == () for e in vsp)
+
+
+def test_hard_negatives_are_on_topic_and_of_each_kind() -> None:
+    texts = [
+        "Hello, what did you do today?",
+        "I walked in the park with my dog this morning.",
+        "Nice! How was the weather in the park?",
+        "Sunny and warm, perfect for a long walk with the dog.",
+        "Do you take him out every single day of the week?",
+        "Yes, twice a day, in the morning and in the evening.",
+    ]
+    dialogue = _dialogue("en", texts)
+    for kind in ("same_dialogue", "repeat", "truncate", "echo"):
+        examples = nsp_examples([dialogue], seed=0, kinds=(kind,))
+        negatives = [e for e in examples if e.target == 0.0]
+        assert negatives, kind
+        for negative in negatives:
+            at = negative.turn_index
+            real = texts[at]
+            assert negative.response != real
+            if kind == "echo":
+                assert negative.response == texts[at - 1]
+            elif kind == "repeat":
+                assert negative.response in [texts[j] for j in range(at) if j % 2 == at % 2]
+            elif kind == "same_dialogue":
+                assert negative.response in texts
+                assert negative.response != texts[at - 1]
+            else:
+                assert real.startswith(negative.response)
+                assert len(negative.response) < len(real)
+    mixed = nsp_examples([dialogue], seed=0, kinds=("random", "same_dialogue", "echo"))
+    assert sum(e.target == 1.0 for e in mixed) == sum(e.target == 0.0 for e in mixed) == 5

@@ -8,6 +8,8 @@ validated into records, each error reported as `file:line: field …`; scoring i
       files: [chats.jsonl]             # and/or dialogue files in any import format (nsp, vsp)
       languages: [en, ja]              # default: every language in the runs
     objective: graded                  # graded (human labels) | nsp | vsp | judge
+    negatives: [random, same_dialogue] # nsp only: kinds of negative (default random); also
+                                       # repeat, truncate, echo (metrics/examples.py)
     dimension: sensibleness            # the result's name; default: the name (graded),
                                        # next_turn (nsp), well_formed (vsp), the teacher's (judge)
     target:                            # graded only: which labels, mapped to numbers
@@ -45,7 +47,7 @@ validated into records, each error reported as `file:line: field …`; scoring i
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -61,10 +63,16 @@ from pydantic import (
 from dialbench.llm.specs import BACKENDS, ModelConfig, as_model_config, readable_model
 from dialbench.metrics.encoders import DEFAULT_ENCODER, ENCODERS
 from dialbench.metrics.qe import ESTIMATORS
-from dialbench.schema import LanguageCode, Record, Speaker
+from dialbench.schema import LanguageCode, Record, Speaker, left_out_when_none
 from dialbench.yaml_config import load_yaml_config
 
 Objective = Literal["graded", "nsp", "vsp", "judge"]
+NegativeKind = Literal["random", "same_dialogue", "repeat", "truncate", "echo"]
+NEGATIVE_KINDS: tuple[NegativeKind, ...] = get_args(NegativeKind)
+"""How a negative next turn is made: a random turn of the same language (failing the
+token-coverage test); a turn from elsewhere in the same dialogue (on topic, out of place); an
+earlier turn of the same speaker said again; the real reply cut off after a third to a half of
+its words; the other speaker's last turn echoed back. All but `random` are hard: on topic."""
 Strategy = Literal["ML", "EN", "LANG"]
 DEFAULT_DIMENSION: dict[str, str] = {"nsp": "next_turn", "vsp": "well_formed"}
 """Self-supervised results are named by what they estimate, apart from the human labels a graded
@@ -193,6 +201,9 @@ class MetricTrainConfig(Record):
     )
     data: DataConfig
     objective: Objective = "graded"
+    negatives: list[NegativeKind] | None = left_out_when_none(
+        min_length=1, description="nsp: the kinds of negative, one drawn per real turn"
+    )
     target: TargetConfig | None = None
     teacher: TeacherConfig | None = None
     strategy: Strategy = "ML"
@@ -220,6 +231,8 @@ class MetricTrainConfig(Record):
             raise ValueError("finetune: trains one model (strategy ML or EN)")
         if self.objective == "graded" and not self.data.runs:
             raise ValueError("objective 'graded' reads human labels from runs: give data.runs")
+        if self.negatives is not None and self.objective != "nsp":
+            raise ValueError("negatives: are for objective 'nsp'")
         return self
 
     @model_validator(mode="after")

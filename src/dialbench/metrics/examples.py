@@ -22,7 +22,7 @@ import json
 import random
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain
 from pathlib import Path
 
@@ -30,8 +30,8 @@ from pydantic import JsonValue
 
 from dialbench.errors import DialbenchError
 from dialbench.io.importer import ImportOptions, load_records
-from dialbench.metrics.config import TeacherConfig
-from dialbench.metrics.words import NEGATIVE, POSITIVE, perturb, random_negative
+from dialbench.metrics.config import NegativeKind, TeacherConfig
+from dialbench.metrics.words import NEGATIVE, POSITIVE, cut, perturb, random_negative
 from dialbench.schema import Annotation, Dialogue, Judgment, base_language, speaker_turns
 from dialbench.store import RunStore
 
@@ -218,9 +218,42 @@ def teacher_labels(stores: Sequence[RunStore], teacher: TeacherConfig) -> Teache
     return TeacherLabels(resolved, {k: sum(v) / len(v) for k, v in scores.items()})
 
 
+def _negative(
+    kind: NegativeKind,
+    texts: Sequence[str],
+    roles: Sequence[str],
+    at: int,
+    language: str,
+    pool: Sequence[str],
+    rng: random.Random,
+    max_coverage: float,
+) -> str | None:
+    """A negative of this kind for the utterance at `at` (texts and roles: the dialogue's
+    utterances), or None where the kind does not apply (no earlier turn of the speaker, a reply
+    too short to cut)."""
+    real = texts[at]
+    if kind == "random":
+        return random_negative(real, pool, language, rng, max_coverage)
+    if kind == "same_dialogue":
+        options = [t for j, t in enumerate(texts) if j not in (at - 1, at) and t != real]
+    elif kind == "repeat":
+        options = [t for j, t in enumerate(texts[:at]) if roles[j] == roles[at] and t != real]
+    elif kind == "echo":
+        options = [texts[at - 1]] if texts[at - 1] != real else []
+    else:
+        return cut(real, language, rng.uniform(0.33, 0.5))
+    return rng.choice(options) if options else None
+
+
 def nsp_examples(
-    dialogues: Sequence[Dialogue], seed: int, max_coverage: float = 0.5
+    dialogues: Sequence[Dialogue],
+    seed: int,
+    max_coverage: float = 0.5,
+    kinds: Sequence[NegativeKind] = ("random",),
 ) -> list[Example]:
+    """Each real next turn (1) and one negative (0), its kind drawn from `kinds` among those
+    that apply to the turn: one negative per real turn keeps the two classes even. With one
+    kind the draws are those of the random negatives alone, as before hard ones existed."""
     rng = random.Random(seed)
     pools: dict[str, list[str]] = defaultdict(list)
     for d in dialogues:
@@ -230,12 +263,19 @@ def nsp_examples(
     examples = []
     for d in dialogues:
         pool = pools[base_language(d.language)]
-        for i in utterance_indices(d)[1:]:
+        indices = utterance_indices(d)
+        texts = [d.turns[i].text for i in indices]
+        roles = [d.turns[i].role for i in indices]
+        for at, i in enumerate(indices[1:], 1):
             real = turn_example(d, i, 1.0)
             examples.append(real)
-            negative = random_negative(real.response, pool, d.language, rng, max_coverage)
-            if negative is not None:
-                examples.append(Example(**{**real.__dict__, "response": negative, "target": 0.0}))
+            order = rng.sample(list(kinds), len(kinds)) if len(kinds) > 1 else kinds
+            for kind in order:
+                args = (texts, roles, at, d.language, pool, rng, max_coverage)
+                negative = _negative(kind, *args)
+                if negative is not None:
+                    examples.append(replace(real, response=negative, target=0.0))
+                    break
     return examples
 
 
@@ -250,7 +290,7 @@ def vsp_examples(dialogues: Sequence[Dialogue], seed: int) -> list[Example]:
             base = Example(d.id, i, d.language, (), turn.role, turn.text, 1.0)
             good = perturb(turn.text, d.language, rng.choice(POSITIVE), rng)
             bad = perturb(turn.text, d.language, rng.choice(NEGATIVE), rng)
-            examples.append(Example(**{**base.__dict__, "response": good}))
+            examples.append(replace(base, response=good))
             if bad != turn.text:
-                examples.append(Example(**{**base.__dict__, "response": bad, "target": 0.0}))
+                examples.append(replace(base, response=bad, target=0.0))
     return examples

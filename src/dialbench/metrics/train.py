@@ -130,7 +130,7 @@ def _examples(
         assert config.target is not None
         return graded_examples(stores, dialogues, config.target.dimension, config.target.values)
     if config.objective == "nsp":
-        return nsp_examples(dialogues, config.seed)
+        return nsp_examples(dialogues, config.seed, kinds=config.negatives or ("random",))
     return vsp_examples(dialogues, config.seed)
 
 

@@ -76,6 +76,18 @@ def join(tokens: Sequence[str], language: str) -> str:
     return ("" if base_language(language) in NO_SPACE_LANGUAGES else " ").join(tokens)
 
 
+def cut(text: str, language: str, share: float) -> str | None:
+    """The text as written up to the end of its first `share` of words (None under six words):
+    a reply cut off mid-sentence, its spacing and punctuation untouched."""
+    tokens = words(text, language)
+    if len(tokens) < 6:
+        return None
+    end = 0
+    for token in tokens[: max(1, round(len(tokens) * share))]:
+        end = text.index(token, end) + len(token)
+    return text[:end]
+
+
 def content_words(text: str, language: str) -> set[str]:
     """Lower-cased words without punctuation: what the coverage test compares."""
     return {w.lower() for w in words(text, language) if not _is_punctuation(w)}

