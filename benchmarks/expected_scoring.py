@@ -42,6 +42,7 @@ JUDGES = ("local:qwen2.5-0.5b", "local:qwen2.5-1.5b")
 LIMITS = (6, 6)  # dialogues judged per language, per judge (the 1.5B's calls take longer)
 SCORINGS = ("argmax", "expected")
 LANGUAGES = ("en", "ja", "all")
+DOMAIN = "chit-chat"  # DBDC3's dialogues: open-domain chat with a chatbot
 
 
 def judge_all(run: Path, threads: int, limits: list[int]) -> None:
@@ -156,7 +157,7 @@ def figures(run: Path, limits: list[int]) -> tuple[MeasuredJudges, list[Correlat
         and row.rater.startswith("human")
         and row.method == "pearson"
     ]
-    return MeasuredJudges(models=dict(measured)), ceiling
+    return MeasuredJudges(domain=DOMAIN, models=dict(measured)), ceiling
 
 
 def _figure(value: float | None, interval: tuple[float | None, float | None]) -> str:

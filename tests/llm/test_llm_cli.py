@@ -47,6 +47,23 @@ def test_models_lists_packaged_models_and_their_state(tmp_path: Path) -> None:
             cell = shown[(spec, figure.language)][0 if figure.scoring == "argmax" else 1]
             assert cell.strip().startswith(f"{figure.pearson:.2f} [{figure.pearson_ci[0]:.2f}, ")
     assert "benchmarks/expected_scoring.py --write" in judges
+    assert measured_judges().domain == "chit-chat"
+    title = " ".join(judges.split("┏")[0].split())  # a title wider than its table wraps
+    assert title == ": Pearson r [95% CI] with DBDC3's humans (chit-chat only)"
+    never = (
+        "never measured: task-oriented, customer support, knowledge-grounded: these figures say "
+        "nothing about them"
+    )
+    judged, metrics = judges.split("The packaged trained metrics")
+    assert never in judged
+    rows = [line.split(" chit-chat ")[1] for line in metrics.splitlines() if " chit-chat " in line]
+    assert [row.split()[:2] for row in rows] == [
+        ["human", "Pearson"],
+        ["MT", "Pearson"],
+        ["proxy", "AUROC"],
+    ]
+    assert "proxy: real vs corrupted pairs (next-turn prediction): a proxy" in metrics
+    assert never in metrics
 
 
 def test_chat_prints_reply_usage_and_latency(loopback: Loopback) -> None:

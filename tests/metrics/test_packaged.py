@@ -10,11 +10,22 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dialbench.errors import DialbenchError
+import dialbench.metrics.packaged as packaged
+from dialbench.domains import DOMAINS, never_measured_line
+from dialbench.errors import DialbenchError, InputErrors
 from dialbench.metrics.api import MetricScoreResult
 from dialbench.metrics.encoders import load_encoder
 from dialbench.metrics.model import MetricModel, load_model
-from dialbench.metrics.packaged import PACKAGED, load_card, metric_folder, packaged_names
+from dialbench.metrics.packaged import (
+    PACKAGED,
+    CardFigure,
+    MetricCard,
+    load_card,
+    metric_folder,
+    packaged_names,
+    shown_card,
+    unmeasured_domains,
+)
 from dialbench.metrics.score import check_encoder
 from dialbench.pipeline.config import load_pipeline
 from dialbench.pipeline.execute import run_pipeline
@@ -35,6 +46,77 @@ def test_the_packaged_metric_loads_verified_and_small() -> None:
     assert card is not None
     assert card.version == model.info.version
     assert {f.language for f in card.figures} >= {"en", "ja", "zh", "de", "fr", "pt", "es"}
+    assert {(f.domain, f.labels) for f in card.figures} == {
+        ("chit-chat", "human"),
+        ("chit-chat", "machine-translated human"),
+        ("chit-chat", "constructed"),
+    }
+
+
+def _card_with(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **changed: object) -> None:
+    """The packaged card, with its first figure changed, as the card of a packaged `copy`."""
+    card = json.loads((PACKAGED / "sensibleness" / "card.json").read_text(encoding="utf-8"))
+    card["figures"][0] |= changed
+    card["figures"][0] = {k: v for k, v in card["figures"][0].items() if v is not None}
+    (tmp_path / "copy").mkdir()
+    (tmp_path / "copy" / "card.json").write_text(json.dumps(card), encoding="utf-8")
+    monkeypatch.setattr(packaged, "PACKAGED", tmp_path)
+
+
+def test_an_unknown_domain_is_an_error_naming_the_field(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _card_with(tmp_path, monkeypatch, domain="medical")
+    with pytest.raises(InputErrors) as refused:
+        load_card("copy")
+    message = str(refused.value)
+    assert f"{tmp_path / 'copy' / 'card.json'}: field 'figures.0.domain'" in message
+    assert "unknown domain 'medical': choose from chit-chat, task-oriented" in message
+
+
+def test_a_figure_without_its_labels_is_an_error_naming_the_field(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _card_with(tmp_path, monkeypatch, labels=None)
+    with pytest.raises(InputErrors, match=r"field 'figures\.0\.labels'"):
+        load_card("copy")
+
+
+def _figure(domain: str) -> CardFigure:
+    return CardFigure(
+        evaluation="e",
+        domain=domain,
+        labels="human",
+        language="en",
+        measure="pearson",
+        value=0.5,
+        n_items=10,
+        n_dialogues=2,
+    )
+
+
+def test_unmeasured_domains_are_those_no_figure_names_in_their_order() -> None:
+    card = load_card("sensibleness")
+    assert card is not None
+    assert unmeasured_domains(card) == ["task-oriented", "customer support", "knowledge-grounded"]
+    measured = [_figure("knowledge-grounded"), _figure("chit-chat"), _figure("chit-chat")]
+    card = MetricCard(name="m", version="v", data=[], figures=measured)
+    assert unmeasured_domains(card) == ["task-oriented", "customer support"]
+    assert unmeasured_domains(card.model_copy(update={"figures": []})) == list(DOMAINS)
+    assert never_measured_line([]) == ""
+
+
+def test_a_stale_card_gives_way_to_the_dev_figures_in_metric_json() -> None:
+    info = load_model(metric_folder("sensibleness")).info
+    card = shown_card(info.model_copy(update={"version": "retrained"}))
+    assert card.version == "retrained"
+    assert [(f.language, f.value) for f in card.figures] == [
+        (d.language, d.pearson) for d in info.dev
+    ]
+    assert {(f.evaluation, f.domain, f.labels) for f in card.figures} == {
+        ("DBDC3 held-out dialogues", "chit-chat", "human")
+    }
+    assert shown_card(info) == load_card("sensibleness")
 
 
 def test_a_changed_head_is_refused(tmp_path: Path) -> None:
@@ -75,6 +157,16 @@ def test_metric_list(cli: RunCli) -> None:
     for figure in card.figures:
         if figure.value is not None:
             assert f"{figure.value:.3f}" in listed
+    titles = [line for line in listed.splitlines() if line.startswith("metric:sensibleness@")]
+    assert [t.split(" on ")[1].strip() for t in titles] == [
+        "chit-chat (open-domain social conversation),"  # one table per domain measured
+    ]
+    assert "  proxy: real vs corrupted pairs (next-turn prediction): a proxy" in listed
+    flat = " ".join(listed.split())  # the console wraps long lines at 80 columns
+    assert flat.endswith(
+        "never measured: task-oriented, customer support, knowledge-grounded: these figures say "
+        "nothing about them"
+    )
 
 
 def test_score_and_metaeval_with_no_training(cli: RunCli, tmp_path: Path, dbdc_slice: Path) -> None:

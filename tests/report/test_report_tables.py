@@ -10,12 +10,15 @@ import pandas as pd
 import pytest
 from known_judgments import judgments, make_store
 
+from dialbench.domains import DOMAINS
 from dialbench.errors import DialbenchError
 from dialbench.figures.frame import judgment_frame
 from dialbench.figures.intervals import DESIGN
 from dialbench.judge.registry import PROTOCOLS
+from dialbench.metrics.packaged import packaged_metrics
 from dialbench.report import tables
 from dialbench.report.chatbot_figures import interval_cell
+from dialbench.report.measured_domains import measured_domains
 from dialbench.report.protocols import PROTOCOL_SECTIONS
 from dialbench.report.protocols.holistic import holistic_distribution, mean_quality
 from dialbench.report.protocols.issues import (
@@ -199,6 +202,45 @@ def test_a_run_without_self_chats_has_no_botchat_sections(tmp_path: Path) -> Non
         written = write_report(store, tmp_path / "report")
     keys = {s.key for s in written.sections}
     assert keys.isdisjoint({"selfchat-lengths", "unieval-pass", "arena-ratings", "gteval"})
+    assert "measured_domains" not in keys  # judge-x and judge-y are no packaged evaluators
+
+
+def test_packaged_evaluators_say_where_they_were_measured() -> None:
+    [(info, _)] = packaged_metrics()
+    shown = measured_domains(
+        [info.judge_model, "metric:sensibleness@another", "local:qwen2.5-0.5b", "local:gemma3-270m"]
+    ).set_index("evaluator")
+    assert list(shown.index) == [info.judge_model, "local:qwen2.5-0.5b", "local:gemma3-270m"]
+    metric = shown.loc[info.judge_model]
+    assert metric["measured on (labels)"] == (
+        "chit-chat (human, machine-translated human, constructed)"
+    )
+    assert metric["never measured"] == "task-oriented, customer support, knowledge-grounded"
+    assert shown.loc["local:qwen2.5-0.5b", "measured on (labels)"] == "chit-chat (human)"
+    assert shown.loc["local:gemma3-270m", "measured on (labels)"] == "-"  # no figures at all
+    assert shown.loc["local:gemma3-270m", "never measured"] == ", ".join(DOMAINS)
+    assert measured_domains(["judge-x", "openai:gpt-4.1"]).empty
+
+
+def test_a_report_of_a_packaged_metric_says_where_it_was_measured(
+    tmp_path: Path, store: RunStore
+) -> None:
+    [(info, _)] = packaged_metrics()
+    dialogues = list(store.records(Dialogue))[:1]
+    made = [
+        j.model_copy(update={"judge_model": info.judge_model, "id": ""})
+        for j in judgments(dialogues)
+        if j.judge_model == "judge-x"
+    ]
+    with RunStore.open(tmp_path / "run") as scored, scored.run("test") as run:
+        scored.add(dialogues, run)
+        scored.add([Judgment.model_validate(j.model_dump()) for j in made], run)
+        written = write_report(scored, tmp_path / "report")
+    [section] = [s for s in written.sections if s.key == "measured_domains"]
+    assert section.title == "Where these evaluators were measured"
+    markdown = written.markdown.read_text(encoding="utf-8")
+    assert "## Where these evaluators were measured" in markdown
+    assert "task-oriented, customer support, knowledge-grounded" in markdown
 
 
 def test_differences_without_shared_seeds_are_unpaired_and_none_holds(tmp_path: Path) -> None:

@@ -7,18 +7,29 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.table import Table
 
 from dialbench.cli.app import app
 from dialbench.cli.terminal_tables import figure, table
+from dialbench.domains import DOMAINS, never_measured_line
 from dialbench.errors import DialbenchError
 from dialbench.metrics.config import TurnsToScore
 from dialbench.metrics.diqad import DIQAD_CLASSIFIERS
 from dialbench.metrics.diqad.config import DEFAULT_CLASSIFIERS, DiqadTrainConfig
+from dialbench.metrics.packaged import (
+    LABELS,
+    CardFigure,
+    Labels,
+    MetricCard,
+    packaged_metrics,
+    unmeasured_domains,
+)
 from dialbench.schema import SPEAKERS
 from dialbench.store import RunStore
 
 if TYPE_CHECKING:
     from dialbench.metrics.diqad.train import DiqadTrainResult
+    from dialbench.metrics.model import MetricInfo
 
 console = Console()
 DEFAULT_ROLES = ["assistant"]  # typer reads option defaults, never mutates them
@@ -137,46 +148,102 @@ def score(
 
 @metric_app.command("list")
 def list_metrics() -> None:
-    """The metrics that ship trained with dialbench, with their held-out figures per language
-    (Pearson against human labels; AUROC of real vs broken replies)."""
-    from dialbench.metrics.model import load_model
-    from dialbench.metrics.packaged import load_card, metric_folder, packaged_names
-
-    for name in packaged_names():
-        info = load_model(metric_folder(name)).info
-        card = load_card(name)
+    """The metrics that ship trained with dialbench, with their held-out figures per domain and
+    language (Pearson against human labels; AUROC of real vs broken replies)."""
+    for info, card in packaged_metrics():
         console.print(
-            f"{name}: dimension {info.dimension}, encoder {info.encoder.name} "
+            f"{info.name}: dimension {info.dimension}, encoder {info.encoder.name} "
             f"{info.encoder.version}, version {info.version}",
             highlight=False,
         )
-        if card is None or card.version != info.version:
-            rows = [
-                ("DBDC3 held-out dialogues", d.language, "Pearson", figure(d.pearson, 3),
-                 str(d.n_items), str(d.n_dialogues))
-                for d in info.dev
-            ]  # fmt: skip
-            data = [f"the runs of its training config ({info.objective})"]
-        else:
-            rows = [
-                (f.evaluation, f.language, MEASURES[f.measure], figure(f.value, 3),
-                 str(f.n_items), str(f.n_dialogues))
-                for f in card.figures
-            ]  # fmt: skip
-            data = card.data
-        console.print(f"  trained on: {'; '.join(data)}", highlight=False)
+        console.print(f"  trained on: {'; '.join(card.data)}", highlight=False)
+        print_card_figures(info, card)
+
+
+def print_card_figures(info: MetricInfo, card: MetricCard) -> None:
+    """A packaged metric's held-out figures, a table per domain measured, then its notes."""
+    for domain, about in DOMAINS.items():
+        figures = [f for f in card.figures if f.domain == domain]
+        if not figures:
+            continue
         console.print(
             table(
-                f"{info.judge_model}, held out from training",
-                ("evaluation", "language", "measure", "value", "items", "dialogues"),
-                rows,
-                text=("evaluation", "language", "measure"),
+                f"{info.judge_model} on {domain} ({about}), held out from training",
+                ("evaluation", "labels", "language", "measure", "value", "items", "dialogues"),
+                _figure_rows(figures),
+                text=("evaluation", "labels", "language", "measure"),
                 compact=True,
             )
         )
+    print_card_notes(card)
+
+
+def print_card_notes(card: MetricCard) -> None:
+    """What each kind of labels in the card's figures is, then the domains none measured."""
+    for labels in dict.fromkeys(f.labels for f in card.figures):
+        console.print(f"  {LABELS_SHOWN[labels]}: {LABELS[labels]}", highlight=False)
+    never = never_measured_line(unmeasured_domains(card))
+    if never:
+        console.print(f"  {never}", highlight=False)
+
+
+def metrics_summary(metrics: list[tuple[MetricInfo, MetricCard]]) -> Table:
+    """The packaged metrics in one compact table: per domain, kind of labels and measure, the
+    languages measured and the range of their figures (every figure: `metric list`)."""
+    rows = []
+    for info, card in metrics:
+        groups: dict[tuple[str, Labels, str], list[CardFigure]] = {}
+        for f in sorted(card.figures, key=lambda f: list(DOMAINS).index(f.domain)):
+            groups.setdefault((f.domain, f.labels, f.measure), []).append(f)
+        for index, ((domain, labels, measure), figures) in enumerate(groups.items()):
+            values = [f.value for f in figures if f.value is not None]
+            low, high = (figure(min(values), 3), figure(max(values), 3)) if values else ("-", "-")
+            rows.append(
+                (
+                    "" if index else info.name,
+                    domain,
+                    LABELS_SHOWN[labels],
+                    MEASURES[measure],
+                    " ".join(dict.fromkeys(f.language for f in figures)),
+                    low if low == high else f"{low}–{high}",
+                )
+            )
+    return table(
+        "The packaged trained metrics, held out from training (each figure: dialbench metric list)",
+        ("metric", "domain", "labels", "measure", "languages", "value"),
+        rows,
+        text=("metric", "domain", "labels", "measure", "languages"),
+        compact=True,
+    )
+
+
+def _figure_rows(figures: list[CardFigure]) -> list[tuple[str, ...]]:
+    """One row per figure; an evaluation is named on its first row only."""
+    rows: list[tuple[str, ...]] = []
+    named = None
+    for f in figures:
+        evaluation = "" if f.evaluation == named else f.evaluation
+        named = f.evaluation
+        rows.append(
+            (
+                evaluation,
+                LABELS_SHOWN[f.labels],
+                f.language,
+                MEASURES[f.measure],
+                figure(f.value, 3),
+                str(f.n_items),
+                str(f.n_dialogues),
+            )
+        )
+    return rows
 
 
 MEASURES = {"pearson": "Pearson", "auroc": "AUROC"}
+LABELS_SHOWN: dict[Labels, str] = {
+    "human": "human",
+    "machine-translated human": "MT",
+    "constructed": "proxy",
+}
 
 diqad_app = typer.Typer(
     name="diqad",

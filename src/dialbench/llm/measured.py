@@ -1,5 +1,6 @@
 """How well each packaged local model judges, as measured: sensibleness against DBDC3's humans,
-per language and scoring, so `dialbench models` shows a weak judge for what it is.
+per language and scoring, so `dialbench models` shows a weak judge for what it is, and on which
+domain (DBDC3's chit-chat), so a figure is not read as holding on every other.
 
 The figures live in `judge_figures.yaml` beside this module, written by the benchmark that
 measures them (`benchmarks/expected_scoring.py --write`), never by hand.
@@ -14,6 +15,7 @@ from typing import Literal
 import yaml
 from pydantic import Field
 
+from dialbench.domains import Domain
 from dialbench.schema import Record
 from dialbench.yaml_records import load_yaml_record
 
@@ -42,6 +44,7 @@ class JudgeFigure(Record):
 
 class MeasuredJudges(Record):
     measured: str = MEASURED
+    domain: Domain = Field(description="the domain of the dialogues every figure was measured on")
     models: dict[str, list[JudgeFigure]] = Field(
         default_factory=dict, description="model spec -> its figures"
     )

@@ -1,6 +1,6 @@
 """The report's sections that hold for every protocol (differences between chatbots, samples,
-judges, configurations, the dataset), and the assembly of the judged part: each protocol's own
-sections, then these.
+judges, where packaged judges were measured, configurations, the dataset), and the assembly of
+the judged part: each protocol's own sections, then these.
 
 A protocol's own sections come from its entry in `report/protocols/` (`PROTOCOL_SECTIONS`);
 the sections here hold for every protocol.
@@ -17,6 +17,7 @@ from dialbench.figures.differences import chatbot_differences, design_note
 from dialbench.figures.family import Correction
 from dialbench.figures.observations import observations
 from dialbench.report import tables
+from dialbench.report.measured_domains import measured_domains_section
 from dialbench.report.protocols import PROTOCOL_SECTIONS
 from dialbench.report.section import Section, table
 from dialbench.store import RunStore
@@ -155,5 +156,6 @@ def judged_sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[
         *differences_section(frame, folder, store),
         *samples_section(frame, folder),
         judges_section(frame, folder),
+        *measured_domains_section(frame, folder),
         configurations_section(frame, folder),
     ]

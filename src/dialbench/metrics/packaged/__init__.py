@@ -4,20 +4,26 @@ needs no training step.
 Each is a folder here named after the metric: the model directory `metric train` writes
 (metric.json + heads/*.npz, every head checked by sha256 when it loads) and card.json, the model
 card's facts: its training data with their licences and the held-out figures
-`scripts/train_default_metric.py` printed when it wrote the model. A name resolves to one of
-these only when no directory of that name exists, so a user's own `models/sensibleness` is never
-shadowed.
+`scripts/train_default_metric.py` printed when it wrote the model, each with the domain it was
+measured on and what its truth is. A name resolves to one of these only when no directory of that
+name exists, so a user's own `models/sensibleness` is never shadowed.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
+from dialbench.domains import Domain, unmeasured
 from dialbench.errors import DialbenchError
+from dialbench.io.validation import validate_record
 from dialbench.schema import Record
+
+if TYPE_CHECKING:
+    from dialbench.metrics.model import MetricInfo
 
 PACKAGED = Path(__file__).parent
 CARD = "card.json"
@@ -26,10 +32,20 @@ MODEL_FILE = "metric.json"
 pipeline file resolves a packaged name without loading numpy)."""
 
 
+Labels = Literal["human", "machine-translated human", "constructed"]
+LABELS: dict[Labels, str] = {
+    "human": "human ratings",
+    "machine-translated human": "human ratings of turns machine-translated from another language",
+    "constructed": "real vs corrupted pairs (next-turn prediction): a proxy, not human judgment",
+}
+
+
 class CardFigure(Record):
-    """One held-out figure: Pearson against graded human labels, AUROC for real vs broken."""
+    """One held-out figure: Pearson against graded labels, AUROC for real vs broken."""
 
     evaluation: str = Field(description="what was scored, e.g. 'DBDC3 held-out dialogues'")
+    domain: Domain = Field(description="the domain of the dialogues scored (`dialbench.domains`)")
+    labels: Labels = Field(description="what the truth is (`LABELS`)")
     language: str
     measure: Literal["pearson", "auroc"]
     value: float | None
@@ -73,4 +89,40 @@ def load_card(name: str) -> MetricCard | None:
     path = PACKAGED / name / CARD
     if not path.is_file():
         return None
-    return MetricCard.model_validate_json(path.read_text(encoding="utf-8"))
+    return validate_record(MetricCard, json.loads(path.read_text(encoding="utf-8")), path, None)
+
+
+def unmeasured_domains(card: MetricCard) -> list[str]:
+    """The domains none of the card's figures was measured on."""
+    return unmeasured(figure.domain for figure in card.figures)
+
+
+def shown_card(info: MetricInfo) -> MetricCard:
+    """The packaged metric's card; where it is missing or was measured on another version, one
+    made of the held-out DBDC3 figures its metric.json holds (chit-chat, human labels)."""
+    card = load_card(info.name)
+    if card is not None and card.version == info.version:
+        return card
+    figures = [
+        CardFigure(
+            evaluation="DBDC3 held-out dialogues",
+            domain="chit-chat",
+            labels="human",
+            language=dev.language,
+            measure="pearson",
+            value=dev.pearson,
+            n_items=dev.n_items,
+            n_dialogues=dev.n_dialogues,
+        )
+        for dev in info.dev
+    ]
+    data = [f"the runs of its training config ({info.objective})"]
+    return MetricCard(name=info.name, version=info.version, data=data, figures=figures)
+
+
+def packaged_metrics() -> list[tuple[MetricInfo, MetricCard]]:
+    """Every packaged metric, loaded and verified, with the card its figures come from."""
+    from dialbench.metrics.model import load_model  # its features: not to resolve a name
+
+    infos = [load_model(PACKAGED / name).info for name in packaged_names()]
+    return [(info, shown_card(info)) for info in infos]
