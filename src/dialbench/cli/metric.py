@@ -49,7 +49,7 @@ def train(
     ] = None,
 ) -> None:
     """Train a metric on the runs named in CONFIG; write a versioned model directory."""
-    from dialbench.metrics.config import HELD_OUT_TRUTH, load_config
+    from dialbench.metrics.config import load_config
     from dialbench.metrics.train import train_metric
 
     loaded = load_config(config)
@@ -57,7 +57,7 @@ def train(
     info = train_metric(loaded, folder)
     console.print(
         table(
-            f"{info.judge_model} on held-out dialogues, against {HELD_OUT_TRUTH[info.objective]}",
+            f"{info.judge_model} on held-out dialogues, against {loaded.held_out_truth}",
             ("language", "items", "dialogues", "Pearson", "Spearman"),
             (
                 (

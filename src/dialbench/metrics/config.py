@@ -267,6 +267,14 @@ class MetricTrainConfig(Record):
         return data
 
     @property
+    def held_out_truth(self) -> str:
+        """What its held-out predictions are correlated with (`HELD_OUT_TRUTH`), the negatives'
+        kinds named when they are not random turns only."""
+        if self.objective == "nsp" and self.negatives not in (None, ["random"]):
+            return f"real next turns (1) vs. negatives ({', '.join(self.negatives or [])}) (0)"
+        return HELD_OUT_TRUTH[self.objective]
+
+    @property
     def source(self) -> str:
         """The config file it was read from, for errors found once the runs are read."""
         return str(self._source) if self._source is not None else "the metric config"
