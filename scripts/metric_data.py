@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -118,14 +119,18 @@ def chatterbot_dialogues() -> list[Dialogue]:
     return list({d.id: d for d in dialogues}.values())
 
 
-def translated_dialogues(path: Path = CORPUS_TRANSLATIONS) -> Iterator[tuple[str, Dialogue]]:
-    """The committed translations as (source dialogue id, dialogue): the lines whose every turn
-    was translated. Splits go by the source's id, so a held-out source stays held out."""
+def translation_rows(path: Path = CORPUS_TRANSLATIONS) -> list[dict[str, Any]]:
+    """The committed translations, a source dialogue and language a row: its id (`dialogue`),
+    `corpus`, `language`, `roles`, the English `source` turns and the translated `turns` (None
+    where a translation failed)."""
     if not path.is_file():
-        return
-    for line in path.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        if any(text is None for text in row["turns"]):
-            continue
-        turns = [Turn(role=r, text=t) for r, t in zip(row["roles"], row["turns"], strict=True)]
-        yield row["dialogue"], Dialogue(language=row["language"], source=row["corpus"], turns=turns)
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def translated_dialogue(row: dict[str, Any]) -> Dialogue | None:
+    """A row as a dialogue in its language; None when a turn failed to translate."""
+    if any(text is None for text in row["turns"]):
+        return None
+    turns = [Turn(role=r, text=t) for r, t in zip(row["roles"], row["turns"], strict=True)]
+    return Dialogue(language=row["language"], source=row["corpus"], turns=turns)

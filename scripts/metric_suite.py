@@ -23,6 +23,7 @@ import random
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Literal
 
 import numpy as np
 from metric_data import (
@@ -42,6 +43,7 @@ from dialbench.metrics.examples import (
     nsp_examples,
     turn_example,
 )
+from dialbench.metrics.packaged import CardFigure, Labels
 from dialbench.metrics.words import NEGATIVE, perturb
 from dialbench.schema import base_language
 
@@ -55,25 +57,11 @@ minutes on two cores, whatever the corpora grow to."""
 
 
 @dataclass(frozen=True)
-class Figure:
-    """One set's figure in one language, as the model card records it."""
-
-    evaluation: str
-    domain: str
-    labels: str
-    language: str
-    measure: str
-    value: float | None
-    n_items: int
-    n_dialogues: int
-
-
-@dataclass(frozen=True)
 class DevSet:
     name: str
     domain: str
-    labels: str
-    measure: str
+    labels: Labels
+    measure: Literal["pearson", "auroc"]
     examples: list[Example]
 
 
@@ -188,7 +176,7 @@ def build(
     return sets
 
 
-def figures(dev: DevSet, scores: np.ndarray) -> list[Figure]:
+def figures(dev: DevSet, scores: np.ndarray) -> list[CardFigure]:
     by_language: dict[str, list[int]] = defaultdict(list)
     for i, example in enumerate(dev.examples):
         by_language[base_language(example.language)].append(i)
@@ -203,7 +191,7 @@ def figures(dev: DevSet, scores: np.ndarray) -> list[Figure]:
             else:
                 value = float(roc_auc_score(truth, predicted))
         out.append(
-            Figure(
+            CardFigure(
                 evaluation=dev.name,
                 domain=dev.domain,
                 labels=dev.labels,
@@ -217,18 +205,18 @@ def figures(dev: DevSet, scores: np.ndarray) -> list[Figure]:
     return out
 
 
-def evaluate(sets: Sequence[DevSet], scores: Mapping[str, np.ndarray]) -> list[Figure]:
+def evaluate(sets: Sequence[DevSet], scores: Mapping[str, np.ndarray]) -> list[CardFigure]:
     """Every set's figures from its examples' scores (by the set's name)."""
     return [f for dev in sets for f in figures(dev, scores[dev.name])]
 
 
-def normalised(figure: Figure) -> float | None:
+def normalised(figure: CardFigure) -> float | None:
     if figure.value is None:
         return None
     return figure.value if figure.measure == "pearson" else 2 * figure.value - 1
 
 
-def set_means(found: Sequence[Figure]) -> dict[str, float]:
+def set_means(found: Sequence[CardFigure]) -> dict[str, float]:
     """Each set's mean over its languages, on the suite's common scale."""
     values: dict[str, list[float]] = defaultdict(list)
     for f in found:
@@ -238,6 +226,6 @@ def set_means(found: Sequence[Figure]) -> dict[str, float]:
     return {name: float(np.mean(v)) for name, v in values.items()}
 
 
-def suite_score(found: Sequence[Figure]) -> float:
+def suite_score(found: Sequence[CardFigure]) -> float:
     means = set_means(found)
     return float(np.mean(list(means.values()))) if means else float("nan")

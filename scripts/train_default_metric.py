@@ -30,7 +30,6 @@ Usage: .venv/bin/python scripts/train_default_metric.py [--tier fast|quality] [-
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 import time
 from collections import defaultdict
@@ -42,7 +41,6 @@ from pathlib import Path
 import numpy as np
 from metric_data import (
     CHATTERBOT,
-    CORPUS_TRANSLATIONS,
     HOLDOUT,
     TARGET,
     chatterbot_dialogues,
@@ -53,12 +51,12 @@ from metric_data import (
     hash_rank,
     is_held_out,
     split,
-    translated_dialogues,
+    translated_dialogue,
+    translation_rows,
 )
 from metric_suite import (
     HARD,
     DevSet,
-    Figure,
     build,
     evaluate,
     first_dialogues,
@@ -216,21 +214,19 @@ def translated_sets(
     encoder: Encoder, targets: dict[tuple[str, int], float]
 ) -> tuple[list[Example], list[Example]]:
     """(graded, NSP) examples of the committed translations of training dialogues, QE-kept."""
-    pairs = list(translated_dialogues())
-    sources = {d.id: source for source, d in pairs}
-    cosine: dict[str, float] = {}
-    for line in CORPUS_TRANSLATIONS.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        done = [(s, t) for s, t in zip(row["source"], row["turns"], strict=True) if t]
-        if done:
-            sims = embedding_similarity(encoder, [s for s, _ in done], [t for _, t in done])
-            cosine.update({t: float(v) for (_, t), v in zip(done, sims, strict=True)})
+    rows = translation_rows()
+    done = [(s, t) for row in rows for s, t in zip(row["source"], row["turns"], strict=True) if t]
+    similarity = embedding_similarity(encoder, [s for s, _ in done], [t for _, t in done])
+    cosine = {t: float(v) for (_, t), v in zip(done, similarity, strict=True)}
+    sources: dict[str, str] = {}
     graded, chats = [], []
-    for source, d in pairs:
-        if is_held_out(source):
+    for row in rows:
+        d = translated_dialogue(row)
+        if d is None or is_held_out(row["dialogue"]):
             continue
+        sources[d.id] = row["dialogue"]
         if d.source == "dbdc3":
-            shifted = {(d.id, i): v for (s, i), v in targets.items() if s == source}
+            shifted = {(d.id, i): v for (s, i), v in targets.items() if s == row["dialogue"]}
             graded += targeted_examples([d], shifted)
         else:
             chats.append(d)
@@ -251,7 +247,7 @@ def describe(examples: Sequence[Example]) -> str:
     return ", ".join(f"{lang} {n}" for lang, n in sorted(counts.items()))
 
 
-def table(results: Sequence[tuple[Variant, list[Figure]]], sets: Sequence[DevSet]) -> None:
+def table(results: Sequence[tuple[Variant, list[CardFigure]]], sets: Sequence[DevSet]) -> None:
     """The variants side by side: each set's mean over its languages (Pearson r; AUROC as
     2·AUROC − 1), and the suite's mean that chooses."""
     short = [f"S{i + 1}" for i in range(len(sets))]
@@ -267,7 +263,7 @@ def table(results: Sequence[tuple[Variant, list[Figure]]], sets: Sequence[DevSet
         print(f"{variant.name:<44}{text}  {suite_score(found):5.3f}")
 
 
-def show(variant: str, found: Sequence[Figure]) -> None:
+def show(variant: str, found: Sequence[CardFigure]) -> None:
     print(f"\n{variant}")
     for f in found:
         value = "-" if f.value is None else f"{f.value:.3f}"
@@ -347,12 +343,8 @@ def main() -> None:
     graded_train = first_dialogues(graded_train, tier.graded)
     chats = sorted(chitchat_dialogues(), key=lambda d: hash_rank(d.id))
     corpora = {"chitchat-dataset": chats, "chatterbot-corpus": chatterbot_dialogues()}
-    train_corpora = [
-        d
-        for name, dialogues in corpora.items()
-        for d in [x for x in dialogues if not is_held_out(x.id)][
-            : tier.chats if name == "chitchat-dataset" else None
-        ]
+    train_corpora = [d for d in chats if not is_held_out(d.id)][: tier.chats] + [
+        d for d in corpora["chatterbot-corpus"] if not is_held_out(d.id)
     ]
     held_corpora = {
         name: [d for d in dialogues if is_held_out(d.id)] for name, dialogues in corpora.items()
@@ -400,7 +392,9 @@ def main() -> None:
         write(tier, chosen, graded_held, sets, encoder)
 
 
-def packaged_default(suite: Sequence[DevSet], usem3: Encoder) -> tuple[Variant, Head, list[Figure]]:
+def packaged_default(
+    suite: Sequence[DevSet], usem3: Encoder
+) -> tuple[Variant, Head, list[CardFigure]]:
     """The packaged fast tier scored on the same suite items, for the quality tier's table."""
     model = load_model(metric_folder(NAME))
     head = model.heads[ALL_LANGUAGES]
@@ -416,7 +410,7 @@ def packaged_default(suite: Sequence[DevSet], usem3: Encoder) -> tuple[Variant, 
 
 def write(
     tier: Tier,
-    result: tuple[Variant, Head, list[Figure]],
+    result: tuple[Variant, Head, list[CardFigure]],
     graded_held: Sequence[Example],
     sets: dict[str, list[Example]],
     encoder: Encoder,
@@ -474,7 +468,7 @@ def write(
         name=tier.metric,
         version=info.version,
         data=data,
-        figures=[CardFigure.model_validate(f.__dict__) for f in found],
+        figures=found,
     )
     (folder / CARD).write_text(card.model_dump_json(indent=2) + "\n", encoding="utf-8")
     size = sum(path.stat().st_size for path in (folder / "heads").iterdir())

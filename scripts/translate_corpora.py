@@ -29,6 +29,7 @@ from metric_data import (
     dbdc_run,
     hash_rank,
     is_held_out,
+    translation_rows,
 )
 
 from dialbench import Dialogue
@@ -55,10 +56,7 @@ def units(scratch: Path) -> Iterator[tuple[str, Dialogue]]:
 
 
 def done() -> set[tuple[str, str]]:
-    if not CORPUS_TRANSLATIONS.is_file():
-        return set()
-    rows = [json.loads(line) for line in CORPUS_TRANSLATIONS.read_text("utf-8").splitlines()]
-    return {(row["dialogue"], row["language"]) for row in rows}
+    return {(row["dialogue"], row["language"]) for row in translation_rows()}
 
 
 def main() -> None:
