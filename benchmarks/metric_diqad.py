@@ -11,15 +11,14 @@ Usage: .venv/bin/python benchmarks/metric_diqad.py [CLASSIFIER ...]   (default: 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+
+from _dbdc3_subset import DBDC_ZIP
 
 from dialbench.io.importer import ImportOptions, load_records
 from dialbench.metrics.diqad import DIQAD_CLASSIFIERS
 from dialbench.metrics.diqad.data import breakdown_grades, split
 from dialbench.metrics.diqad.evaluate import evaluate
 from dialbench.schema import Annotation, Dialogue
-
-DBDC_ZIP = Path(__file__).resolve().parents[2] / "shared" / "data" / "dbdc3_breakdown_ja_en.zip"
 
 
 def main() -> None:

