@@ -76,11 +76,11 @@ def test_a_changed_setting_makes_new_judgments_beside_the_old(
     assert judge_with(run_dir, holistic_judge, **changed) == (0, 6)
 
 
-def test_concurrency_batch_size_and_more_samples_reuse_what_is_judged(
+def test_concurrency_store_every_and_more_samples_reuse_what_is_judged(
     run_dir: Path, holistic_judge: ScriptedModel
 ) -> None:
     assert judge_with(run_dir, holistic_judge) == (3, 3)
-    assert judge_with(run_dir, holistic_judge, batch_size=1, model={"max_concurrency": 1}) == (
+    assert judge_with(run_dir, holistic_judge, store_every=1, model={"max_concurrency": 1}) == (
         0,
         3,
     )

@@ -50,7 +50,7 @@ def test_a_killed_judge_run_resumes(server: Loopback, tmp_path: Path) -> None:
     command = [
         str(DIALBENCH),
         *("judge", str(run), "--protocol", "holistic", "--judge", server.spec("judge")),
-        *("--batch-size", "4", "--quiet"),
+        *("--store-every", "4", "--quiet"),
     ]
     start = int(server.stats()["requests"])
     job = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -131,7 +131,9 @@ def test_changing_one_stage_reruns_it_and_what_reads_it_only(tmp_path: Path) -> 
 
 def test_pace_settings_do_not_change_a_stage(tmp_path: Path) -> None:
     run(tmp_path, pipeline())
-    again, _calls = run(tmp_path, pipeline(simulate={"concurrency": 3}, holistic={"batch_size": 2}))
+    again, _calls = run(
+        tmp_path, pipeline(simulate={"concurrency": 3}, holistic={"store_every": 2})
+    )
     assert set(statuses(again).values()) == {"up to date"}
 
 

@@ -15,7 +15,7 @@ from dialbench.cli.options import DEFAULT_RUN, RunDir, key_value_pairs
 from dialbench.errors import DialbenchError
 from dialbench.io.validation import describe_error
 from dialbench.judge.api import judge
-from dialbench.judge.config import DEFAULT_BATCH_SIZE, JudgeConfig
+from dialbench.judge.config import DEFAULT_STORE_EVERY, JudgeConfig
 from dialbench.judge.judging import JudgeRunSummary
 from dialbench.judge.prompt_language import PromptLanguage
 from dialbench.judge.registry import PROTOCOLS
@@ -141,9 +141,9 @@ def judge_command(
             "dialogue's language where the protocol has a translation, else English (said once)."
         ),
     ] = "en",
-    batch_size: Annotated[
+    store_every: Annotated[
         int, typer.Option(min=1, help="Judgments stored per transaction.")
-    ] = DEFAULT_BATCH_SIZE,
+    ] = DEFAULT_STORE_EVERY,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     strict: StrictOption = False,
     batch: Annotated[
@@ -185,7 +185,7 @@ def judge_command(
             sources=source,
             limit=limit,
             examples_from=examples_from,
-            batch_size=batch_size,
+            store_every=store_every,
         )
     except ValidationError as invalid:  # a value no option check caught, e.g. a language tag
         field, message = describe_error(invalid.errors()[0])

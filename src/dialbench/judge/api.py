@@ -64,7 +64,7 @@ def judge(
                     models,
                     dialogues,
                     record,
-                    batch_size=config.batch_size,
+                    store_every=config.store_every,
                     shard=shard,
                     limit=config.limit,
                 )

@@ -13,7 +13,7 @@ from dialbench.judge.settings import JudgeSettings
 from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig
 from dialbench.schema import LanguageCode, Record, left_out_when_none
 
-DEFAULT_BATCH_SIZE = 16
+DEFAULT_STORE_EVERY = 16
 
 
 class JudgeConfig(Record):
@@ -38,8 +38,8 @@ class JudgeConfig(Record):
         description="the run directory whose reviewed labels a few_shot=N protocol shows as "
         "examples (default: the judged run)",
     )
-    batch_size: int = Field(
-        default=DEFAULT_BATCH_SIZE, ge=1, description="finished judgments stored per transaction"
+    store_every: int = Field(
+        default=DEFAULT_STORE_EVERY, ge=1, description="finished judgments stored per transaction"
     )
 
     @field_validator("judges")

@@ -9,7 +9,7 @@ failed call gets another chance), and a changed setting or edited prompt makes n
 beside the old ones.
 
 Judgments stream: each starts as soon as its judge has a free slot (the model's concurrency
-limit), with no barrier between batches, and finished ones are stored `batch_size` at a time in
+limit), with no barrier between them, and finished ones are stored `store_every` at a time in
 one transaction as they complete. Every call is cached as it completes, so a killed run loses
 nothing: what was not stored yet is rebuilt from the cache. A model failure becomes an unscored
 judgment with the error, never a crash or a default label.
@@ -31,7 +31,7 @@ from pydantic import Field, JsonValue, ValidationError
 from dialbench.errors import DialbenchError
 from dialbench.failures import Failures
 from dialbench.hashing import canonical_json
-from dialbench.judge.config import DEFAULT_BATCH_SIZE
+from dialbench.judge.config import DEFAULT_STORE_EVERY
 from dialbench.judge.few_shot import FewShotSummary
 from dialbench.judge.protocol import JudgeProtocol, PairProtocol, Question, Task
 from dialbench.llm.base import CallDeferred
@@ -323,7 +323,7 @@ async def judge_dialogues(
     dialogues: Sequence[Dialogue],
     run: Run,
     *,
-    batch_size: int = DEFAULT_BATCH_SIZE,
+    store_every: int = DEFAULT_STORE_EVERY,
     shard: Shard | None = None,
     limit: int | None = None,
 ) -> JudgeRunSummary:
@@ -376,7 +376,7 @@ async def judge_dialogues(
             tallies[job.model.spec].deferred += 1
             return
         finished.append(judgment)
-        if len(finished) >= batch_size:
+        if len(finished) >= store_every:
             store_finished()
 
     await runner.gather([judged(job) for job in jobs], f"{protocol.name} judgments")

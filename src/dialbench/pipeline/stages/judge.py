@@ -57,7 +57,7 @@ def judged_summary(summary: JudgeRunSummary) -> str:
 
 class JudgeStage(ShardableStage, JudgeConfig):
     stage: Literal["judge"]
-    pace_fields: ClassVar[frozenset[str]] = frozenset({"batch_size"})
+    pace_fields: ClassVar[frozenset[str]] = frozenset({"store_every"})
 
     # `judges: [local:qwen2.5-0.5b]` as well as `judges: [{spec: ...}]`.
     _judges = field_validator("judges", mode="before")(as_model_configs)
