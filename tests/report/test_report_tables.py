@@ -207,15 +207,23 @@ def test_a_run_without_self_chats_has_no_botchat_sections(tmp_path: Path) -> Non
 
 def test_packaged_evaluators_say_where_they_were_measured() -> None:
     [(info, _)] = packaged_metrics()
+    earlier = "metric:sensibleness@another"  # a run judged before an upgrade
     shown = measured_domains(
-        [info.judge_model, "metric:sensibleness@another", "local:qwen2.5-0.5b", "local:gemma3-270m"]
+        [info.judge_model, earlier, "local:qwen2.5-0.5b", "local:gemma3-270m"]
     ).set_index("evaluator")
-    assert list(shown.index) == [info.judge_model, "local:qwen2.5-0.5b", "local:gemma3-270m"]
+    assert list(shown.index) == [
+        *sorted([earlier, info.judge_model]),
+        "local:qwen2.5-0.5b",
+        "local:gemma3-270m",
+    ]
     metric = shown.loc[info.judge_model]
     assert metric["measured on (labels)"] == (
         "chit-chat (human, machine-translated human, constructed)"
     )
     assert metric["never measured"] == "task-oriented, customer support, knowledge-grounded"
+    assert shown.loc[earlier, "measured on (labels)"] == (
+        f"{metric['measured on (labels)']} [the card of version {info.version}, not this one]"
+    )
     assert shown.loc["local:qwen2.5-0.5b", "measured on (labels)"] == "chit-chat (human)"
     assert shown.loc["local:gemma3-270m", "measured on (labels)"] == "-"  # no figures at all
     assert shown.loc["local:gemma3-270m", "never measured"] == ", ".join(DOMAINS)

@@ -35,13 +35,17 @@ def _measured_on(card: MetricCard) -> str:
 
 def measured_domains(judge_models: Iterable[str]) -> pd.DataFrame:
     """One row per packaged metric or packaged local judge among `judge_models`: the domains its
-    figures were measured on, and those none of them measured."""
+    figures were measured on, and those none of them measured. A packaged metric's earlier
+    version (a run judged before an upgrade) is shown with the card of the one installed, said."""
     present = set(judge_models)
     rows = []
     if any(model.startswith("metric:") for model in present):
         for info, card in packaged_metrics():
-            if info.judge_model in present:
-                rows.append((info.judge_model, _measured_on(card), unmeasured_domains(card)))
+            for model in sorted(m for m in present if m.startswith(f"{info.protocol}@")):
+                shown = _measured_on(card)
+                if model != info.judge_model:  # judged by an earlier version of the metric
+                    shown += f" [the card of version {info.version}, not this one]"
+                rows.append((model, shown, unmeasured_domains(card)))
     judges = measured_judges()
     for name in PACKAGED_MODELS:
         spec = f"local:{name}"
