@@ -12,7 +12,7 @@ from dialbench.io.long_format import read_ratings
 from dialbench.llm.specs import ModelSpecError, parse_spec
 from dialbench.metaeval.config import MetaevalConfig
 from dialbench.metaeval.evaluate import MetaEvalReport, meta_evaluate
-from dialbench.metaeval.report import write_report
+from dialbench.metaeval.report import write_metaeval_report
 from dialbench.ratings import JudgeNames, Rating, configuration_summary, from_store
 from dialbench.schema import Judgment, Record
 from dialbench.store import RunStore
@@ -90,5 +90,8 @@ def metaeval(config: MetaevalConfig, run_dir: str | Path | None = None) -> Metae
         Path(run_dir) / "metaeval" if run_dir is not None else Path("metaeval")
     )
     return MetaevalOutput(
-        report=report, folder=folder, written=write_report(report, folder), warnings=warnings
+        report=report,
+        folder=folder,
+        written=write_metaeval_report(report, folder),
+        warnings=warnings,
     )

@@ -160,7 +160,7 @@ def _markdown(frame: pd.DataFrame) -> str:
     )
 
 
-def write_report(report: MetaEvalReport, folder: Path) -> list[Path]:
+def write_metaeval_report(report: MetaEvalReport, folder: Path) -> list[Path]:
     """Write every table (CSV), report.md with all tables and plots, and report.json."""
     folder.mkdir(parents=True, exist_ok=True)
     frames = tables(report)
