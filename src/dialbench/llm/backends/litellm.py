@@ -7,18 +7,24 @@ Its price table is the one it ships (`LITELLM_LOCAL_MODEL_COST_MAP`, unless set 
 import it would fetch one from GitHub, warning three times wherever that is unreachable, and
 dialbench prices calls from its own table anyway.
 
-Its HTTP clients are its own (the `openai` SDK's, its httpx handler): they follow redirects to
-other origins too, dropping only `Authorization`, and dialbench's same-origin rule
-(`http_client.py`) cannot reach into them; errors are redacted by the runner all the same.
+Its HTTP clients are its own (the `openai` SDK's, its httpx handler), and they follow redirects to
+other origins, dropping only `Authorization`: a key in another header (Anthropic's `x-api-key`,
+Azure's `api-key`) would go along. So every httpx client LiteLLM builds is given a response
+hook that holds its redirects to dialbench's same-origin rule (`http_client.redirect_target`);
+errors are redacted by the runner all the same.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field, field_serializer
+from yarl import URL
 
 from dialbench.llm.backends.openai_compat import read_api_key
 from dialbench.llm.base import (
@@ -29,22 +35,84 @@ from dialbench.llm.base import (
     Request,
     StructuredMode,
 )
-from dialbench.llm.http_client import RETRYABLE_STATUS, retry_after_seconds
+from dialbench.llm.http_client import RETRYABLE_STATUS, redirect_target, retry_after_seconds
 from dialbench.llm.openai_format import RequestStyle, completion_from_response, request_arguments
 from dialbench.llm.redaction import url_secrets
 from dialbench.llm.specs import ModelConfig, without_credentials
 from dialbench.registry import Requirement
 
 if TYPE_CHECKING:
+    import httpx
     import openai
 
 # Read when litellm is imported: set as this backend loads, before anything imports litellm.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
+def refuse_another_origin(response: httpx.Response) -> None:
+    """An httpx response hook: a `ModelError` for a redirect to another origin, raised before the
+    client follows it, whether the redirect would have been followed or not."""
+    if response.has_redirect_location:
+        redirect_target(URL(str(response.request.url)), response.headers["Location"])
+
+
+async def refuse_another_origin_async(response: httpx.Response) -> None:
+    refuse_another_origin(response)
+
+
+def _hook_clients_of(owner: type, factory: str, hook: Callable[[httpx.Response], Any]) -> None:
+    """Make `owner.factory`, which builds httpx clients, put `hook` among a client's response
+    hooks, once: a shared client (`litellm.aclient_session`) comes back on every call."""
+    build = getattr(owner, factory)
+
+    @functools.wraps(build)
+    def build_hooked(*args: Any, **kwargs: Any) -> httpx.Client | httpx.AsyncClient | None:
+        client: httpx.Client | httpx.AsyncClient | None = build(*args, **kwargs)
+        if client is not None and hook not in client.event_hooks["response"]:
+            hooks = client.event_hooks
+            client.event_hooks = {**hooks, "response": [*hooks["response"], hook]}
+        return client
+
+    static = isinstance(inspect.getattr_static(owner, factory), staticmethod)
+    setattr(owner, factory, staticmethod(build_hooked) if static else build_hooked)
+
+
+@functools.cache
+def refuse_redirects_to_other_origins() -> None:
+    """Hook every httpx client LiteLLM builds from now on: its handler's (Anthropic, Gemini, ...)
+    and the `openai` SDK's (OpenAI-compatible providers, Azure). LiteLLM has no setting that
+    reaches them all: `litellm.aclient_session` is the SDK's alone, and one client for the
+    process would outlive the event loop each `Runner.run_sync` makes. The few httpx clients it
+    builds elsewhere keep httpx's default of following no redirect."""
+    from litellm.llms.custom_httpx.http_handler import AsyncHTTPHandler, HTTPHandler
+    from litellm.llms.openai.common_utils import BaseOpenAILLM
+
+    for owner, factory, hook in (
+        (AsyncHTTPHandler, "create_client", refuse_another_origin_async),
+        (HTTPHandler, "create_client", refuse_another_origin),
+        (BaseOpenAILLM, "_get_async_http_client", refuse_another_origin_async),
+        (BaseOpenAILLM, "_get_sync_http_client", refuse_another_origin),
+    ):
+        _hook_clients_of(owner, factory, hook)
+
+
+def _refusal_within(error: BaseException) -> ModelError | None:
+    """The `ModelError` a hook raised, which LiteLLM and the SDK wrap in their own errors."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, ModelError):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
 def model_error(error: openai.APIError) -> ModelError:
     import openai
 
+    if (refusal := _refusal_within(error)) is not None:
+        return ModelError(str(refusal))  # a new one: the refusal itself is in `error`'s chain
     if isinstance(error, openai.APIStatusError):
         return ModelError(
             f"HTTP {error.status_code}: {error.message}",
@@ -90,6 +158,8 @@ class LiteLLMAPI(ModelAPI):
     async def generate(self, request: Request) -> Completion:
         import litellm  # the optional extra, imported when a LiteLLM model is called
         import openai
+
+        refuse_redirects_to_other_origins()
 
         arguments = request_arguments(request, self.style) | self._connection
         arguments |= {"model": self.model, "drop_params": True}
