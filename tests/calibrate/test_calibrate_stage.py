@@ -43,7 +43,7 @@ def test_the_calibrate_stage_fits_then_applies_in_another_run(tmp_path: Path) ->
          "options": {"scales": FIT["scales"], "bootstrap_resamples": 100}},
     ])  # fmt: skip
     config = load_pipeline(fit)
-    graph = {node.name: node for node in build_graph(list(config.stages))}
+    graph = {node.name: node for node in build_graph(list(config.stages), labelled)}
     assert graph["calibrate"].inputs == ("humans",)
     assert "calibrate" in graph["metaeval"].inputs
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from scripted import ISSUE_KEYS, dialogue, issues_answer
 
 from dialbench.errors import DialbenchError
@@ -31,10 +32,14 @@ from dialbench.judge.protocols.issues import IssuesProtocol
 from dialbench.judge.protocols.submetrics import SubmetricsProtocol
 from dialbench.llm.base import Message
 from dialbench.llm.runner import Runner
-from dialbench.pipeline.stage import ANNOTATIONS
+from dialbench.pipeline.config import PipelineConfig, load_pipeline
+from dialbench.pipeline.execute import run_pipeline
+from dialbench.pipeline.plan import plan_pipeline
+from dialbench.pipeline.stage import ANNOTATIONS, text_tokens
 from dialbench.pipeline.stages.judge import JudgeStage
 from dialbench.schema import Annotation, Dialogue, JudgeConfiguration, Judgment, Target
 from dialbench.store import RunStore
+from dialbench.web.review import ReviewIn, review_annotations, verdicts_of
 from tests.scripted_models import ScriptedModel
 
 
@@ -301,7 +306,7 @@ def test_the_pipeline_stage_reads_the_annotations_it_shows(tmp_path: Path) -> No
     assert ANNOTATIONS in stage(options={"few_shot": 2}).reads()
     elsewhere = stage(options={"few_shot": 2}, examples_from="other").resolve_paths(tmp_path)
     assert ANNOTATIONS not in elsewhere.reads()
-    assert elsewhere.input_files() == [tmp_path / "other" / "dialbench.sqlite"]
+    assert elsewhere.examples_from == tmp_path / "other"
 
 
 def test_issue_answer_is_the_schema_a_judge_answers_in() -> None:
@@ -313,3 +318,103 @@ def test_issue_answer_is_the_schema_a_judge_answers_in() -> None:
     [question] = protocol.tasks([EN[1]])[0].questions
     shown = json.loads(question.messages[2].content)
     assert shown == json.loads(issues_answer(overall=4)) | {"comments": {}}
+
+
+def few_shot_stage(name: str, **options: Any) -> dict[str, Any]:
+    """A pipeline's judge stage of the last chatbot turn's sensibleness, by a scripted judge."""
+    model = score_judge(name)
+    model.config()  # registers the script
+    options = {"dimensions": "sensibleness", "turns": "last"} | options
+    return {"stage": "judge", "name": name, "protocol": "submetrics", "judges": [model.spec]} | {
+        "options": options
+    }
+
+
+def pipeline_of(folder: Path, *stages: dict[str, Any]) -> PipelineConfig:
+    path = folder / "pipeline.yaml"
+    path.write_text(yaml.safe_dump({"stages": list(stages)}), encoding="utf-8")
+    return load_pipeline(path)
+
+
+def test_a_review_in_the_web_app_makes_a_few_shot_stage_stale(
+    run_dir: Path, tmp_path: Path
+) -> None:
+    """The examples a stage would show are part of its identity: a reviewer's label that
+    changes them makes the stage run again; a zero-shot stage beside it stays up to date."""
+    config = pipeline_of(tmp_path, few_shot_stage("few", few_shot=1), few_shot_stage("zero"))
+    assert {s.status for s in run_pipeline(config, run_dir).stages} == {"ran"}
+    assert all(stage.up_to_date for stage in plan_pipeline(config, run_dir).stages)
+
+    with RunStore.open(run_dir) as store:
+        [german] = [
+            j
+            for j in store.records(Judgment, dialogue_id=DE[0].id)
+            if j.judge_model.endswith("zero")
+        ]
+    verdicts = verdicts_of(german.result, [])
+    sent = ReviewIn(reviews={german.id: {"sensibleness": 1}}, done=True)
+    with RunStore.open(run_dir) as store, store.run("serve") as record:
+        store.add(review_annotations(sent, "reviewer", {german.id: (german, verdicts)}), record)
+
+    plan = plan_pipeline(config, run_dir)
+    assert {s.name: s.up_to_date for s in plan.stages} == {"few": False, "zero": True}
+    report = run_pipeline(config, run_dir)
+    assert {s.name: s.status for s in report.stages} == {"few": "ran", "zero": "up to date"}
+    assert report.stages[0].summary.startswith("submetrics on 4 dialogue(s)")  # DE[0] held out now
+    assert {s.status for s in run_pipeline(config, run_dir).stages} == {"up to date"}
+
+
+REVIEWS = """item_id,annotator_or_judge,dimension,value,language,kind
+dbdc3:tt_001#3,reviewer,sensibleness,2,en,human
+dbdc3:tt_002#5,reviewer,sensibleness,5,en,human
+dbdc3:1503630611#2,reviewer,sensibleness,5,ja,human
+"""
+
+
+def test_labels_a_stage_before_imports_are_counted_once_there(tmp_path: Path) -> None:
+    """Before the labels are imported the plan counts N typical examples; the judge's identity
+    is settled once the import has run, so the next run finds every stage up to date."""
+    (tmp_path / "reviews.csv").write_text(REVIEWS, encoding="utf-8")
+    config = pipeline_of(
+        tmp_path,
+        {"stage": "import", "name": "dialogues", "example": "dbdc3_sample"},
+        {"stage": "import", "name": "reviews", "file": "reviews.csv", "records": "annotations"},
+        few_shot_stage("imported-few", few_shot=2) | {"limit": 1},
+        few_shot_stage("imported-zero") | {"limit": 1},
+        {"stage": "report"},  # reads the judgments: planned anew with the judge
+    )
+    run = tmp_path / "run"
+    few, zero = plan_pipeline(config, run).stages[2:4]
+    assert few.note == (
+        "few-shot: no labels stored yet; 2 of sensibleness counted as long as a typical item"
+    )
+    assert few.models[0].calls.prompt_tokens > zero.models[0].calls.prompt_tokens
+    report = run_pipeline(config, run)
+    assert {s.status for s in report.stages} == {"ran"}, report.stages
+    assert {s.status for s in run_pipeline(config, run).stages} == {"up to date"}
+
+
+def test_the_dry_run_counts_the_examples_each_language_is_shown(run_dir: Path) -> None:
+    """Per language, the plan's prompt tokens hold the examples a judgment of that language is
+    shown (as `tasks` puts them before the item); a language without any is zero-shot."""
+    config = pipeline_of(
+        run_dir.parent, few_shot_stage("plan-few", few_shot=2), few_shot_stage("plan-zero")
+    )
+    few, zero = plan_pipeline(config, run_dir).stages
+    protocol = SubmetricsProtocol(
+        options={"few_shot": 2, "dimensions": "sensibleness", "turns": "last"}
+    )
+    protocol.use_examples(examples_in_run(run_dir))
+
+    def shown(d: Dialogue) -> int:
+        [question] = protocol.tasks([d])[0].questions
+        return sum(text_tokens(m.content) for m in question.messages[1:-1])
+
+    added = len(EN) * shown(EN[2]) + len(JA) * shown(JA[1]) + len(DE) * shown(DE[0])
+    assert shown(EN[2]) > shown(JA[1]) > shown(DE[0]) == 0
+    [few_calls], [zero_calls] = [[m.calls for m in s.models] for s in (few, zero)]
+    assert few_calls.calls == zero_calls.calls == len(EN) + len(JA) + len(DE)
+    assert few_calls.prompt_tokens - zero_calls.prompt_tokens == added
+    assert few.note == (
+        "few-shot examples counted: de zero-shot; en 2 of sensibleness; ja 1 of sensibleness"
+    )

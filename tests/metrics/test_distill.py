@@ -371,5 +371,5 @@ def test_the_metric_stage_waits_for_the_judge_stage_only_when_it_distils(
     ]
     path = tmp_path / "pipeline.yaml"
     path.write_text(yaml.safe_dump({"run": "run", "stages": stages}), encoding="utf-8")
-    metric = build_graph(list(load_pipeline(path).stages))[1]
+    metric = build_graph(list(load_pipeline(path).stages), tmp_path / "run")[1]
     assert (metric.inputs == ("judge",)) is waits

@@ -51,7 +51,7 @@ def test_the_metric_stage_distils_the_judge_stage_before_it(tmp_path: Path) -> N
     path = tmp_path / "pipeline.yaml"
     path.write_text(yaml.safe_dump({"run": "run", "stages": stages}), encoding="utf-8")
     config = load_pipeline(path)
-    graph = {node.name: node for node in build_graph(list(config.stages))}
+    graph = {node.name: node for node in build_graph(list(config.stages), tmp_path / "run")}
     assert "judge" in graph["metric"].inputs  # trains on what the judge stage wrote
 
     report = run_pipeline(config, tmp_path / "run")

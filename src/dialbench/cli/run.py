@@ -72,6 +72,10 @@ def _print_plan(plan: PipelinePlan) -> None:
             rows.append((stage.name, "to run", "(no model calls)", "0", "0", "0", "-", "-"))
     columns = ("stage", "status", "model", "calls", "prompt tok", "completion tok", "cost", "wall")
     console.print(table("Plan (estimates)", columns, rows, text={"stage", "status", "model"}))
+    for stage in plan.stages:
+        if stage.note and not stage.up_to_date:
+            line = f"[{stage.name}] {stage.note}"
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
     cost = plan.cost_usd
     console.print(
         f"total: {plan.calls:,} model calls, cost "

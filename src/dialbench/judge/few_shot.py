@@ -82,11 +82,13 @@ def human_examples(
 
 
 def examples_in_run(run_dir: str | Path) -> list[HumanExample]:
-    """The examples a run directory's complete annotations make."""
+    """The examples a run directory's complete annotations make (only their dialogues read: a
+    pipeline plans a few-shot stage by them)."""
     with RunStore.open(run_dir, create=False) as store:
         annotations = [a for a in store.records(Annotation) if a.complete]
         wanted = {a.target.dialogue_id for a in annotations}
-        dialogues = {d.id: d for d in store.records(Dialogue) if d.id in wanted}
+        found = (store.get(Dialogue, dialogue_id) for dialogue_id in wanted)
+        dialogues = {d.id: d for d in found if d is not None}
     return human_examples(annotations, dialogues)
 
 

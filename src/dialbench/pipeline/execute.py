@@ -1,5 +1,5 @@
 """Running a pipeline: each stage as soon as the stages it waits for are done, skipping those
-that finished before with the same identity.
+that finished before with the same identity (settled then: `graph.settled`).
 
 Stages are scheduled from worker threads, each with its own store connection and event loop;
 the store is SQLite in WAL mode, so they write side by side. Where a stage runs is its executor's
@@ -29,7 +29,7 @@ from dialbench.llm.preflight import (
 from dialbench.pipeline.config import PipelineConfig
 from dialbench.pipeline.executors import Executor
 from dialbench.pipeline.executors.local import LocalExecutor
-from dialbench.pipeline.graph import Node, build_graph
+from dialbench.pipeline.graph import Node, build_graph, settled
 from dialbench.pipeline.stage import StageOutput
 from dialbench.schema import Record, StageRecord
 from dialbench.store import RunStore
@@ -106,7 +106,7 @@ def run_pipeline(
     one is raised as KeyboardInterrupt with the stages' threads still running. `executor`:
     where stages run (default: here, `LocalExecutor`)."""
     executor = executor or LocalExecutor()
-    nodes = build_graph(list(config.stages))
+    nodes = build_graph(list(config.stages), run_dir)
     unknown = force - {node.name for node in nodes}
     if unknown:
         known = ", ".join(node.name for node in nodes)
@@ -125,6 +125,7 @@ def run_pipeline(
         pass
     started = time.perf_counter()
     reports: dict[str, StageReport] = {}
+    identities: dict[str, str] = {}
 
     def settle(
         node: Node,
@@ -146,12 +147,14 @@ def run_pipeline(
     try:
         while True:
             for node in nodes:
-                if node.name in reports or node in running.values() or stopped:
+                if node.name in reports or node.name in identities or stopped:
                     continue
                 waiting = [reports.get(name) for name in node.after]
                 if any(r is not None and r.status in ("failed", "not run") for r in waiting):
                     settle(node, "not run", "a stage it waits for did not finish")
                 elif all(r is not None for r in waiting):
+                    node = settled(node, identities, run_dir)
+                    identities[node.name] = node.identity
                     if not will_run(node, done_before, force):
                         settle(node, "up to date")
                     else:

@@ -207,10 +207,10 @@ def plan_pipeline(
 ) -> PipelinePlan:
     power_basis = power_basis or PowerBasis()
     pilot = None if power_basis.pilot is None else pilot_issue_spreads(power_basis.pilot)
-    nodes = build_graph(list(config.stages))
+    nodes = build_graph(list(config.stages), run_dir)
     done = finished_identities(run_dir)
     prices = PriceTable.load()
-    context = PlanContext(dialogues=stored_dialogues(run_dir))
+    context = PlanContext(run_dir=run_dir, dialogues=stored_dialogues(run_dir))
     finishes: dict[str, float] = {}
     checked: Checked = {}
     plans = []

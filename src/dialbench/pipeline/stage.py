@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, TypeVar
@@ -59,8 +60,9 @@ DialogueCounts = Counter[tuple[str, str]]
 
 @dataclass
 class PlanContext:
-    """What the stages before this one leave in the store."""
+    """The run directory, and what the stages before this one leave in its store."""
 
+    run_dir: Path
     dialogues: DialogueCounts
 
     def languages(
@@ -74,16 +76,6 @@ class PlanContext:
             ):
                 counts[language] += n
         return counts
-
-    def count(
-        self,
-        sources: set[str] | None = None,
-        per_language: int | None = None,
-        languages: set[str] | None = None,
-    ) -> int:
-        """Dialogues of these sources and languages, at most `per_language` in each language."""
-        counts = self.languages(sources, languages).values()
-        return sum(counts if per_language is None else (min(n, per_language) for n in counts))
 
 
 def first_of(counts: Counter[str], total: int) -> Counter[str]:
@@ -158,12 +150,18 @@ class Stage(Record):
         """Prompt and data files shipped with dialbench that shape this stage's output."""
         return {}
 
-    def identity(self, upstream: list[str]) -> str:
-        """The hash of what determines this stage's output, given its upstream identities."""
+    def store_hashes(self, run_dir: Path) -> dict[str, str]:
+        """Records this stage reads from a run store that change outside the pipeline (labels
+        added in the web app), as the hash of what it would make of them: none by default."""
+        return {}
+
+    def identity(self, upstream: list[str], stored: Mapping[str, str]) -> str:
+        """The hash of what determines this stage's output, given its upstream identities and
+        its `store_hashes` (a stage without them keeps the identity it had before them)."""
         settings = self.model_dump(mode="json", exclude={"stage", "name", *self.pace_fields})
         files = {str(path): file_sha256(path) for path in self.input_files() if path.is_file()}
         key = [self.stage, settings, files, self.code_hashes(), sorted(upstream)]
-        return "s-" + content_hash(key)[:24]
+        return "s-" + content_hash([*key, dict(stored)] if stored else key)[:24]
 
     def resolve_paths(self, folder: Path) -> Stage:
         """This stage with relative input paths taken from the config file's folder."""

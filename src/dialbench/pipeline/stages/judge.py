@@ -9,8 +9,9 @@ from pydantic import field_validator
 
 from dialbench.judge.api import judge
 from dialbench.judge.config import JudgeConfig
+from dialbench.judge.few_shot import examples_in_run
 from dialbench.judge.judging import JudgeRunSummary
-from dialbench.judge.protocol import ASSISTANT_TURNS_PER_DIALOGUE
+from dialbench.judge.protocol import ASSISTANT_TURNS_PER_DIALOGUE, JudgeProtocol, Question
 from dialbench.llm.specs import as_model_configs
 from dialbench.pipeline.stage import (
     ANNOTATIONS,
@@ -70,15 +71,26 @@ class JudgeStage(ShardableStage, JudgeConfig):
     def writes(self) -> frozenset[str]:
         return frozenset({JUDGMENTS})
 
-    def input_files(self) -> list[Path]:
-        """The store of the run the few-shot examples come from, where it is another."""
-        return [] if self.examples_from is None else [self.examples_from / STORE_FILENAME]
-
     def resolve_paths(self, folder: Path) -> JudgeStage:
         return self.model_copy(update={"examples_from": relative_to(folder, self.examples_from)})
 
     def code_hashes(self) -> dict[str, str]:
         return self.build_protocol().file_hashes()
+
+    def store_hashes(self, run_dir: Path) -> dict[str, str]:
+        """Under few_shot, the hash of the examples it would show now (`examples_hashes`):
+        labels reviewed in the web app change them, and so what judging makes; none else."""
+        return self._with_examples(run_dir).examples_hashes()
+
+    def _with_examples(self, run_dir: Path) -> JudgeProtocol:
+        """The protocol with the examples it would choose now from the labels stored in the
+        judged run or `examples_from` (none before that run has a store)."""
+        protocol = self.build_protocol()
+        if protocol.examples_wanted():
+            source = self.examples_from or run_dir
+            stored = (source / STORE_FILENAME).is_file()
+            protocol.use_examples(examples_in_run(source) if stored else [])
+        return protocol
 
     def execute(self, run_dir: Path) -> StageOutput:
         summary = judge(
@@ -87,26 +99,65 @@ class JudgeStage(ShardableStage, JudgeConfig):
         return StageOutput(judged_summary(summary), summary)
 
     def estimate(self, context: PlanContext) -> StageEstimate:
-        """Calls and prompt tokens from the protocol's own questions about a typical dialogue;
-        answers as long as `max_tokens` (an upper bound)."""
-        protocol = self.build_protocol()
-        dialogues = context.count(
-            set(self.sources) or None,
-            per_language=self.limit,
-            languages=set(self.languages) or None,
-        )
-        items = dialogues * protocol.items_per_dialogue() * self.settings.samples
+        """Calls and prompt tokens from the protocol's own questions about a typical dialogue,
+        with the few-shot examples each language would be shown (`few_shot_tokens`); answers as
+        long as `max_tokens` (an upper bound)."""
+        protocol = self._with_examples(context.run_dir)
+        per_language = context.languages(set(self.sources) or None, set(self.languages) or None)
+        per_dialogue = protocol.items_per_dialogue() * self.settings.samples
+        items = {
+            language: min(n, self.limit or n) * per_dialogue for language, n in per_language.items()
+        }
         questions = protocol.typical_questions(typical_dialogue())
         prompt = sum(text_tokens(m.content) for q in questions for m in q.messages)
-        calls = int(items * len(questions))
+        shown, note = few_shot_tokens(protocol, questions, sorted(items))
+        total = sum(items.values())
+        prompt_tokens = sum(n * (prompt + shown.get(language, 0)) for language, n in items.items())
         return StageEstimate(
             calls={
                 judge.spec: ModelCalls(
-                    calls=calls,
-                    prompt_tokens=int(items * prompt),
-                    completion_tokens=sum(int(items * q.params.max_tokens) for q in questions),
+                    calls=int(total * len(questions)),
+                    prompt_tokens=int(prompt_tokens),
+                    completion_tokens=sum(int(total * q.params.max_tokens) for q in questions),
                     concurrency=judge.concurrency,
                 )
                 for judge in self.judges
             },
+            note=note,
         )
+
+
+def few_shot_tokens(
+    protocol: JudgeProtocol, questions: list[Question], languages: list[str]
+) -> tuple[dict[str, int], str]:
+    """The prompt tokens the chosen examples add to one item's questions, per language, and a
+    note saying what was counted. With no label stored yet (a stage before it imports them),
+    each question is counted with N examples as long as its typical item."""
+    if protocol.examples is None:
+        return {}, ""
+    wanted = protocol.examples.wanted
+    if not protocol.examples.shots:
+        typical = sum(
+            wanted.get(q.name, 0) * text_tokens(q.messages[-1].content) for q in questions
+        )
+        shown = ", ".join(f"{n} of {question}" for question, n in wanted.items())
+        return dict.fromkeys(languages, typical), (
+            f"few-shot: no labels stored yet; {shown} counted as long as a typical item"
+        )
+    tokens = {
+        language: sum(
+            text_tokens(m.content)
+            for q in questions
+            for m in protocol.examples.messages(language, q.name)
+        )
+        for language in languages
+    }
+    counts = protocol.examples.ids()
+    shown = "; ".join(
+        f"{language} "
+        + ", ".join(f"{len(ids)} of {question}" for question, ids in counts[language].items())
+        if language in counts
+        else f"{language} zero-shot"
+        for language in languages
+    )
+    return tokens, f"few-shot examples counted: {shown}"
