@@ -63,6 +63,8 @@ EXAMPLE_ENGLISH = (
 EXAMPLE = {
     "zh": "回复：{reply}\n\n请从1到3评价该回复的礼貌程度。"
     '只用一个JSON对象作答，不要输出其他内容：{"politeness": <1|2|3>}',
+    "zh-Hant": "回覆：{reply}\n\n請從1到3評價該回覆的禮貌程度。"
+    '只用一個JSON物件作答，不要輸出其他內容：{"politeness": <1|2|3>}',
     "de": "Antwort: {reply}\n\nBewerten Sie die Höflichkeit der Antwort von 1 bis 3. Antworten Sie "
     'nur mit einem JSON-Objekt und sonst nichts: {"politeness": <1|2|3>}',
     "fr": "Réponse : {reply}\n\nÉvaluez de 1 à 3 la politesse de la réponse. Répondez uniquement "
@@ -191,10 +193,10 @@ def figures(files: list[Translated], back: dict[tuple[str, str], str | None]) ->
 
 
 def print_rows(rows: list[dict]) -> None:
-    print(f"{'file':58} {'lang':4} {'par':>3} {'chrF':>5} {'cos':>5}  marks")
+    print(f"{'file':63} {'lang':7} {'par':>3} {'chrF':>5} {'cos':>5}  marks")
     for row in rows:
         print(
-            f"{row['file']:58} {row['language']:4} {row['paragraphs']:>3} "
+            f"{row['file']:63} {row['language']:7} {row['paragraphs']:>3} "
             f"{row['round_trip_chrf']:>5.1f} {row['cosine_usem3']:>5.3f}  {row['marks']}"
             + (
                 f" ({row['failed_back_translations']} failed)"

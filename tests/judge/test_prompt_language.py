@@ -1,6 +1,8 @@
 """Prompts in the dialogue's language (`judge --prompt-language dialogue`): every translation
 keeps what its answers are parsed by, an item reads its dialogue's language where the protocol
-has it and English elsewhere (said once), and at `en` nothing of any stored identity moves."""
+has it and English elsewhere (said once), and at `en` nothing of any stored identity moves.
+The Traditional Chinese files are the Simplified ones through OpenCC
+(scripts/convert_traditional_chinese.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from dialbench.hashing import content_hash
 from dialbench.judge.api import judge
 from dialbench.judge.config import JudgeConfig
 from dialbench.judge.judging import judge_configuration
-from dialbench.judge.prompt_language import SHARED_PROMPTS, template_marks
+from dialbench.judge.prompt_language import SHARED_PROMPTS, PromptFiles, template_marks
 from dialbench.judge.registry import PROTOCOLS, get_protocol
 from dialbench.judge.settings import JudgeSettings
 from dialbench.llm.runner import Runner
@@ -27,9 +29,10 @@ from dialbench.pipeline.stages.judge import JudgeStage
 from dialbench.prompts import load_prompt, translated_languages
 from dialbench.schema import Judgment, Target
 from dialbench.store import RunStore
+from scripts.convert_traditional_chinese import simplified_files, traditional, traditional_path
 from tests.conftest import RunCli
 
-LANGUAGES = ("de", "es", "fr", "ja", "pt", "zh")
+LANGUAGES = ("de", "es", "fr", "ja", "pt", "zh", "zh-Hant")
 PACKAGES = {name: PROTOCOLS.load(name).__module__ for name in PROTOCOLS}
 LABEL_FILES = ("issue_labels.yaml", "tool_issue_labels.yaml")
 DIALOGUE = {"prompt_language": "dialogue"}
@@ -139,6 +142,47 @@ def test_a_japanese_dialogue_is_asked_in_japanese_and_others_in_english() -> Non
     assert "- unsafe: " in issues
     for protocol in ("holistic", "unieval"):
         assert system_prompts(protocol, "de", **DIALOGUE) != system_prompts(protocol, "de")
+
+
+def test_traditional_chinese_dialogues_are_asked_in_traditional_chinese() -> None:
+    """By the script a tag names, else the one its region writes: Taiwan, Hong Kong and Macau
+    read `zh-Hant`, mainland China, Singapore and a bare `zh` read `zh`."""
+    package = PACKAGES["submetrics"]
+    traditional_prompt = load_prompt("judge_sensibleness", package, "zh-Hant").format()
+    simplified_prompt = load_prompt("judge_sensibleness", package, "zh").format()
+    assert "評價" in traditional_prompt
+    assert "评价" in simplified_prompt
+    for tag in ("zh-Hant", "zh-TW", "zh-HK", "zh-MO", "zh-Hant-CN"):
+        assert traditional_prompt in system_prompts("submetrics", tag, **DIALOGUE), tag
+    for tag in ("zh", "zh-CN", "zh-SG", "zh-Hans", "zh-Hans-TW"):
+        assert simplified_prompt in system_prompts("submetrics", tag, **DIALOGUE), tag
+    files = PromptFiles(package, "dialogue")
+    assert files.untranslated(["zh-TW", "zh-CN", "zh-Hant", "ko-KR"]) == ["ko"]
+    assert files.hashes("judge_sensibleness")["judge_sensibleness.zh-Hant"]
+    assert "judge_sensibleness.zh-Hant" not in PromptFiles(package).hashes("judge_sensibleness")
+
+
+def test_a_protocol_without_traditional_chinese_asks_in_simplified(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "simplified_only_prompts"
+    (package / "zh").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "judge_it.txt").write_text("Judge it.\n")
+    (package / "zh" / "judge_it.txt").write_text("评判它。\n")
+    monkeypatch.syspath_prepend(tmp_path)
+    files = PromptFiles("simplified_only_prompts", "dialogue")
+    assert files.load("judge_it", "zh-TW").name == "judge_it.zh"
+    assert files.untranslated(["zh-TW", "zh-HK"]) == []
+
+
+def test_every_traditional_chinese_file_is_the_conversion_of_its_simplified_one() -> None:
+    """So the two cannot drift: edit a `zh` file, then run the script."""
+    converted = simplified_files()
+    assert len(converted) == 12  # 10 prompts and 2 label files
+    for simplified in converted:
+        expected = traditional(simplified.read_text(encoding="utf-8"))
+        assert traditional_path(simplified).read_text(encoding="utf-8") == expected, simplified
 
 
 @pytest.fixture

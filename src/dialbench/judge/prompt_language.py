@@ -1,11 +1,12 @@
 """Prompts in the dialogue's language (`dialbench judge --prompt-language dialogue`).
 
-English is the default, as in MEDAL. Under `dialogue`, an item is asked in the base language of
-its dialogue's tag (`pt-BR` reads the `pt` prompts) where the protocol ships a translation into
-it, a folder of that language beside its English files holding every one of them; any other
-language reads English. The configuration of such judgments holds the hashes of every language
-the protocol ships, so one judge under one protocol stays one rater whatever the dialogues'
-languages (`PromptFiles.hashes`).
+English is the default, as in MEDAL. Under `dialogue`, an item is asked in its dialogue's
+language where the protocol ships a translation into it, a folder of that language beside its
+English files holding every one of them: the language in its script where the protocol ships
+that (`zh-TW`, `zh-HK` and `zh-Hant` read `zh-Hant`), else the language alone (`pt-BR` reads
+`pt`, `zh-CN` reads `zh`); any other language reads English. The configuration of such
+judgments holds the hashes of every language the protocol ships, so one judge under one
+protocol stays one rater whatever the dialogues' languages (`PromptFiles.hashes`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
+
+import langcodes
 
 from dialbench.prompts import Prompt, load_prompt, translated_languages
 from dialbench.schema import base_language
@@ -35,6 +39,15 @@ def template_marks(text: str) -> Counter[str]:
     return Counter(_MARKS.findall(text))
 
 
+@cache
+def _written_forms(tag: str) -> tuple[str, ...]:
+    """The translations that could ask a dialogue in `tag`, nearest first: its language in its
+    script (the one the tag names, else the likely one: `zh-TW` is `zh-Hant`, `zh-CN` and `zh`
+    are `zh-Hans`), then its language alone."""
+    base, script = base_language(tag), langcodes.Language.get(tag).maximize().script
+    return (f"{base}-{script}", base) if script else (base,)
+
+
 @dataclass(frozen=True)
 class PromptFiles:
     """A protocol's prompt files (those of its package) in the language it is set to ask in."""
@@ -48,15 +61,15 @@ class PromptFiles:
 
     def language(self, tag: str) -> str | None:
         """The translation an item of a dialogue in `tag` is asked in; None for English."""
-        base = base_language(tag)
-        return base if base in self.languages() else None
+        shipped = self.languages()
+        return next((form for form in _written_forms(tag) if form in shipped), None)
 
     def untranslated(self, tags: Iterable[str]) -> list[str]:
         """The dialogues' languages asked in English for want of a translation (none at `en`)."""
         if self.setting == "en":
             return []
-        bases = {base_language(tag) for tag in tags}
-        return sorted(bases - {"en", *self.languages()})
+        in_english = {base_language(tag) for tag in set(tags) if self.language(tag) is None}
+        return sorted(in_english - {"en"})
 
     def load(self, name: str, tag: str, package: str | None = None) -> Prompt:
         """The prompt file `name` (of this package, or of `package`) for a dialogue in `tag`."""

@@ -1,7 +1,8 @@
 """Prompt templates as data files, each hashed so records can name the exact text they used.
 
 A template's translation into another language lies in a folder named by the language beside
-it (`ja/judge_sensibleness.txt`), named `judge_sensibleness.ja` where records key hashes."""
+it (`ja/judge_sensibleness.txt`), or by the language and its script where one language is
+written in two (`zh-Hant/`), named `judge_sensibleness.ja` where records key hashes."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from dialbench.hashing import sha256_text
 
-LANGUAGE_FOLDER = re.compile(r"^[a-z]{2,3}$")
+LANGUAGE_FOLDER = re.compile(r"^[a-z]{2,3}(-[A-Z][a-z]{3})?$")
 
 
 class Prompt(BaseModel):
@@ -43,6 +44,6 @@ def load_prompt(name: str, package: str = __name__, language: str | None = None)
 @cache
 def translated_languages(package: str) -> tuple[str, ...]:
     """The languages a package's prompt files are translated into: its folders named by a
-    language code, sorted."""
+    language code, or a language and script (`zh-Hant`), sorted."""
     folders = (item.name for item in resources.files(package).iterdir() if item.is_dir())
     return tuple(sorted(name for name in folders if LANGUAGE_FOLDER.match(name)))
