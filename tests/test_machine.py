@@ -47,3 +47,13 @@ def test_a_run_that_loaded_llama_cpp_names_its_build_features(
     fake = SimpleNamespace(__version__="0.3.36", llama_print_system_info=lambda: built)
     monkeypatch.setitem(sys.modules, "llama_cpp", fake)
     assert machine.computed_on() == f"{machine.processor()}; llama.cpp 0.3.36: SSE3 AVX AVX2 FMA"
+
+
+def test_llama_cpp_being_imported_by_another_thread_is_not_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A pipeline's import stage stored its run record while a judge stage's thread was still
+    importing llama.cpp: the half-made module had no llama_print_system_info, and the import
+    failed. Until the module is whole, no model of this process has run."""
+    monkeypatch.setitem(sys.modules, "llama_cpp", SimpleNamespace())  # __init__ not yet done
+    assert machine.computed_on() == machine.processor()

@@ -23,7 +23,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -137,10 +137,13 @@ def _context(key: _ContextKey) -> _Context:
         return _contexts[key]
 
 
-def embedding_model(name: str, n_ctx: int, n_threads: int) -> Llama:
-    """A model loaded to embed texts (mean-pooled hidden states), quiet as generation's are:
-    its own, since an embedding context computes no logits to share with generation."""
-    from llama_cpp import LLAMA_POOLING_TYPE_MEAN, Llama
+def embedding_model(
+    name: str, n_ctx: int, n_threads: int, pooling: Literal["mean", "last"] = "mean"
+) -> Llama:
+    """A model loaded to embed texts, quiet as generation's are: its own, since an embedding
+    context computes no logits to share with generation. `mean` pools the hidden states of every
+    token; `last` keeps the last token's, the only one a causal model computed having read all."""
+    from llama_cpp import LLAMA_POOLING_TYPE_LAST, LLAMA_POOLING_TYPE_MEAN, Llama
     from llama_cpp._utils import suppress_stdout_stderr
 
     suppress_stdout_stderr.__init__ = _never_suppress  # type: ignore[method-assign]
@@ -149,7 +152,7 @@ def embedding_model(name: str, n_ctx: int, n_threads: int) -> Llama:
     return Llama(
         model_path=str(path),
         embedding=True,
-        pooling_type=LLAMA_POOLING_TYPE_MEAN,
+        pooling_type=LLAMA_POOLING_TYPE_LAST if pooling == "last" else LLAMA_POOLING_TYPE_MEAN,
         n_ctx=n_ctx,
         n_batch=n_ctx,
         n_threads=n_threads,
