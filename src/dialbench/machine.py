@@ -57,7 +57,8 @@ def computed_on() -> str:
     one (`; llama.cpp 0.3.36: AVX AVX2 F16C FMA ...`): never imported for this, so a command
     that ran no local model pays nothing, and says nothing of kernels it did not use."""
     llama_cpp = sys.modules.get("llama_cpp")
-    if getattr(llama_cpp, "__version__", None) is None:  # its last line: another thread of a
-        return processor()  # pipeline may be importing it for a model this run has not used
+    version = getattr(llama_cpp, "__version__", None)  # its last line: another thread of a
+    if llama_cpp is None or version is None:  # pipeline may be importing it for a model not run
+        return processor()
     features = re.findall(r"(\w+) = 1", llama_cpp.llama_print_system_info().decode())
-    return f"{processor()}; llama.cpp {llama_cpp.__version__}: {' '.join(features)}"
+    return f"{processor()}; llama.cpp {version}: {' '.join(features)}"
