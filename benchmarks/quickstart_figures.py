@@ -24,6 +24,7 @@ from dialbench.figures.differences import chatbot_differences
 from dialbench.figures.frame import ALL, judgment_frame
 from dialbench.figures.intervals import chatbot_intervals
 from dialbench.figures.observations import observations
+from dialbench.figures.run_reads import RunReads
 from dialbench.metaeval.evaluate import MetaEvalReport
 from dialbench.schema import Judgment
 from dialbench.store import RunStore
@@ -58,7 +59,7 @@ def simulation_and_judging(run: Path) -> None:
 
 def chatbot_figures(run: Path) -> None:
     with RunStore.open(run, create=False) as store:
-        found = observations(judgment_frame(store), store)
+        found = observations(judgment_frame(store), RunReads(store))
     figures = chatbot_intervals(found)
     shown = figures[
         figures["dimension"].isin(["overall", "quality"]) & (figures["language"] == ALL)

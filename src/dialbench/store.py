@@ -178,6 +178,21 @@ def _statements(script: str) -> Iterator[str]:
             statement = ""
 
 
+_CHATSEED = "json_extract(record, '$.metadata.chatseed_dialogue')"
+_SEED = "json(json_extract(record, '$.seed'))"
+_UNIT_FIELDS = f"id, {_CHATSEED}, {_SEED}"
+
+
+def _seed_unit(dialogue_id: str, chatseed: object, seed: str | None) -> str:
+    """`RunStore.seed_units`'s unit of one dialogue, from its row of `_UNIT_FIELDS`: the one
+    place the rule is written."""
+    if isinstance(chatseed, str):
+        return f"chatseed:{chatseed}"
+    if seed is not None:
+        return f"seed:{content_hash(json.loads(seed))[:16]}"
+    return f"dialogue:{dialogue_id}"
+
+
 class RunStore:
     """A run directory's SQLite store. Use as a context manager, or call `close()`."""
 
@@ -546,19 +561,26 @@ class RunStore:
         on: a self-chat's ChatSEED dialogue, else the hash of the dialogue's seed context (the
         dialogues of one MEDAL seed share their first user turn; the same seed in another run
         hashes the same), else the dialogue itself (imported dialogues: nothing shared)."""
+        rows = self._db.execute(f"SELECT {_UNIT_FIELDS} FROM dialogues")
+        return {row[0]: _seed_unit(*row) for row in rows}
+
+    def seed_mates(self, dialogue_id: str) -> tuple[str, dict[str, str | None]]:
+        """The dialogue's seed unit (as `seed_units` gives it) and the dialogues of that unit,
+        itself among them, each with its chatbot model, in the order stored; KeyError when no
+        dialogue has the id. Read from the rows that share a field the unit is made of, not the
+        whole store: one dialogue's page costs its seed."""
+        own = self._db.execute(
+            f"SELECT {_UNIT_FIELDS} FROM dialogues WHERE id = ?", (dialogue_id,)
+        ).fetchone()
+        if own is None:
+            raise KeyError(dialogue_id)
+        unit = _seed_unit(*own)
         rows = self._db.execute(
-            "SELECT id, json_extract(record, '$.metadata.chatseed_dialogue'), "
-            "json(json_extract(record, '$.seed')) FROM dialogues"
+            f"SELECT {_UNIT_FIELDS}, assistant_model FROM dialogues "
+            f"WHERE id = ? OR {_CHATSEED} = ? OR {_SEED} = ? ORDER BY rowid",
+            own,
         )
-        units = {}
-        for id_, chatseed, seed in rows:
-            if isinstance(chatseed, str):
-                units[id_] = f"chatseed:{chatseed}"
-            elif seed is not None:
-                units[id_] = f"seed:{content_hash(json.loads(seed))[:16]}"
-            else:
-                units[id_] = f"dialogue:{id_}"
-        return units
+        return unit, {row[0]: row[3] for row in rows if _seed_unit(*row[:3]) == unit}
 
     def turn_count(self) -> int:
         return int(

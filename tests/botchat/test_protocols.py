@@ -6,11 +6,15 @@ report."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pandas as pd
 import pytest
 
+from dialbench.botchat import results
 from dialbench.botchat.api import selfchat
 from dialbench.botchat.config import SelfChatConfig
 from dialbench.botchat.passrate import pass_at_n
@@ -22,6 +26,7 @@ from dialbench.botchat.results import (
     win_tie_lose,
 )
 from dialbench.botchat.verdicts import order_consistency, win_matrix
+from dialbench.figures import observations
 from dialbench.judge.api import judge
 from dialbench.judge.config import JudgeConfig
 from dialbench.judge.registry import get_protocol
@@ -347,6 +352,35 @@ def test_gteval_compares_each_self_chat_with_its_human_dialogue_at_the_same_leng
     assert "win_or_tie_rate = (wins + ties) / judgments" in text
     assert [s.key for s in written.sections][:2] == ["selfchat-lengths", "gteval"]
     assert (written.folder / "plots" / "gteval_scripted_gteval-judge.png").exists()
+
+
+def test_a_report_reads_the_self_chats_and_computes_each_protocols_figures_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """UniEval's sections and pass@N, the GTEval table and figures, and the differences between
+    chatbots all ask for them: read and computed once per report."""
+    run = self_chat_run(tmp_path, seeds=2)
+    for protocol, script in (("unieval", unieval_judge), ("gteval", arena_judge)):
+        model = ScriptedModel(f"once-{protocol}", script)
+        judge(JudgeConfig(protocol=protocol, judges=[model.config()]), run, quiet=True)
+    calls = Counter[str]()
+
+    def count(module: ModuleType, name: str) -> None:
+        original = getattr(module, name)
+
+        def counted(*args: Any) -> Any:
+            calls[name] += 1
+            return original(*args)
+
+        monkeypatch.setattr(module, name, counted)
+
+    count(results, "self_chats")
+    for protocol in ("unieval", "gteval"):
+        count(observations, protocol)
+    written = report(ReportConfig(), run)
+    keys = {section.key for section in written.sections}
+    assert {"unieval", "unieval-pass", "gteval", "differences"} <= keys
+    assert calls == {"self_chats": 1, "unieval": 1, "gteval": 1}
 
 
 def test_a_model_whose_verdicts_are_all_unscored_gets_no_rating_and_a_note(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from dialbench.pipeline.registry import STAGES
 from dialbench.pipeline.stage import DIALOGUES, FILES, Stage, StageOutput
 from dialbench.registry import BUILT_IN, REGISTERED, Registry
 from dialbench.report.config import ReportConfig
+from dialbench.report.context import ReportContext
 from dialbench.report.protocols import PROTOCOL_SECTIONS
 from dialbench.report.section import Section, table
 from dialbench.report.writer import report
@@ -106,14 +107,14 @@ def test_a_stage_and_an_executor_are_one_class_and_one_line_each(
     assert InlineExecutor.ran == ["import", "count"]
 
 
-def winner_counts(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
+def winner_counts(frame: pd.DataFrame, context: ReportContext) -> list[Section]:
     """A protocol's report sections as a plugin writes them."""
     counts = frame.groupby("winner").size().rename("judgments").reset_index()
     return [
         Section(
             key="preference",
             title="Preferred chatbot",
-            tables=[table(folder, "preference", "Verdicts", counts)],
+            tables=[table(context.folder, "preference", "Verdicts", counts)],
         )
     ]
 

@@ -11,6 +11,7 @@ import pytest
 
 from dialbench.figures.frame import judgment_frame
 from dialbench.figures.observations import observations
+from dialbench.figures.run_reads import RunReads
 from dialbench.schema import (
     Dialogue,
     Judgment,
@@ -103,7 +104,7 @@ def test_dialogues_of_one_seed_share_their_unit_and_others_have_their_own(store:
 
 
 def test_every_protocol_gives_its_figures_and_human_dialogues_none(store: RunStore) -> None:
-    found = observations(judgment_frame(store), store)
+    found = observations(judgment_frame(store), RunReads(store))
     assert set(found["chatbot"]) == {"bot-a", "bot-b"}
     values = found.set_index(["protocol", "dimension", "chatbot", "unit"])["value"]
     unit = store.seed_units()[medal("bot-a").id]
@@ -120,5 +121,5 @@ def test_every_protocol_gives_its_figures_and_human_dialogues_none(store: RunSto
 def test_a_run_with_no_judgments_has_no_figures(tmp_path: Path) -> None:
     with RunStore.open(tmp_path / "empty") as empty:
         frame = judgment_frame(empty)
-        assert observations(frame, empty).empty
+        assert observations(frame, RunReads(empty)).empty
         assert isinstance(frame, pd.DataFrame)

@@ -18,6 +18,7 @@ from dialbench.judge.registry import PROTOCOLS
 from dialbench.metrics.packaged import packaged_metrics
 from dialbench.report import tables
 from dialbench.report.chatbot_figures import interval_cell
+from dialbench.report.context import ReportContext
 from dialbench.report.measured_domains import measured_domains
 from dialbench.report.protocols import PROTOCOL_SECTIONS
 from dialbench.report.protocols.holistic import holistic_distribution, mean_quality
@@ -47,6 +48,13 @@ def frame(store: RunStore) -> pd.DataFrame:
     return judgment_frame(store)
 
 
+@pytest.fixture(scope="module")
+def context(
+    store: RunStore, frame: pd.DataFrame, tmp_path_factory: pytest.TempPathFactory
+) -> ReportContext:
+    return ReportContext(store, frame, tmp_path_factory.mktemp("report"))
+
+
 def row(table: pd.DataFrame, **where: str) -> pd.Series:
     mask = pd.Series(True, index=table.index)
     for column, value in where.items():
@@ -55,8 +63,10 @@ def row(table: pd.DataFrame, **where: str) -> pd.Series:
     return table.loc[index]
 
 
-def test_issue_rates_per_judge_chatbot_and_language(frame: pd.DataFrame, store: RunStore) -> None:
-    rates = issue_rates(frame, store)
+def test_issue_rates_per_judge_chatbot_and_language(
+    frame: pd.DataFrame, context: ReportContext
+) -> None:
+    rates = issue_rates(frame, context)
     german_b = row(rates, judge="judge-x", chatbot="bot-b", language="de")
     assert (german_b["items"], german_b["issues.repetitive"], german_b["overall"]) == (4, 1.0, 2.0)
     english_a = row(rates, judge="judge-x", chatbot="bot-a", language="en")
@@ -68,8 +78,10 @@ def test_issue_rates_per_judge_chatbot_and_language(frame: pd.DataFrame, store: 
     assert list(rates["language"][:4]) == ["de", "en", "zh", "all"]
 
 
-def test_every_issue_rate_has_its_interval_and_seeds(frame: pd.DataFrame, store: RunStore) -> None:
-    rates = issue_rates(frame, store)
+def test_every_issue_rate_has_its_interval_and_seeds(
+    frame: pd.DataFrame, context: ReportContext
+) -> None:
+    rates = issue_rates(frame, context)
     for figure in ["issues.repetitive", "issues.irrelevant", "overall"]:
         assert {f"{figure}_low", f"{figure}_high"} <= set(rates.columns)
     german_b = row(rates, judge="judge-x", chatbot="bot-b", language="de")
@@ -102,19 +114,19 @@ def test_issue_proportions_per_language_with_counts(frame: pd.DataFrame) -> None
     assert list(wide.columns[2:]) == list(ISSUE_KEYS)
 
 
-def test_overall_and_holistic_distributions(frame: pd.DataFrame, store: RunStore) -> None:
+def test_overall_and_holistic_distributions(frame: pd.DataFrame, context: ReportContext) -> None:
     overall = row(overall_distribution(frame), judge="judge-x", language="de")
     assert (overall["judgments"], overall["n_2"], overall["n_5"], overall["n_1"]) == (8, 5, 3, 0)
     holistic = holistic_distribution(frame)
     b = row(holistic, judge="judge-x", chatbot="bot-b", language="en")
     assert (b["judgments"], b["n_0"], b["n_1"], b["n_2"], b["share_1"]) == (8, 4, 4, 0, 0.5)
-    mean = row(mean_quality(frame, store), judge="judge-x", chatbot="bot-b", language="en")
+    mean = row(mean_quality(context), judge="judge-x", chatbot="bot-b", language="en")
     assert (mean["items"], mean["seeds"], mean["quality"]) == (4, 4, 0.5)  # 0 and 1 per item
     assert mean["quality_low"] == mean["quality_high"] == 0.5
 
 
-def test_submetric_means_count_chatbot_turns(frame: pd.DataFrame, store: RunStore) -> None:
-    means = row(submetric_means(frame, store), judge="judge-y", chatbot="bot-a", language="zh")
+def test_submetric_means_count_chatbot_turns(context: ReportContext) -> None:
+    means = row(submetric_means(context), judge="judge-y", chatbot="bot-a", language="zh")
     assert (means["turns"], means["understandability"], means["sensibleness"]) == (4, 4.0, 3.0)
     assert (means["seeds"], means["sensibleness_low"], means["sensibleness_high"]) == (4, 3, 3)
 
@@ -188,13 +200,11 @@ def test_names_cannot_inject_markup_or_formulas_into_report_md_or_csv(
     )
 
 
-def test_every_protocol_has_report_sections_that_take_the_judgments_the_folder_and_the_store() -> (
-    None
-):
+def test_every_protocol_has_report_sections_that_take_the_judgments_and_the_report() -> None:
     assert list(PROTOCOL_SECTIONS) == list(PROTOCOLS)  # unieval, arena and gteval: BotChat's
     for protocol in PROTOCOL_SECTIONS:
         sections = PROTOCOL_SECTIONS.load(protocol)
-        assert list(signature(sections).parameters) == ["frame", "folder", "store"]
+        assert list(signature(sections).parameters) == ["frame", "context"]
 
 
 def test_a_run_without_self_chats_has_no_botchat_sections(tmp_path: Path) -> None:
@@ -268,7 +278,8 @@ def test_differences_without_shared_seeds_are_unpaired_and_none_holds(tmp_path: 
 def test_chatbots_run_from_the_same_seeds_are_compared_seed_by_seed(tmp_path: Path) -> None:
     with RunStore.open(make_store(tmp_path / "run", seeded=True)) as store:
         written = write_report(store, tmp_path / "report")
-        rates = issue_rates(judgment_frame(store), store)
+        frame = judgment_frame(store)
+        rates = issue_rates(frame, ReportContext(store, frame, tmp_path / "report"))
     assert row(rates, judge="judge-x", chatbot="bot-a", language="all")["seeds"] == 12
     [section] = [s for s in written.sections if s.key == "differences"]
     everything = pd.read_csv(written.folder / section.tables[0].csv)

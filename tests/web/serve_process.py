@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,8 +48,11 @@ def _wait_for_port(port: int, process: subprocess.Popen[str]) -> None:
 
 
 @contextmanager
-def serve(run: Path, *options: str, port: int | None = None) -> Iterator[Serving]:
-    """`dialbench serve RUN` on `port` (a free one unless given: a restart takes the same)."""
+def serve(
+    run: Path, *options: str, port: int | None = None, env: Mapping[str, str] | None = None
+) -> Iterator[Serving]:
+    """`dialbench serve RUN` on `port` (a free one unless given: a restart takes the same), in
+    `env` (default: this process's environment)."""
     port = port or free_port()
     log = run.parent / f"serve-{port}.log"
     with log.open("w", encoding="utf-8") as stderr:
@@ -58,6 +61,7 @@ def serve(run: Path, *options: str, port: int | None = None) -> Iterator[Serving
             stdout=subprocess.PIPE,
             stderr=stderr,
             text=True,
+            env=env,
         )
     assert process.stdout is not None
     announced = process.stdout.readline().strip()

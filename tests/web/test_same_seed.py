@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from web_run import FIRST_TURN, ORGANISER_TOKEN, Client, WebRun, add_seed_dialogues
 
-from dialbench.schema import Dialogue, Judgment, Target
+from dialbench.schema import Dialogue, Judgment, Participants, SeedContext, Target, Turn
 from dialbench.store import RunStore
 
 
@@ -86,6 +86,60 @@ def test_a_dialogue_page_leads_to_its_seed_side_by_side(
     assert "overall <strong>2</strong>" in bot_b_column
     assert bot_b_column.count('class="ended"') == 2  # bot-b stopped two turns before bot-a
     assert "Issues: none" in hostile_column
+
+
+def self_chats_and_a_stray(web_run: WebRun) -> list[Dialogue]:
+    """Two self-chats of one ChatSEED (a unit of their own) and a dialogue with the same seed
+    context but no ChatSEED dialogue (a seed unit: it shares a field with them, not the unit)."""
+    human = web_run.dialogues[0]
+    seed = SeedContext(language="en", chatseed=["hi", "hello"], metadata={"dialogue_id": human.id})
+
+    def grown(chatbot: str, metadata: dict[str, object]) -> Dialogue:
+        turns = [Turn(role="user", text="hi"), Turn(role="assistant", text=f"{chatbot} says hello")]
+        participants = Participants(user=chatbot, assistant=chatbot)
+        return Dialogue(
+            language="en",
+            source="selfchat",
+            seed=seed,
+            participants=participants,
+            turns=turns,
+            metadata=metadata,
+        )
+
+    made = [grown(bot, {"chatseed_dialogue": human.id}) for bot in ("bot-a", "bot-b")]
+    made.append(grown("bot-c", {}))
+    with RunStore.open(web_run.path, create=False) as store, store.run("test setup") as run:
+        store.add(made, run)
+    return made
+
+
+def test_a_dialogues_seed_mates_are_those_of_its_unit_in_seed_units(
+    web_run: WebRun, seeded: Seeded
+) -> None:
+    """Seedless dialogues (their own unit), a MEDAL seed's, a ChatSEED's self-chats and a
+    dialogue sharing their seed context but not their unit: each reads as `seed_units` says."""
+    stray = self_chats_and_a_stray(web_run)[-1]
+    with RunStore.open(web_run.path, create=False) as store:
+        units = store.seed_units()
+        chatbots = {d: chatbot for d, (_, chatbot) in store.dialogue_placements().items()}
+        for dialogue, unit in units.items():
+            mates = {d: chatbots[d] for d, u in units.items() if u == unit}
+            assert store.seed_mates(dialogue) == (unit, mates)
+        assert {unit.split(":")[0] for unit in units.values()} == {"dialogue", "seed", "chatseed"}
+        assert units[stray.id].startswith("seed:")
+        with pytest.raises(KeyError):
+            store.seed_mates("d-unknown")
+
+
+def test_a_dialogue_page_reads_its_seeds_dialogues_not_every_dialogues_unit(
+    organiser: TestClient, seeded: Seeded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def whole_store(store: RunStore) -> dict[str, str]:
+        raise AssertionError("a dialogue page computed the seed unit of every dialogue")
+
+    monkeypatch.setattr(RunStore, "seed_units", whole_store)
+    page = organiser.get(f"/dialogues/{seeded.dialogues[1].id}").text
+    assert f'<a href="{seeded.page}">same seed: 2 other chatbot(s)</a>' in page
 
 
 def test_chatbots_narrow_the_columns_to_a_pair_in_its_order(

@@ -12,6 +12,7 @@ from dialbench.analysis.dataset_stats import DatasetStats, dataset_statistics
 from dialbench.figures.frame import ALL, frame_records, judgment_frame
 from dialbench.figures.intervals import chatbot_intervals
 from dialbench.figures.observations import observations
+from dialbench.figures.run_reads import RunReads
 from dialbench.schema import Dialogue, Record
 from dialbench.store import RunStore
 
@@ -49,7 +50,8 @@ def chatbot_figures(store: RunStore, source: str | None) -> list[ChatbotFigure]:
         frame = frame[frame["dialogue_id"].isin(kept)]
     if frame.empty:
         return []
-    rows = chatbot_intervals(observations(frame, store)).rename(columns={"units": "seeds"})
+    figures = chatbot_intervals(observations(frame, RunReads(store)))
+    rows = figures.rename(columns={"units": "seeds"})
     found = [ChatbotFigure.model_validate(row) for row in frame_records(rows)]
     return sorted(
         found,

@@ -10,7 +10,7 @@ line; the Arena has its own ratings with intervals (`botchat/elo.py`) and no ent
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -23,7 +23,7 @@ from dialbench.judge.protocols.submetrics import DIMENSIONS, SCORES
 from dialbench.registry import Registry
 
 if TYPE_CHECKING:
-    from dialbench.store import RunStore
+    from dialbench.figures.run_reads import RunReads
 
 Better = Literal["higher", "lower"]
 COLUMNS = [
@@ -39,7 +39,7 @@ COLUMNS = [
     "item",
     "value",
 ]
-ObservationsOf = Callable[[pd.DataFrame, "RunStore"], pd.DataFrame]
+ObservationsOf = Callable[[pd.DataFrame, "RunReads"], pd.DataFrame]
 
 
 def empty() -> pd.DataFrame:
@@ -89,7 +89,7 @@ def judged_values(
     return long[COLUMNS]
 
 
-def issues(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
+def issues(frame: pd.DataFrame, run: RunReads) -> pd.DataFrame:
     """MEDAL: the share of dialogues with each issue (fewer is better), the overall score."""
     issue_columns = [c for c in frame.columns if c.startswith(ISSUES_PREFIX)]
     overall = Figure.score(load_issue_labels().overall.scale)
@@ -98,18 +98,18 @@ def issues(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
     )
 
 
-def holistic(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
+def holistic(frame: pd.DataFrame, run: RunReads) -> pd.DataFrame:
     """DiQAD: the mean quality 0-2."""
     return judged_values(frame, "holistic", {"quality": Figure.score(QUALITY_LEVELS)})
 
 
-def submetrics(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
+def submetrics(frame: pd.DataFrame, run: RunReads) -> pd.DataFrame:
     """The mean understandability and sensibleness of chatbot turns (a turn is an item, its
     dialogue's seed its unit)."""
     return judged_values(frame, "submetrics", dict.fromkeys(DIMENSIONS, Figure.score(SCORES)))
 
 
-def unieval(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
+def unieval(frame: pd.DataFrame, run: RunReads) -> pd.DataFrame:
     """UniEval: the share of self-chats judged human (the pass rate at their full length)."""
     own = frame[frame["protocol"] == "unieval"]
     if "ai_involved" not in own:
@@ -118,16 +118,14 @@ def unieval(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
     return judged_values(human, "unieval", {"judged_human": Figure("higher")})
 
 
-def gteval(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
+def gteval(frame: pd.DataFrame, run: RunReads) -> pd.DataFrame:
     """GTEval: per judgment, whether the self-chat beat (or tied) the human dialogue it was
     seeded from; the chatbot is the self-chat's, whichever order it was shown in."""
-    from dialbench.botchat.results import self_chats
-
     scored = ok(frame, "gteval")
     if scored.empty or "winner" not in scored:
         return empty()
-    chats = self_chats(store)
-    units = store.seed_units()
+    chats = run.self_chats
+    units = run.seed_units
     rows = []
     for judgment in scored.to_dict("records"):
         first, _, second = str(judgment["item"]).partition("|")
@@ -169,18 +167,28 @@ OBSERVATIONS: Registry[ObservationsOf] = Registry(
 )
 
 
-def observations(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
-    """Every chatbot figure's observations in the judgment frame, of every protocol with an
-    entry in OBSERVATIONS; judgments of human dialogues (no chatbot) are not chatbot figures."""
-    from dialbench.summary import HUMAN
-
-    found = [
-        OBSERVATIONS.load(protocol)(frame, store)
+def protocol_observations(frame: pd.DataFrame, run: RunReads) -> dict[str, pd.DataFrame]:
+    """Each protocol's observations in the judgment frame, of every protocol with an entry in
+    OBSERVATIONS, as its entry gives them."""
+    return {
+        protocol: OBSERVATIONS.load(protocol)(frame, run)
         for protocol in dict.fromkeys(frame["protocol"])
         if protocol in OBSERVATIONS
-    ]
-    found = [part for part in found if not part.empty]
+    }
+
+
+def chatbot_observations(parts: Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """Protocols' observations as one frame; judgments of human dialogues (no chatbot) are not
+    chatbot figures."""
+    from dialbench.summary import HUMAN
+
+    found = [part for part in parts if not part.empty]
     if not found:
         return empty()
     together = pd.concat(found, ignore_index=True)
     return together[together["chatbot"] != HUMAN].reset_index(drop=True)
+
+
+def observations(frame: pd.DataFrame, run: RunReads) -> pd.DataFrame:
+    """Every chatbot figure's observations in the judgment frame."""
+    return chatbot_observations(protocol_observations(frame, run).values())

@@ -21,6 +21,7 @@ from dialbench.figures.differences import chatbot_differences, design_note
 from dialbench.figures.family import ALPHA, Correction
 from dialbench.figures.frame import frame_records, judgment_frame
 from dialbench.figures.observations import observations
+from dialbench.figures.run_reads import RunReads
 from dialbench.schema import Record
 from dialbench.store import RunStore
 
@@ -89,7 +90,7 @@ class Comparison(Record):
 
 def run_observations(run_dir: Path) -> pd.DataFrame:
     with RunStore.open(run_dir, create=False) as store:
-        return observations(judgment_frame(store), store)
+        return observations(judgment_frame(store), RunReads(store))
 
 
 def chatbots_of(observed: pd.DataFrame) -> list[str]:

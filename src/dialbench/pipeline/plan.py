@@ -154,9 +154,10 @@ def pilot_issue_spreads(pilot: Path) -> dict[str, float]:
     from dialbench.figures.frame import judgment_frame
     from dialbench.figures.observations import observations
     from dialbench.figures.power import pilot_spreads
+    from dialbench.figures.run_reads import RunReads
 
     with RunStore.open(pilot, create=False) as store:
-        found = observations(judgment_frame(store), store)
+        found = observations(judgment_frame(store), RunReads(store))
     rates = found[(found["protocol"] == "issues") & (found["better"] == "lower")]
     widest: dict[str, float] = {}
     for spread in pilot_spreads(rates):

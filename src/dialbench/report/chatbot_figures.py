@@ -10,17 +10,16 @@ import pandas as pd
 
 from dialbench.figures.frame import ALL
 from dialbench.figures.intervals import chatbot_intervals
-from dialbench.figures.observations import OBSERVATIONS
+from dialbench.report.context import ReportContext
 from dialbench.report.tables import all_languages_last
-from dialbench.store import RunStore
 
 KEYS = ["judge", "chatbot", "language"]
 
 
-def protocol_figures(frame: pd.DataFrame, store: RunStore, protocol: str) -> pd.DataFrame:
+def protocol_figures(context: ReportContext, protocol: str) -> pd.DataFrame:
     """A protocol's chatbot figures, per judge, dimension, chatbot and language (and "all"),
     with their seeds, intervals and notes."""
-    return chatbot_intervals(OBSERVATIONS.load(protocol)(frame, store))
+    return chatbot_intervals(context.observations[protocol])
 
 
 def _interval_columns(columns: Collection[str]) -> list[str]:

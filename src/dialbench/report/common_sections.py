@@ -15,8 +15,9 @@ import pandas as pd
 from dialbench.analysis.dataset_stats import dataset_statistics
 from dialbench.figures.differences import chatbot_differences, design_note
 from dialbench.figures.family import Correction
-from dialbench.figures.observations import observations
+from dialbench.figures.observations import chatbot_observations
 from dialbench.report import tables
+from dialbench.report.context import ReportContext
 from dialbench.report.measured_domains import measured_domains_section
 from dialbench.report.protocols import PROTOCOL_SECTIONS
 from dialbench.report.section import Section, table
@@ -57,10 +58,11 @@ def differences_note(differences: pd.DataFrame) -> str:
     )
 
 
-def differences_section(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
+def differences_section(context: ReportContext) -> list[Section]:
     """Differences that hold: every pair of chatbots compared on every chatbot figure, one
     family; none when fewer than two chatbots share a figure."""
-    differences = chatbot_differences(observations(frame, store), correction=CORRECTION)
+    observed = chatbot_observations(context.observations.values())
+    differences = chatbot_differences(observed, correction=CORRECTION)
     if differences.empty:
         return []
     holding = differences[differences["holds"].astype(bool)]
@@ -76,7 +78,7 @@ def differences_section(frame: pd.DataFrame, folder: Path, store: RunStore) -> l
             note=differences_note(differences),
             tables=[
                 table(
-                    folder,
+                    context.folder,
                     "chatbot_differences",
                     "Differences that hold (first − second)",
                     differences,
@@ -144,16 +146,17 @@ def dataset_section(store: RunStore, folder: Path) -> Section:
     return section
 
 
-def judged_sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
+def judged_sections(context: ReportContext) -> list[Section]:
     """Each protocol's own sections, in registry order, then those every protocol shares."""
+    frame, folder = context.frame, context.folder
     present = set(frame["protocol"])
     found: list[Section] = []
     for protocol in [p for p in PROTOCOL_SECTIONS if p in present]:
         own = frame[frame["protocol"] == protocol].dropna(axis=1, how="all")
-        found += PROTOCOL_SECTIONS.load(protocol)(own, folder, store)
+        found += PROTOCOL_SECTIONS.load(protocol)(own, context)
     return [
         *found,
-        *differences_section(frame, folder, store),
+        *differences_section(context),
         *samples_section(frame, folder),
         judges_section(frame, folder),
         *measured_domains_section(frame, folder),

@@ -13,6 +13,7 @@ from dialbench.figures.intervals import DESIGN
 from dialbench.figures.observations import OBSERVATIONS
 from dialbench.report.common_sections import dataset_section, judged_sections
 from dialbench.report.config import ReportConfig
+from dialbench.report.context import ReportContext
 from dialbench.report.section import Section
 from dialbench.safe_text import markdown_text
 from dialbench.schema import Dialogue, Record, utc_now
@@ -59,7 +60,7 @@ def write_report(store: RunStore, folder: Path) -> ReportOutput:
         notes.append(f"No judgments yet: judge the dialogues with `dialbench judge {run}`.")
     elif any(protocol in OBSERVATIONS for protocol in set(frame["protocol"])):
         notes.append(f"{DESIGN}.")
-    sections = judged_sections(frame, folder, store) if not frame.empty else []
+    sections = judged_sections(ReportContext(store, frame, folder)) if not frame.empty else []
     if dialogues:
         sections.append(dataset_section(store, folder))
     environment = Environment(

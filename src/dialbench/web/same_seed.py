@@ -58,13 +58,11 @@ class SameSeed(Record):
 
 
 def same_seed(store: RunStore, dialogue_id: str) -> SameSeed:
-    units = store.seed_units()
-    unit = units[dialogue_id]
-    placements = store.dialogue_placements()
-    others = [d for d, u in units.items() if u == unit and d != dialogue_id]
-    own = placements[dialogue_id][1] or HUMAN
-    chatbots = {placements[d][1] or HUMAN for d in others} - {own}
-    return SameSeed(unit=unit, other_chatbots=len(chatbots), other_dialogues=len(others))
+    """Read from the seed's dialogues alone (`RunStore.seed_mates`): every dialogue page asks."""
+    unit, mates = store.seed_mates(dialogue_id)
+    own = mates.pop(dialogue_id) or HUMAN
+    chatbots = {chatbot or HUMAN for chatbot in mates.values()} - {own}
+    return SameSeed(unit=unit, other_chatbots=len(chatbots), other_dialogues=len(mates))
 
 
 def _shared_turns(dialogues: list[Dialogue]) -> int:

@@ -1,12 +1,13 @@
 """Each judging protocol's own part of the report, by protocol name: a function
-`sections(frame, folder, store) -> list[Section]` given that protocol's judgments (`frame`) and the
-run (`store`, for what judgments do not hold: dialogue lengths, ChatSEEDs, opponents). A protocol
-with no entry still gets the sections every protocol shares (`report/common_sections.py`)."""
+`sections(frame, context) -> list[Section]` given that protocol's judgments (`frame`) and the
+report (`context`: its folder, the run's store for what judgments do not hold, such as dialogue
+lengths, ChatSEEDs and opponents, and what is computed once per report, such as the protocol's
+chatbot figures and the self-chats). A protocol with no entry still gets the sections every
+protocol shares (`report/common_sections.py`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dialbench.registry import Registry
@@ -14,10 +15,10 @@ from dialbench.registry import Registry
 if TYPE_CHECKING:
     import pandas as pd
 
+    from dialbench.report.context import ReportContext
     from dialbench.report.section import Section
-    from dialbench.store import RunStore
 
-SectionsBuilder = Callable[["pd.DataFrame", Path, "RunStore"], "list[Section]"]
+SectionsBuilder = Callable[["pd.DataFrame", "ReportContext"], "list[Section]"]
 
 PROTOCOL_SECTIONS: Registry[SectionsBuilder] = Registry(
     "report sections of protocol",

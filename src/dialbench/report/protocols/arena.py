@@ -17,17 +17,16 @@ from dialbench.botchat.results import (
     arena_ratings,
     arena_verdicts,
     ratings_definition,
-    self_chats,
     win_tie_lose,
 )
 from dialbench.botchat.verdicts import CONSISTENCY_DEFINITION, groups, order_consistency, win_matrix
 from dialbench.figures.frame import ok
 from dialbench.judge.protocols.arena import CHOICES, OUTCOME_DEFINITION, ArenaProtocol
 from dialbench.plotting import file_stem, save_png
+from dialbench.report.context import ReportContext
 from dialbench.report.protocols.selfchat_lengths import lengths_sections
 from dialbench.report.section import Section, relative, table
 from dialbench.schema import Dialogue
-from dialbench.store import RunStore
 
 
 def verdict_counts(frame: pd.DataFrame) -> pd.DataFrame:
@@ -116,15 +115,15 @@ def ratings_sections(
     ]
 
 
-def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
+def sections(frame: pd.DataFrame, context: ReportContext) -> list[Section]:
     counts = verdict_counts(frame)
     if counts.empty:
         return []
-    dialogues = self_chats(store)
-    verdicts = arena_verdicts(store, dialogues)
+    folder = context.folder
+    verdicts = arena_verdicts(context.store, context.self_chats)
     consistency = order_consistency(verdicts)
     return [
-        *lengths_sections(store, folder, ArenaProtocol.name),
+        *lengths_sections(context, ArenaProtocol.name),
         Section(
             key="arena",
             title="BotChat Arena verdicts and position consistency per judge",
@@ -139,5 +138,5 @@ def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section
                 ),
             ],
         ),
-        *ratings_sections(verdicts, dialogues, folder),
+        *ratings_sections(verdicts, context.self_chats, folder),
     ]

@@ -10,13 +10,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dialbench.botchat.results import gteval_table, self_chats
+from dialbench.botchat.results import gteval_table
 from dialbench.judge.protocols.gteval import OUTCOME_DEFINITION, GTEvalProtocol
 from dialbench.plotting import file_stem, save_png
 from dialbench.report.chatbot_figures import interval_cells, protocol_figures, with_intervals
+from dialbench.report.context import ReportContext
 from dialbench.report.protocols.selfchat_lengths import lengths_sections
 from dialbench.report.section import Section, relative, table
-from dialbench.store import RunStore
 
 
 def gteval_plots(table: pd.DataFrame, folder: Path) -> list[Path]:
@@ -38,12 +38,13 @@ def gteval_plots(table: pd.DataFrame, folder: Path) -> list[Path]:
     return paths
 
 
-def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
-    results = gteval_table(store, self_chats(store))
-    found = lengths_sections(store, folder, GTEvalProtocol.name)
+def sections(frame: pd.DataFrame, context: ReportContext) -> list[Section]:
+    results = gteval_table(context.store, context.self_chats)
+    found = lengths_sections(context, GTEvalProtocol.name)
     if results.empty:
         return found
-    figures = protocol_figures(frame, store, GTEvalProtocol.name)
+    folder = context.folder
+    figures = protocol_figures(context, GTEvalProtocol.name)
     rates = {"win_rate": "win", "win_or_tie_rate": "win_or_tie"}
     results = with_intervals(results.rename(columns={"model": "chatbot"}), figures, rates)
     results = results.rename(columns={"chatbot": "model"})

@@ -3,15 +3,13 @@ quality with its interval over seeds."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 
 from dialbench.judge.protocols.holistic import QUALITY_LEVELS, HolisticProtocol
 from dialbench.report.chatbot_figures import figure_table, interval_cells, protocol_figures
+from dialbench.report.context import ReportContext
 from dialbench.report.section import Section, distribution_plots, table
 from dialbench.report.tables import distribution
-from dialbench.store import RunStore
 
 
 def holistic_distribution(frame: pd.DataFrame) -> pd.DataFrame:
@@ -23,18 +21,19 @@ def holistic_distribution(frame: pd.DataFrame) -> pd.DataFrame:
     return distribution(frame, HolisticProtocol.name, "quality", QUALITY_LEVELS, by)
 
 
-def mean_quality(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
+def mean_quality(context: ReportContext) -> pd.DataFrame:
     """Per judge, chatbot and language: dialogues judged, seeds, and the mean quality 0-2 (an
     item's mean over its samples) with its interval."""
-    figures = protocol_figures(frame, store, HolisticProtocol.name)
+    figures = protocol_figures(context, HolisticProtocol.name)
     return figure_table(figures, {"quality": "quality"})
 
 
-def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
+def sections(frame: pd.DataFrame, context: ReportContext) -> list[Section]:
+    folder = context.folder
     levels = holistic_distribution(frame)
     if levels.empty:
         return []
-    means = mean_quality(frame, store)
+    means = mean_quality(context)
     figures = distribution_plots(
         folder, levels, ["chatbot", "language"], QUALITY_LEVELS, "Holistic quality", "holistic"
     )

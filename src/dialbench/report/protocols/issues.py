@@ -24,9 +24,9 @@ from dialbench.report.chatbot_figures import (
     interval_cells,
     protocol_figures,
 )
+from dialbench.report.context import ReportContext
 from dialbench.report.section import Section, distribution_plots, relative, table
 from dialbench.report.tables import all_languages_last, distribution
-from dialbench.store import RunStore
 
 
 def issue_columns(frame: pd.DataFrame) -> list[str]:
@@ -36,14 +36,14 @@ def issue_columns(frame: pd.DataFrame) -> list[str]:
     return [c for c in order if c in present] + sorted(set(present) - set(order))
 
 
-def issue_rates(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
+def issue_rates(frame: pd.DataFrame, context: ReportContext) -> pd.DataFrame:
     """MEDAL Figure 2: per judge, chatbot and language, the share of dialogues with each issue
     and the mean overall score over the items judged ok, each with its interval over seeds."""
     scored = ok(frame, IssuesProtocol.name)
     columns = issue_columns(scored)
     if scored.empty or not columns or "overall" not in scored:
         return pd.DataFrame()
-    figures = protocol_figures(frame, store, IssuesProtocol.name)
+    figures = protocol_figures(context, IssuesProtocol.name)
     return figure_table(figures, {column: column for column in [*columns, "overall"]})
 
 
@@ -226,8 +226,9 @@ def issue_proportion_bars(proportions: pd.DataFrame, folder: Path) -> list[Path]
     return paths
 
 
-def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
-    rates = issue_rates(frame, store)
+def sections(frame: pd.DataFrame, context: ReportContext) -> list[Section]:
+    folder = context.folder
+    rates = issue_rates(frame, context)
     if rates.empty:
         return []
     proportions = issue_proportions(frame)

@@ -14,6 +14,7 @@ from dialbench.judge.protocols.arena import ArenaProtocol
 from dialbench.judge.protocols.gteval import GTEvalProtocol
 from dialbench.judge.protocols.unieval import UniEvalProtocol
 from dialbench.plotting import save_png
+from dialbench.report.context import ReportContext
 from dialbench.report.section import Section, relative, table
 from dialbench.schema import Judgment
 from dialbench.store import RunStore
@@ -46,10 +47,13 @@ def shows_lengths(store: RunStore, protocol: str) -> bool:
     return next(judged, None) == protocol
 
 
-def lengths_sections(store: RunStore, folder: Path, protocol: str) -> list[Section]:
-    lengths = store_lengths(store)
-    if lengths.empty or not shows_lengths(store, protocol):
+def lengths_sections(context: ReportContext, protocol: str) -> list[Section]:
+    if not shows_lengths(context.store, protocol):
         return []
+    lengths = store_lengths(context.store)
+    if lengths.empty:
+        return []
+    folder = context.folder
     violin = violin_plot(lengths, folder / "plots" / "selfchat_lengths_violin.png")
     return [
         Section(

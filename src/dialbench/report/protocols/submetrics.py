@@ -3,25 +3,23 @@ per chatbot and language, with their intervals over seeds."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 
 from dialbench.judge.protocols.submetrics import DIMENSIONS, SubmetricsProtocol
 from dialbench.report.chatbot_figures import figure_table, interval_cells, protocol_figures
+from dialbench.report.context import ReportContext
 from dialbench.report.section import Section, table
-from dialbench.store import RunStore
 
 
-def submetric_means(frame: pd.DataFrame, store: RunStore) -> pd.DataFrame:
+def submetric_means(context: ReportContext) -> pd.DataFrame:
     """Per judge, chatbot and language: chatbot turns judged, seeds, and the mean of each
     submetric with its interval."""
-    figures = protocol_figures(frame, store, SubmetricsProtocol.name)
+    figures = protocol_figures(context, SubmetricsProtocol.name)
     return figure_table(figures, {d: d for d in DIMENSIONS}, count="turns")
 
 
-def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
-    means = submetric_means(frame, store)
+def sections(frame: pd.DataFrame, context: ReportContext) -> list[Section]:
+    means = submetric_means(context)
     if means.empty:
         return []
     return [
@@ -33,7 +31,7 @@ def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section
             "[low–high] over the seeds the dialogues grew from.",
             tables=[
                 table(
-                    folder,
+                    context.folder,
                     "submetric_means",
                     "Means over chatbot turns",
                     means,

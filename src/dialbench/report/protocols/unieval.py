@@ -10,14 +10,14 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from dialbench.botchat.passrate import DEFAULT_NS, DEFINITION, pass_at_n
-from dialbench.botchat.results import self_chats, unieval_verdicts
+from dialbench.botchat.results import unieval_verdicts
 from dialbench.figures.frame import ok
 from dialbench.judge.protocols.unieval import UniEvalProtocol
 from dialbench.plotting import file_stem, save_png
 from dialbench.report.chatbot_figures import interval_cells, protocol_figures, with_intervals
+from dialbench.report.context import ReportContext
 from dialbench.report.protocols.selfchat_lengths import lengths_sections
 from dialbench.report.section import Section, relative, table
-from dialbench.store import RunStore
 
 
 def human_rates(frame: pd.DataFrame) -> pd.DataFrame:
@@ -64,11 +64,12 @@ def pass_plots(table: pd.DataFrame, folder: Path) -> list[Path]:
     return paths
 
 
-def pass_sections(store: RunStore, folder: Path) -> list[Section]:
+def pass_sections(context: ReportContext) -> list[Section]:
     """pass@N at the paper's N, over the scored judgments of finished self-chats."""
-    verdicts = unieval_verdicts(store, self_chats(store))
+    verdicts = unieval_verdicts(context.store, context.self_chats)
     if verdicts.empty:
         return []
+    folder = context.folder
     passes = pass_at_n(verdicts, DEFAULT_NS)
     return [
         Section(
@@ -81,14 +82,14 @@ def pass_sections(store: RunStore, folder: Path) -> list[Section]:
     ]
 
 
-def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section]:
+def sections(frame: pd.DataFrame, context: ReportContext) -> list[Section]:
     rates = human_rates(frame)
     if rates.empty:
         return []
-    figures = protocol_figures(frame, store, UniEvalProtocol.name)
+    figures = protocol_figures(context, UniEvalProtocol.name)
     rates = with_intervals(rates, figures, {"human_rate": "judged_human"})
     return [
-        *lengths_sections(store, folder, UniEvalProtocol.name),
+        *lengths_sections(context, UniEvalProtocol.name),
         Section(
             key="unieval",
             title="UniEval: dialogues judged human per chatbot",
@@ -99,7 +100,7 @@ def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section
             "median_first_ai_index over the dialogues judged AI-involved.",
             tables=[
                 table(
-                    folder,
+                    context.folder,
                     "unieval_human_rates",
                     "Per judge and chatbot",
                     rates,
@@ -107,5 +108,5 @@ def sections(frame: pd.DataFrame, folder: Path, store: RunStore) -> list[Section
                 )
             ],
         ),
-        *pass_sections(store, folder),
+        *pass_sections(context),
     ]

@@ -1,0 +1,30 @@
+"""One report as its sections see it: where its files go, the run's judgments and store, and
+what sections compute from them, each once per report however many sections ask (a protocol's
+chatbot figures are in its own section and again in the differences between chatbots; the
+BotChat sections and GTEval's figures read the same self-chats)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+import pandas as pd
+
+from dialbench.figures.observations import protocol_observations
+from dialbench.figures.run_reads import RunReads
+from dialbench.store import RunStore
+
+
+class ReportContext(RunReads):
+    """`frame` holds every judgment of the run (`figures.frame.judgment_frame`); `folder` is
+    where the report's tables and plots go."""
+
+    def __init__(self, store: RunStore, frame: pd.DataFrame, folder: Path) -> None:
+        super().__init__(store)
+        self.frame = frame
+        self.folder = folder
+
+    @cached_property
+    def observations(self) -> dict[str, pd.DataFrame]:
+        """Each protocol's chatbot-figure observations (`figures/observations.py`), by protocol."""
+        return protocol_observations(self.frame, self)
