@@ -68,7 +68,7 @@ from dialbench.hashing import content_hash
 from dialbench.metrics.config import DataConfig, MetricTrainConfig
 from dialbench.metrics.encoders import DEFAULT_ENCODER, Encoder, load_encoder, memoised
 from dialbench.metrics.examples import Example, nsp_examples, targeted_examples, vsp_examples
-from dialbench.metrics.features import featurize
+from dialbench.metrics.features import featurize, reply_length
 from dialbench.metrics.model import (
     ALL_LANGUAGES,
     DevFigure,
@@ -84,7 +84,6 @@ from dialbench.metrics.packaged import CARD, PACKAGED, CardFigure, MetricCard, m
 from dialbench.metrics.qe.embedding import embedding_similarity
 from dialbench.metrics.qe.estimator import keep_top
 from dialbench.metrics.train import fit_mlp, fit_ridge
-from dialbench.metrics.words import words
 from dialbench.schema import base_language
 
 NAME = "sensibleness"
@@ -396,10 +395,7 @@ def main() -> None:
 def length_baseline(suite: Sequence[DevSet]) -> tuple[Variant, None, list[CardFigure]]:
     """The reply's length alone (log words; characters in ja): the baseline every variant must
     beat, which beat the DBDC3-trained default at spotting senseless customer-support replies."""
-    scores = {
-        dev.name: np.log1p([len(words(e.response, e.language)) for e in dev.examples])
-        for dev in suite
-    }
+    scores = {dev.name: reply_length(dev.examples) for dev in suite}
     variant = _one("reply length alone (a baseline, not a metric)", "graded")
     found = evaluate(suite, scores)
     show(variant.name, found)
