@@ -373,7 +373,8 @@ dbdc3:1503630611#2,reviewer,sensibleness,5,ja,human
 
 def test_labels_a_stage_before_imports_are_counted_once_there(tmp_path: Path) -> None:
     """Before the labels are imported the plan counts N typical examples; the judge's identity
-    is settled once the import has run, so the next run finds every stage up to date."""
+    is settled once the import has run, so the next run finds every stage up to date; a
+    changed file to import again makes the plan say its examples are today's."""
     (tmp_path / "reviews.csv").write_text(REVIEWS, encoding="utf-8")
     config = pipeline_of(
         tmp_path,
@@ -392,6 +393,13 @@ def test_labels_a_stage_before_imports_are_counted_once_there(tmp_path: Path) ->
     report = run_pipeline(config, run)
     assert {s.status for s in report.stages} == {"ran"}, report.stages
     assert {s.status for s in run_pipeline(config, run).stages} == {"up to date"}
+    with (tmp_path / "reviews.csv").open("a", encoding="utf-8") as reviews:
+        reviews.write("dbdc3:tt_002#7,reviewer,sensibleness,1,en,human\n")
+    few = plan_pipeline(config, run).stages[2]
+    assert few.note == (
+        "few-shot examples counted: en 2 of sensibleness; ja 1 of sensibleness (chosen from the "
+        "labels stored now; reviews will add labels first)"
+    )
 
 
 def test_the_dry_run_counts_the_examples_each_language_is_shown(run_dir: Path) -> None:

@@ -220,6 +220,8 @@ def plan_pipeline(
         estimate = node.stage.estimate(context)
         if not up_to_date:
             context.dialogues.update(estimate.adds_dialogues)
+            for kind in node.stage.writes():
+                context.written_first.setdefault(kind, []).append(node.name)
         models = (
             []
             if up_to_date

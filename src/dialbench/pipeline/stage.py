@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar, TypeVar
 
@@ -60,10 +60,13 @@ DialogueCounts = Counter[tuple[str, str]]
 
 @dataclass
 class PlanContext:
-    """The run directory, and what the stages before this one leave in its store."""
+    """The run directory, and what the stages before this one leave in its store: the
+    dialogues counted, and per kind of record the stages that will write it first (a plan
+    cannot know their records before they run)."""
 
     run_dir: Path
     dialogues: DialogueCounts
+    written_first: dict[str, list[str]] = field(default_factory=dict)
 
     def languages(
         self, sources: set[str] | None = None, languages: set[str] | None = None

@@ -101,7 +101,8 @@ class JudgeStage(ShardableStage, JudgeConfig):
     def estimate(self, context: PlanContext) -> StageEstimate:
         """Calls and prompt tokens from the protocol's own questions about a typical dialogue,
         with the few-shot examples each language would be shown (`few_shot_tokens`); answers as
-        long as `max_tokens` (an upper bound)."""
+        long as `max_tokens` (an upper bound). Labels a stage before it will import can change
+        the examples, which the note says."""
         protocol = self._with_examples(context.run_dir)
         per_language = context.languages(set(self.sources) or None, set(self.languages) or None)
         per_dialogue = protocol.items_per_dialogue() * self.settings.samples
@@ -111,6 +112,15 @@ class JudgeStage(ShardableStage, JudgeConfig):
         questions = protocol.typical_questions(typical_dialogue())
         prompt = sum(text_tokens(m.content) for q in questions for m in q.messages)
         shown, note = few_shot_tokens(protocol, questions, sorted(items))
+        labelling = context.written_first.get(ANNOTATIONS, [])
+        if (
+            labelling
+            and ANNOTATIONS in self.reads()
+            and protocol.examples
+            and protocol.examples.shots
+        ):
+            first = ", ".join(labelling)
+            note += f" (chosen from the labels stored now; {first} will add labels first)"
         total = sum(items.values())
         prompt_tokens = sum(n * (prompt + shown.get(language, 0)) for language, n in items.items())
         return StageEstimate(
