@@ -1,7 +1,7 @@
 """Prompts in the dialogue's language (`judge --prompt-language dialogue`): every translation
 keeps what its answers are parsed by, an item reads its dialogue's language where the protocol
 has it and English elsewhere (said once), and at `en` nothing of any stored identity moves.
-The Traditional Chinese files are the Simplified ones through OpenCC
+The Traditional Chinese files are the Simplified ones through OpenCC and a table of Taiwan's words
 (scripts/convert_traditional_chinese.py)."""
 
 from __future__ import annotations
