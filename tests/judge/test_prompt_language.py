@@ -1,7 +1,7 @@
 """Prompts in the dialogue's language (`judge --prompt-language dialogue`): every translation
 keeps what its answers are parsed by, an item reads its dialogue's language where the protocol
 has it and English elsewhere (said once), and at `en` nothing of any stored identity moves.
-The Traditional Chinese files are the Simplified ones through OpenCC
+The Traditional Chinese files are the Simplified ones through OpenCC and a table of Taiwan's words
 (scripts/convert_traditional_chinese.py)."""
 
 from __future__ import annotations
@@ -29,7 +29,13 @@ from dialbench.pipeline.stages.judge import JudgeStage
 from dialbench.prompts import load_prompt, translated_languages
 from dialbench.schema import Judgment, Target
 from dialbench.store import RunStore
-from scripts.convert_traditional_chinese import simplified_files, traditional, traditional_path
+from scripts.convert_traditional_chinese import (
+    TAIWAN_TERMS,
+    opencc_traditional,
+    simplified_files,
+    traditional,
+    traditional_path,
+)
 from tests.conftest import RunCli
 
 LANGUAGES = ("de", "es", "fr", "ja", "pt", "zh", "zh-Hant")
@@ -183,6 +189,21 @@ def test_every_traditional_chinese_file_is_the_conversion_of_its_simplified_one(
     for simplified in converted:
         expected = traditional(simplified.read_text(encoding="utf-8"))
         assert traditional_path(simplified).read_text(encoding="utf-8") == expected, simplified
+
+
+def test_the_traditional_chinese_files_use_taiwans_words_where_opencc_does_not() -> None:
+    """Each of the script's terms is one s2twp leaves in these files (none is kept for nothing),
+    and no `zh-Hant` file says it the mainland's way: 品質 for quality, 回覆 for a reply."""
+    simplified = [file.read_text(encoding="utf-8") for file in simplified_files()]
+    shipped = [traditional_path(file).read_text(encoding="utf-8") for file in simplified_files()]
+    for term in TAIWAN_TERMS:
+        assert any(term.mainland in opencc_traditional(text) for text in simplified), term
+        assert not any(term.mainland in text for text in shipped), term
+        assert any(term.taiwan in text for text in shipped), term
+    holistic = load_prompt("judge_holistic", PACKAGES["holistic"], "zh-Hant").format()
+    assert "評價 CHATBOT 回覆的品質" in holistic
+    sensibleness = load_prompt("judge_sensibleness", PACKAGES["submetrics"], "zh-Hant").format()
+    assert "評價該回覆的合理性" in sensibleness
 
 
 @pytest.fixture
