@@ -59,7 +59,8 @@ def simulation_and_judging(run: Path) -> None:
 
 def chatbot_figures(run: Path) -> None:
     with RunStore.open(run, create=False) as store:
-        found = observations(judgment_frame(store), RunReads(store))
+        reads = RunReads(store)
+        found = observations(judgment_frame(reads), reads)
     figures = chatbot_intervals(found)
     shown = figures[
         figures["dimension"].isin(["overall", "quality"]) & (figures["language"] == ALL)

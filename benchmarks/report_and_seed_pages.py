@@ -8,10 +8,11 @@ Times `dialbench report RUN` from process start to exit, and, against `dialbench
 views of a MEDAL dialogue's page, a self-chat's page and a seed's page (the median of several,
 after a first view); and, in this process, one dialogue's seed and its other dialogues found by
 every dialogue's unit (`seed_units`, as a dialogue page did before) and by the seed's rows
-alone (`seed_mates`). With `--baseline SRC` (the `src` folder of another version, e.g.
-`git archive COMMIT src | tar -x -C /tmp/base`) the report and the pages are timed under both,
-in turn (two servers side by side, asked in turn: a busy machine slows both alike), with the
-ratio, and the two reports' tables are compared byte for byte.
+alone (`seed_mates`), and a seed context's dialogues found from its unit (`seed_dialogues`, as
+the seed page and the list's seed filter do). With `--baseline SRC` (the `src` folder of
+another version, e.g. `git archive COMMIT src | tar -x -C /tmp/base`) the report and the pages
+are timed under both, in turn (two servers side by side, asked in turn: a busy machine slows
+both alike), with the ratio, and the two reports' tables are compared byte for byte.
 Usage: .venv/bin/python benchmarks/report_and_seed_pages.py [--dialogues N] [--baseline SRC]
        [--reports 2]
 """
@@ -230,12 +231,13 @@ def page_views(made: Made, versions: dict[str, Path]) -> dict[str, dict[str, lis
     return found
 
 
-def seed_reads(made: Made) -> tuple[float, float]:
+def seed_reads(made: Made) -> tuple[float, float, float]:
     """In this process, seconds to find one dialogue's seed and its other dialogues: every
     dialogue's unit (`seed_units`, what a dialogue page computed before) and the seed's rows
-    alone (`seed_mates`), the best of VIEWS each."""
+    alone (`seed_mates`); and a seed's dialogues from its unit (`seed_dialogues`): the best of
+    VIEWS each."""
     with RunStore.open(made.run, create=False) as store:
-        whole, mates = [], []
+        whole, mates, of_unit = [], [], []
         for _ in range(VIEWS):
             started = time.perf_counter()
             store.seed_units()
@@ -244,7 +246,10 @@ def seed_reads(made: Made) -> tuple[float, float]:
             started = time.perf_counter()
             store.seed_mates(made.medal_dialogue)
             mates.append(time.perf_counter() - started)
-    return min(whole), min(mates)
+            started = time.perf_counter()
+            store.seed_dialogues(made.seed_unit)
+            of_unit.append(time.perf_counter() - started)
+    return min(whole), min(mates), min(of_unit)
 
 
 def same_tables(first: Path, second: Path) -> bool:
@@ -282,10 +287,11 @@ def main() -> None:
             shown(
                 f"{page} (median of {VIEWS})", {n: statistics.median(v) for n, v in views.items()}
             )
-        whole, mates = seed_reads(made)
+        whole, mates, of_unit = seed_reads(made)
         print(
             f"one dialogue's seed, in this tree: every dialogue's unit {1000 * whole:.1f} ms, "
-            f"the seed's rows {1000 * mates:.2f} ms (ratio {mates / whole:.4f})"
+            f"the seed's rows {1000 * mates:.2f} ms (ratio {mates / whole:.4f}); "
+            f"a seed context's dialogues from its unit {1000 * of_unit:.1f} ms"
         )
         if "baseline" in versions:
             same = same_tables(Path(scratch) / "baseline", Path(scratch) / "this-tree")

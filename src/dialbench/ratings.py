@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import JsonValue
 
@@ -78,7 +78,27 @@ def flatten(labels: Mapping[str, JsonValue]) -> Iterator[tuple[str, float | str]
             yield ".".join(path), converted
 
 
-def configuration_of(judgment: Judgment) -> str:
+class Judged(Protocol):
+    """What a judge's name is made of: a `Judgment`, or a store's row of them (`JudgedUnder`)."""
+
+    @property
+    def protocol(self) -> str: ...
+    @property
+    def judge_model(self) -> str: ...
+    @property
+    def configuration(self) -> JudgeConfiguration | None: ...
+
+
+@dataclass(frozen=True)
+class JudgedUnder:
+    """A protocol, judge model and configuration that judged something in a store."""
+
+    protocol: str
+    judge_model: str
+    configuration: JudgeConfiguration | None
+
+
+def configuration_of(judgment: Judged) -> str:
     return judgment.configuration.fingerprint if judgment.configuration else "unrecorded"
 
 
@@ -112,7 +132,7 @@ class JudgeNames:
     protocol where the same model judged several of them (a figure then sets them side by
     side, where a report shows each protocol apart)."""
 
-    def __init__(self, judgments: Sequence[Judgment], compared_protocols: bool = False) -> None:
+    def __init__(self, judgments: Sequence[Judged], compared_protocols: bool = False) -> None:
         seen: dict[tuple[str, str], set[str]] = defaultdict(set)
         protocols: dict[str, set[str]] = defaultdict(set)
         for j in judgments:
@@ -123,7 +143,19 @@ class JudgeNames:
             model for model, found in protocols.items() if compared_protocols and len(found) > 1
         }
 
-    def __call__(self, judgment: Judgment) -> str:
+    @classmethod
+    def of_store(cls, store: RunStore) -> JudgeNames:
+        """The names every judgment of the store has in `placed_judgments(store)` (the report's
+        and the dialogue list's), from the store's distinct protocol, judge and configuration
+        rows: no judgment is read."""
+        return cls(
+            [
+                JudgedUnder(protocol, judge_model, configuration)
+                for protocol, judge_model, configuration in store.judge_configurations()
+            ]
+        )
+
+    def __call__(self, judgment: Judged) -> str:
         name = judgment.judge_model
         if name in self._several_protocols:
             name = f"{name} ({judgment.protocol})"
@@ -198,6 +230,18 @@ def placed_judgments(
     names = JudgeNames(judgments, compared_protocols=len(protocols) > 1)
     placements = store.dialogue_placements()
     return [(j, _place(j.target, names(j), placements)) for j in judgments]
+
+
+def named_judgments(store: RunStore, dialogue_ids: Sequence[str]) -> list[tuple[Judgment, str]]:
+    """The judgments of these dialogues (as `Target.dialogue_id`), a dialogue's in the order
+    stored, each with its judge named as `placed_judgments(store)` names it: read by the
+    dialogues' index, so a page of one dialogue or one seed costs that, not the store."""
+    names = JudgeNames.of_store(store)
+    return [
+        (judgment, names(judgment))
+        for dialogue_id in dialogue_ids
+        for judgment in store.records(Judgment, dialogue_id=dialogue_id)
+    ]
 
 
 def placed_annotations(

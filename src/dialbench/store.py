@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -29,6 +30,7 @@ from dialbench.schema import (
     Annotator,
     Benchmark,
     Dialogue,
+    JudgeConfiguration,
     Judgment,
     Record,
     Run,
@@ -183,13 +185,20 @@ _SEED = "json(json_extract(record, '$.seed'))"
 _UNIT_FIELDS = f"id, {_CHATSEED}, {_SEED}"
 
 
+@lru_cache(maxsize=4096)
+def _seed_hash(seed: str) -> str:
+    """A seed context's part of its unit, kept for the seeds last seen: a seed's dialogues are
+    stored side by side, so a pass over the store hashes each seed once, not once a dialogue."""
+    return content_hash(json.loads(seed))[:16]
+
+
 def _seed_unit(dialogue_id: str, chatseed: object, seed: str | None) -> str:
     """`RunStore.seed_units`'s unit of one dialogue, from its row of `_UNIT_FIELDS`: the one
     place the rule is written."""
     if isinstance(chatseed, str):
         return f"chatseed:{chatseed}"
     if seed is not None:
-        return f"seed:{content_hash(json.loads(seed))[:16]}"
+        return f"seed:{_seed_hash(seed)}"
     return f"dialogue:{dialogue_id}"
 
 
@@ -497,6 +506,23 @@ class RunStore:
                 db.executemany("INSERT OR IGNORE INTO llm_cache VALUES (?, ?, ?, ?, ?, ?)", rows)
         return AddResult(**counts)
 
+    def judge_configurations(self) -> list[tuple[str, str, JudgeConfiguration | None]]:
+        """Each distinct (protocol, judge model, configuration) of the stored judgments, in no
+        set order: what a judge's name is made of (`ratings.JudgeNames`), read by SQL without
+        parsing a judgment (None: judged before configurations were recorded)."""
+        rows = self._db.execute(
+            "SELECT DISTINCT protocol, judge_model, json_extract(record, '$.configuration') "
+            "FROM judgments"
+        )
+        return [
+            (
+                protocol,
+                judge_model,
+                None if found is None else JudgeConfiguration.model_validate_json(found),
+            )
+            for protocol, judge_model, found in rows
+        ]
+
     def dialogue_placements(self) -> dict[str, tuple[str, str | None]]:
         """Dialogue id -> (language, chatbot model), in the order they were stored: where a
         judgment or annotation of it falls in tables by language and chatbot, without reading
@@ -581,6 +607,24 @@ class RunStore:
             own,
         )
         return unit, {row[0]: row[3] for row in rows if _seed_unit(*row[:3]) == unit}
+
+    def seed_dialogues(self, unit: str) -> list[str]:
+        """The ids of the dialogues of a seed unit (as `seed_units` gives it), in the order
+        stored; none for a unit no dialogue has. A ChatSEED's or a lone dialogue's unit is read
+        from the rows that share its field, as `seed_mates`; a seed context's unit holds only a
+        hash, which SQL cannot select, so those are read from the seeded rows' units."""
+        kind, _, key = unit.partition(":")
+        values: tuple[str, ...] = (key,)
+        if kind == "dialogue":
+            where = "id = ?"
+        elif kind == "chatseed":
+            where = f"{_CHATSEED} = ?"
+        else:
+            where, values = f"{_SEED} IS NOT NULL", ()
+        rows = self._db.execute(
+            f"SELECT {_UNIT_FIELDS} FROM dialogues WHERE {where} ORDER BY rowid", values
+        )
+        return [row[0] for row in rows if _seed_unit(*row) == unit]
 
     def turn_count(self) -> int:
         return int(

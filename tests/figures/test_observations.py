@@ -104,7 +104,8 @@ def test_dialogues_of_one_seed_share_their_unit_and_others_have_their_own(store:
 
 
 def test_every_protocol_gives_its_figures_and_human_dialogues_none(store: RunStore) -> None:
-    found = observations(judgment_frame(store), RunReads(store))
+    run = RunReads(store)
+    found = observations(judgment_frame(run), run)
     assert set(found["chatbot"]) == {"bot-a", "bot-b"}
     values = found.set_index(["protocol", "dimension", "chatbot", "unit"])["value"]
     unit = store.seed_units()[medal("bot-a").id]
@@ -120,6 +121,7 @@ def test_every_protocol_gives_its_figures_and_human_dialogues_none(store: RunSto
 
 def test_a_run_with_no_judgments_has_no_figures(tmp_path: Path) -> None:
     with RunStore.open(tmp_path / "empty") as empty:
-        frame = judgment_frame(empty)
-        assert observations(frame, RunReads(empty)).empty
+        run = RunReads(empty)
+        frame = judgment_frame(run)
+        assert observations(frame, run).empty
         assert isinstance(frame, pd.DataFrame)

@@ -14,6 +14,7 @@ from dialbench.domains import DOMAINS
 from dialbench.errors import DialbenchError
 from dialbench.figures.frame import judgment_frame
 from dialbench.figures.intervals import DESIGN
+from dialbench.figures.run_reads import RunReads
 from dialbench.judge.registry import PROTOCOLS
 from dialbench.metrics.packaged import packaged_metrics
 from dialbench.report import tables
@@ -44,15 +45,13 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunStore]:
 
 
 @pytest.fixture(scope="module")
-def frame(store: RunStore) -> pd.DataFrame:
-    return judgment_frame(store)
+def context(store: RunStore, tmp_path_factory: pytest.TempPathFactory) -> ReportContext:
+    return ReportContext(store, tmp_path_factory.mktemp("report"))
 
 
 @pytest.fixture(scope="module")
-def context(
-    store: RunStore, frame: pd.DataFrame, tmp_path_factory: pytest.TempPathFactory
-) -> ReportContext:
-    return ReportContext(store, frame, tmp_path_factory.mktemp("report"))
+def frame(context: ReportContext) -> pd.DataFrame:
+    return context.frame
 
 
 def row(table: pd.DataFrame, **where: str) -> pd.Series:
@@ -170,7 +169,7 @@ def test_dialogues_without_a_chatbot_model_are_human_or_unknown(tmp_path: Path) 
         )
         store.add([human], run)
         store.add([j for j in judgments([human]) if j.judge_model == "judge-x"][:1], run)
-        assert HUMAN in set(judgment_frame(store)["chatbot"])
+        assert HUMAN in set(judgment_frame(RunReads(store))["chatbot"])
 
 
 def test_names_cannot_inject_markup_or_formulas_into_report_md_or_csv(
@@ -278,8 +277,8 @@ def test_differences_without_shared_seeds_are_unpaired_and_none_holds(tmp_path: 
 def test_chatbots_run_from_the_same_seeds_are_compared_seed_by_seed(tmp_path: Path) -> None:
     with RunStore.open(make_store(tmp_path / "run", seeded=True)) as store:
         written = write_report(store, tmp_path / "report")
-        frame = judgment_frame(store)
-        rates = issue_rates(frame, ReportContext(store, frame, tmp_path / "report"))
+        context = ReportContext(store, tmp_path / "report")
+        rates = issue_rates(context.frame, context)
     assert row(rates, judge="judge-x", chatbot="bot-a", language="all")["seeds"] == 12
     [section] = [s for s in written.sections if s.key == "differences"]
     everything = pd.read_csv(written.folder / section.tables[0].csv)

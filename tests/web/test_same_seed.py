@@ -4,6 +4,7 @@ column of its own; the organiser's alone, and dialogue text shown, never run."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -11,8 +12,19 @@ import pytest
 from fastapi.testclient import TestClient
 from web_run import FIRST_TURN, ORGANISER_TOKEN, Client, WebRun, add_seed_dialogues
 
-from dialbench.schema import Dialogue, Judgment, Participants, SeedContext, Target, Turn
+from dialbench.ratings import placed_judgments
+from dialbench.schema import (
+    Dialogue,
+    JudgeConfiguration,
+    Judgment,
+    Participants,
+    SeedContext,
+    Target,
+    Turn,
+)
 from dialbench.store import RunStore
+from dialbench.web.browse import DialogueFilters, dialogue_list, dialogue_view
+from dialbench.web.same_seed import seed_view
 
 
 def unit_of(web_run: WebRun, dialogue: Dialogue) -> str:
@@ -40,17 +52,23 @@ class Seeded:
 def seeded(web_run: WebRun) -> Seeded:
     """With a holistic quality beside bot-a's issues verdict."""
     dialogues = add_seed_dialogues(web_run.path)
-    quality = Judgment(
+    with RunStore.open(web_run.path, create=False) as store, store.run("test setup") as run:
+        store.add([quality(dialogues[0], 3)], run)
+    return Seeded(dialogues, unit_of(web_run, dialogues[0]))
+
+
+def quality(
+    dialogue: Dialogue, score: int, configuration: JudgeConfiguration | None = None
+) -> Judgment:
+    return Judgment(
         protocol="holistic",
         judge_model="judge-x",
-        target=Target(dialogue_id=dialogues[0].id),
+        target=Target(dialogue_id=dialogue.id),
+        configuration=configuration,
         parse_status="ok",
-        result={"quality": 3, "reason": "kind but short"},
+        result={"quality": score, "reason": "kind but short"},
         raw_output="{}",
     )
-    with RunStore.open(web_run.path, create=False) as store, store.run("test setup") as run:
-        store.add([quality], run)
-    return Seeded(dialogues, unit_of(web_run, dialogues[0]))
 
 
 @pytest.fixture
@@ -125,21 +143,69 @@ def test_a_dialogues_seed_mates_are_those_of_its_unit_in_seed_units(
         for dialogue, unit in units.items():
             mates = {d: chatbots[d] for d, u in units.items() if u == unit}
             assert store.seed_mates(dialogue) == (unit, mates)
+            assert store.seed_dialogues(unit) == list(mates)
         assert {unit.split(":")[0] for unit in units.values()} == {"dialogue", "seed", "chatseed"}
         assert units[stray.id].startswith("seed:")
         with pytest.raises(KeyError):
             store.seed_mates("d-unknown")
+        grown = seeded.dialogues[0].id  # a seed's dialogue is not a unit of its own
+        for unknown in ("seed:0123", f"chatseed:{grown}", f"dialogue:{grown}", "d-unknown"):
+            assert store.seed_dialogues(unknown) == []
 
 
-def test_a_dialogue_page_reads_its_seeds_dialogues_not_every_dialogues_unit(
+def test_dialogue_and_seed_pages_read_their_seed_not_every_unit_or_judgment(
     organiser: TestClient, seeded: Seeded, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A dialogue's page, a seed's page and the list of a seed cost that seed (and, but for the
+    list, its judgments), not the whole store."""
+
     def whole_store(store: RunStore) -> dict[str, str]:
-        raise AssertionError("a dialogue page computed the seed unit of every dialogue")
+        raise AssertionError("a page computed the seed unit of every dialogue")
+
+    every_record = RunStore.records_json
+
+    def indexed(store: RunStore, record_type: type[Judgment], **where: str) -> Iterator[str]:
+        assert record_type is not Judgment or where, "a page read every judgment"
+        return every_record(store, record_type, **where)
 
     monkeypatch.setattr(RunStore, "seed_units", whole_store)
-    page = organiser.get(f"/dialogues/{seeded.dialogues[1].id}").text
+    listing = organiser.get("/dialogues", params={"seed": seeded.unit}).text
+    assert "3 dialogue(s) match" in listing
+    monkeypatch.setattr(RunStore, "records_json", indexed)
+    page = organiser.get(f"/dialogues/{seeded.dialogues[0].id}").text
     assert f'<a href="{seeded.page}">same seed: 2 other chatbot(s)</a>' in page
+    assert "kind but short" in page
+    assert "quality <strong>3</strong>" in organiser.get(seeded.page).text
+
+
+def test_pages_name_each_judge_as_the_list_and_the_report_do(
+    web_run: WebRun, seeded: Seeded
+) -> None:
+    """A judge's name hangs on its judgments of other dialogues (another configuration, a
+    calibration): a page that reads only its own dialogues' judgments names it all the same."""
+    bot_a, bot_b = seeded.dialogues[:2]
+    options = JudgeConfiguration(options={"turns": "all"})
+    calibrated = options.model_copy(update={"calibration": "ab" * 32})
+    with RunStore.open(web_run.path, create=False) as store:
+        with store.run("test setup") as run:
+            store.add(
+                [quality(web_run.dialogues[0], 1, options), quality(bot_b, 2, calibrated)], run
+            )
+        everywhere = {j.id: p.rater for j, p in placed_judgments(store)}
+        listed = dialogue_list(store, DialogueFilters()).choices.judge
+        pages = [
+            {j.id: judge for judge, j in dialogue_view(store, d.id).judgments}
+            for d in (bot_a, bot_b)
+        ]
+        for chatbots in ([], ["bot-a"]):
+            view = seed_view(store, seeded.unit, chatbots)
+            assert view is not None
+            pages.append({v.judgment.id: v.judge for c in view.columns for v in c.verdicts})
+    for page in pages:
+        assert page == {id_: everywhere[id_] for id_ in page}
+        assert set(page.values()) <= set(listed)
+    assert set(pages[0].values()) == {"judge-x", "judge-x [unrecorded]"}
+    assert f"judge-x (calibrated) [{calibrated.fingerprint}]" in pages[1].values()
 
 
 def test_chatbots_narrow_the_columns_to_a_pair_in_its_order(

@@ -44,13 +44,14 @@ class RunStats(DatasetStats):
 def chatbot_figures(store: RunStore, source: str | None) -> list[ChatbotFigure]:
     """Every chatbot figure of the run's judgments (of the dialogues of `source`, when given),
     the languages of one figure together and `all` after them."""
-    frame = judgment_frame(store)
+    run = RunReads(store)
+    frame = judgment_frame(run)
     if source is not None:
         kept = {dialogue.id for dialogue in store.records(Dialogue, source=source)}
         frame = frame[frame["dialogue_id"].isin(kept)]
     if frame.empty:
         return []
-    figures = chatbot_intervals(observations(frame, RunReads(store)))
+    figures = chatbot_intervals(observations(frame, run))
     rows = figures.rename(columns={"units": "seeds"})
     found = [ChatbotFigure.model_validate(row) for row in frame_records(rows)]
     return sorted(

@@ -90,7 +90,8 @@ class Comparison(Record):
 
 def run_observations(run_dir: Path) -> pd.DataFrame:
     with RunStore.open(run_dir, create=False) as store:
-        return observations(judgment_frame(store), RunReads(store))
+        run = RunReads(store)
+        return observations(judgment_frame(run), run)
 
 
 def chatbots_of(observed: pd.DataFrame) -> list[str]:

@@ -157,7 +157,8 @@ def pilot_issue_spreads(pilot: Path) -> dict[str, float]:
     from dialbench.figures.run_reads import RunReads
 
     with RunStore.open(pilot, create=False) as store:
-        found = observations(judgment_frame(store), RunReads(store))
+        run = RunReads(store)
+        found = observations(judgment_frame(run), run)
     rates = found[(found["protocol"] == "issues") & (found["better"] == "lower")]
     widest: dict[str, float] = {}
     for spread in pilot_spreads(rates):

@@ -8,7 +8,6 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader
 
 from dialbench.errors import DialbenchError
-from dialbench.figures.frame import judgment_frame
 from dialbench.figures.intervals import DESIGN
 from dialbench.figures.observations import OBSERVATIONS
 from dialbench.report.common_sections import dataset_section, judged_sections
@@ -45,7 +44,8 @@ def write_report(store: RunStore, folder: Path) -> ReportOutput:
     """Every table and figure the run's dialogues and judgments support, written to `folder`."""
     run = store.path.parent
     dialogues = store.count(Dialogue)
-    frame = judgment_frame(store)
+    context = ReportContext(store, folder)
+    frame = context.frame
     if dialogues == 0 and frame.empty:
         raise DialbenchError(
             f"{run} holds no dialogues and no judgments: nothing to report "
@@ -60,7 +60,7 @@ def write_report(store: RunStore, folder: Path) -> ReportOutput:
         notes.append(f"No judgments yet: judge the dialogues with `dialbench judge {run}`.")
     elif any(protocol in OBSERVATIONS for protocol in set(frame["protocol"])):
         notes.append(f"{DESIGN}.")
-    sections = judged_sections(ReportContext(store, frame, folder)) if not frame.empty else []
+    sections = judged_sections(context) if not frame.empty else []
     if dialogues:
         sections.append(dataset_section(store, folder))
     environment = Environment(

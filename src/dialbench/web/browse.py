@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import Field
 
 from dialbench.issue_labels import ISSUES_PREFIX
-from dialbench.ratings import flatten, placed_judgments
+from dialbench.ratings import flatten, named_judgments, placed_judgments
 from dialbench.schema import Annotation, Benchmark, Dialogue, Judgment, ParseStatus, Record
 from dialbench.store import RunStore
 from dialbench.summary import HUMAN
@@ -24,7 +24,7 @@ class DialogueFilters(Record):
     `judge` (any judge when empty; `protocol` and `status` narrow which judgments count): a
     dialogue matches when a judge's mean over its ok samples
     flags the issue (>= 0.5) or rounds to that overall score. `seed` is a seed unit
-    (`RunStore.seed_units()`): the dialogues grown from one seed."""
+    (`RunStore.seed_units()`): the dialogues grown from one seed (`RunStore.seed_dialogues`)."""
 
     language: str = ""
     source: str = ""
@@ -144,14 +144,14 @@ def dialogue_list(store: RunStore, filters: DialogueFilters) -> DialogueList:
         item.dialogue_id for b in benchmarks if b.name == filters.benchmark for item in b.items
     }
     scores = _judged_values(placed, filters)
-    units = store.seed_units() if filters.seed else {}
+    of_seed = set(store.seed_dialogues(filters.seed)) if filters.seed else set()
     matched = [
         d
         for d in dialogues
         if (not filters.language or d.language == filters.language)
         and (not filters.source or d.source == filters.source)
         and (not filters.chatbot or chatbot_of(d) == filters.chatbot)
-        and (not filters.seed or units[d.id] == filters.seed)
+        and (not filters.seed or d.id in of_seed)
         and (not filters.benchmark or d.id in in_benchmark)
         and (not filters.judge or filters.judge in judged_by[d.id])
         and (not (filters.protocol or filters.status) or judgment_counts[d.id] > 0)
@@ -185,9 +185,7 @@ def dialogue_view(store: RunStore, dialogue_id: str) -> DialogueView | None:
     dialogue = store.get(Dialogue, dialogue_id)
     if dialogue is None:
         return None
-    judgments = [
-        (p.rater, j) for j, p in placed_judgments(store) if j.target.dialogue_id == dialogue_id
-    ]
+    judgments = [(judge, j) for j, judge in named_judgments(store, [dialogue_id])]
     return DialogueView(
         dialogue=dialogue,
         judgments=sorted(judgments, key=lambda pair: (pair[1].protocol, pair[0])),

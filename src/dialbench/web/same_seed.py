@@ -5,7 +5,7 @@ did with the same start (a MEDAL seed's shared first user turn, a BotChat ChatSE
 from __future__ import annotations
 
 from dialbench.issue_labels import ISSUES_PREFIX
-from dialbench.ratings import flatten, placed_judgments
+from dialbench.ratings import flatten, named_judgments
 from dialbench.schema import Dialogue, Judgment, Record, SeedContext, Turn
 from dialbench.store import RunStore
 from dialbench.summary import HUMAN
@@ -96,7 +96,7 @@ def _verdicts(judgments: list[tuple[Judgment, str]]) -> list[Verdict]:
 def seed_view(store: RunStore, unit: str, chatbots: list[str]) -> SeedView | None:
     """The seed's dialogues of `chatbots` (all when empty, else in that order); None when no
     dialogue grew from `unit`."""
-    ids = [d for d, u in store.seed_units().items() if u == unit]
+    ids = store.seed_dialogues(unit)
     if not ids:
         return None
     dialogues = [d for d in (store.get(Dialogue, i) for i in ids) if d is not None]
@@ -107,9 +107,8 @@ def seed_view(store: RunStore, unit: str, chatbots: list[str]) -> SeedView | Non
         key=lambda d: (order.index(chatbot_of(d)), d.id),
     )
     judged: dict[str, list[tuple[Judgment, str]]] = {d.id: [] for d in shown}
-    for judgment, placed in placed_judgments(store):
-        if judgment.target.dialogue_id in judged:
-            judged[judgment.target.dialogue_id].append((judgment, placed.rater))
+    for judgment, judge in named_judgments(store, list(judged)):
+        judged[judgment.target.dialogue_id].append((judgment, judge))
     return SeedView(
         unit=unit,
         seed=dialogues[0].seed,
