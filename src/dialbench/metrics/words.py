@@ -7,19 +7,16 @@ Chinese and Japanese.
 
 from __future__ import annotations
 
-import logging
 import random
 import re
 import unicodedata
 from collections.abc import Sequence
 from typing import Literal
 
-import jieba
-
+from dialbench.analysis.text import chinese_words
 from dialbench.schema import base_language
 
 NO_SPACE_LANGUAGES = frozenset({"zh", "ja"})
-jieba.setLogLevel(logging.WARNING)  # not "Building prefix dict ..." on every training and scoring
 _WORD = re.compile(r"\w+(?:['’-]\w+)*|[^\w\s]", re.UNICODE)
 
 
@@ -66,7 +63,7 @@ def words(text: str, language: str) -> list[str]:
     """The words of a text, punctuation marks as words of their own."""
     base = base_language(language)
     if base == "zh":
-        return [t for t in jieba.lcut(text) if t.strip()]
+        return [t for t in chinese_words(text) if t.strip()]
     if base == "ja":
         return [c for c in text if c.strip()]
     return _WORD.findall(text)
