@@ -32,6 +32,17 @@ def test_python_dash_m_runs_the_same_cli() -> None:
     assert "import" in done.stdout
 
 
+def test_a_command_starts_without_the_text_libraries() -> None:
+    """jieba and lexical_diversity import pkg_resources, which reads every installed package:
+    a fifth of a second each command would pay at start (benchmarks/cli_start.py). They load
+    when text is first cut."""
+    loaded = "import sys, dialbench.cli; print(*sorted({m.split('.')[0] for m in sys.modules}))"
+    done = subprocess.run(
+        [sys.executable, "-c", loaded], capture_output=True, text=True, check=True
+    )
+    assert not {"jieba", "lexical_diversity", "pkg_resources"} & set(done.stdout.split())
+
+
 def test_show_prints_counts_by_language_and_source(
     cli: RunCli, tmp_path: Path, example_jsonl: Path
 ) -> None:
