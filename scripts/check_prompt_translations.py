@@ -35,6 +35,7 @@ import numpy as np
 import yaml
 from sacrebleu.metrics.chrf import CHRF
 
+from dialbench.hashing import sha256_text
 from dialbench.issue_labels import IssueLabels, ToolIssueLabels
 from dialbench.judge.prompt_language import SHARED_PROMPTS, template_marks
 from dialbench.judge.registry import PROTOCOLS
@@ -88,6 +89,8 @@ class Translated:
     english: list[str]
     translation: list[str]
     marks_kept: bool
+    sha256: str  # of the translated file and of its English file: what the figures are of
+    english_sha256: str
 
 
 def paragraphs(text: str) -> list[str]:
@@ -114,7 +117,15 @@ def translated_file(package: str, language: str, file: Traversable) -> Translate
         english_text = (resources.files("dialbench") / file.name).read_text(encoding="utf-8")
         english, *english_kept = definitions(english_text)
         translation, *kept = definitions(text)
-        return Translated(relative, language, english, translation, kept == english_kept)
+        return Translated(
+            relative,
+            language,
+            english,
+            translation,
+            kept == english_kept,
+            sha256_text(text),
+            sha256_text(english_text),
+        )
     english_text = (folder / file.name).read_text(encoding="utf-8")
     return Translated(
         relative,
@@ -122,7 +133,14 @@ def translated_file(package: str, language: str, file: Traversable) -> Translate
         paragraphs(english_text),
         paragraphs(text),
         template_marks(text) == template_marks(english_text),
+        sha256_text(text),
+        sha256_text(english_text),
     )
+
+
+def with_translations() -> list[str]:
+    """The protocols that ship translated prompts."""
+    return [p for p in PROTOCOLS if translated_languages(PROTOCOLS.load(p).__module__)]
 
 
 def translated_files(protocols: list[str], languages: list[str] | None) -> list[Translated]:
@@ -187,6 +205,8 @@ def figures(files: list[Translated], back: dict[tuple[str, str], str | None]) ->
                 "cosine_usem3": round(cosine, 3),
                 "marks": "same as English" if f.marks_kept else "DIFFERENT",
                 "failed_back_translations": sum(1 for r in returned if not r),
+                "sha256": f.sha256,
+                "english_sha256": f.english_sha256,
             }
         )
     return rows
@@ -231,8 +251,7 @@ def write_manifest(rows: list[dict]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    with_translations = [p for p in PROTOCOLS if translated_languages(PROTOCOLS.load(p).__module__)]
-    parser.add_argument("--protocols", nargs="+", default=with_translations)
+    parser.add_argument("--protocols", nargs="+", default=with_translations())
     parser.add_argument("--languages", nargs="+", help="default: every one shipped")
     parser.add_argument("--cache", type=Path, default=Path("runs/prompt_translations"))
     parser.add_argument("--write", action="store_true", help=f"record the figures in {MANIFEST}")

@@ -29,6 +29,7 @@ from dialbench.pipeline.stages.judge import JudgeStage
 from dialbench.prompts import load_prompt, translated_languages
 from dialbench.schema import Judgment, Target
 from dialbench.store import RunStore
+from scripts.check_prompt_translations import translated_files, with_translations
 from scripts.convert_traditional_chinese import (
     TAIWAN_TERMS,
     opencc_traditional,
@@ -119,6 +120,28 @@ def test_the_manifest_says_how_each_language_was_made_and_checked() -> None:
             figures = checked[f"judge/protocols/{protocol}/{language}/{name}"]
             assert figures["marks"] == "same as English"
             assert 0 < figures["round_trip_chrf"] <= 100
+
+
+def test_the_manifest_figures_are_of_the_files_as_shipped() -> None:
+    """Every translated file has figures, computed on it and its English file as they are now:
+    an edit to either without checking again fails here, naming the command."""
+    manifest = yaml.safe_load(
+        (resources.files("dialbench.judge.protocols") / "translations.yaml").read_text("utf-8")
+    )
+    recorded = {
+        (language, f["file"]): (f.get("sha256"), f.get("english_sha256"))
+        for language, entry in manifest["languages"].items()
+        for f in entry["files"]
+    }
+    stale = [
+        f"{f.path} ({f.language})"
+        for f in translated_files(with_translations(), None)
+        if recorded.get((f.language, f.path)) != (f.sha256, f.english_sha256)
+    ]
+    assert not stale, (
+        "figures missing or computed on another version of: " + ", ".join(stale) + "; run "
+        "scripts/check_prompt_translations.py --languages LANGUAGE --write"
+    )
 
 
 def system_prompts(protocol: str, language: str, **settings: Any) -> list[str]:
