@@ -11,7 +11,6 @@ Usage: .venv/bin/python benchmarks/cli_start.py [--repeats 15] [--baseline SRC]
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -19,8 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from _versions import compared_versions, environment, shown
+
 DIALBENCH = Path(sys.executable).with_name("dialbench")
-THIS_TREE = Path(__file__).resolve().parents[1] / "src"
 COMMANDS = {
     "dialbench --help": ["--help"],
     "dialbench import missing.jsonl (one-line error)": ["import", "missing.jsonl", "--run", "r"],
@@ -28,10 +28,13 @@ COMMANDS = {
 
 
 def seconds(arguments: list[str], source: Path, folder: str) -> float:
-    environment = {**os.environ, "PYTHONPATH": str(source)}
     start = time.perf_counter()
     subprocess.run(
-        [str(DIALBENCH), *arguments], cwd=folder, env=environment, capture_output=True, check=False
+        [str(DIALBENCH), *arguments],
+        cwd=folder,
+        env=environment(source),
+        capture_output=True,
+        check=False,
     )
     return time.perf_counter() - start
 
@@ -41,9 +44,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--baseline", type=Path, help="the src folder of another version")
     arguments = parser.parse_args()
-    versions = {"this tree": THIS_TREE}
-    if arguments.baseline is not None:
-        versions = {"baseline": arguments.baseline.resolve(), **versions}
+    versions = compared_versions(arguments.baseline)
     with tempfile.TemporaryDirectory() as folder:
         for source in versions.values():  # each version's bytecode written before timing
             seconds(["--help"], source, folder)
@@ -52,11 +53,10 @@ def main() -> None:
             for _ in range(arguments.repeats):
                 for name, source in versions.items():
                     times[name].append(seconds(command, source, folder))
-            median = {name: statistics.median(values) for name, values in times.items()}
-            line = ", ".join(f"{name} {value:.3f} s" for name, value in median.items())
-            if "baseline" in median:
-                line += f" (this tree / baseline {median['this tree'] / median['baseline']:.3f})"
-            print(f"{what}: median of {arguments.repeats}: {line}")
+            shown(
+                f"{what} (median of {arguments.repeats})",
+                {name: statistics.median(values) for name, values in times.items()},
+            )
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ Usage: .venv/bin/python benchmarks/report_and_seed_pages.py [--dialogues N] [--b
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
 import subprocess
@@ -40,11 +39,12 @@ try:
 except ModuleNotFoundError as missing:  # the client needs httpx, from the dev extra
     sys.exit(f"no module {missing.name}: run `make test` first, which sets up what this needs")
 
+from _versions import compared_versions, environment, shown
+
 from dialbench.issue_labels import load_issue_labels
 from dialbench.schema import Dialogue, Judgment, Participants, SeedContext, Target, Turn
 from dialbench.store import RunStore
 
-THIS_TREE = Path(__file__).resolve().parents[1] / "src"
 CHATBOTS = [f"chatbot-{n}" for n in range(4)]
 SELF_CHATTERS = ["bot-short", "bot-long"]
 LANGUAGES = ("en", "de", "zh")
@@ -181,10 +181,6 @@ def make_run(run: Path, dialogues: int) -> Made:
     return Made(run, medal_dialogue, self_chat, unit)
 
 
-def environment(source: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(source), "MPLBACKEND": "Agg"}
-
-
 def timed_reports(made: Made, versions: dict[str, Path], repeats: int) -> dict[str, list[float]]:
     """Seconds of each `dialbench report`, the versions in turn (a busy machine slows both
     alike), each writing to a folder of its own beside the run."""
@@ -259,31 +255,21 @@ def same_tables(first: Path, second: Path) -> bool:
     )
 
 
-def shown(what: str, seconds: dict[str, float]) -> None:
-    """One line: each version's seconds, and this tree's over the baseline's."""
-    each = ", ".join(f"{name} {value:.3f} s" for name, value in seconds.items())
-    if "baseline" in seconds:
-        each += f" (this tree / baseline {seconds['this tree'] / seconds['baseline']:.3f})"
-    print(f"{what}: {each}")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dialogues", type=int, default=20_000)
     parser.add_argument("--baseline", type=Path, help="the src folder of another version")
     parser.add_argument("--reports", type=int, default=2, help="reports per version")
     arguments = parser.parse_args()
-    versions = {"this tree": THIS_TREE}
-    if arguments.baseline is not None:
-        versions = {"baseline": arguments.baseline.resolve(), **versions}
+    compared = compared_versions(arguments.baseline)
     with tempfile.TemporaryDirectory() as scratch:
         made = make_run(Path(scratch) / "run", arguments.dialogues)
-        reports = timed_reports(made, versions, arguments.reports)
+        reports = timed_reports(made, compared, arguments.reports)
         shown(
             f"`dialbench report RUN`, start to exit (best of {arguments.reports})",
             {name: min(seconds) for name, seconds in reports.items()},
         )
-        for page, views in page_views(made, versions).items():
+        for page, views in page_views(made, compared).items():
             shown(
                 f"{page} (median of {VIEWS})", {n: statistics.median(v) for n, v in views.items()}
             )
@@ -293,7 +279,7 @@ def main() -> None:
             f"the seed's rows {1000 * mates:.2f} ms (ratio {mates / whole:.4f}); "
             f"a seed context's dialogues from its unit {1000 * of_unit:.1f} ms"
         )
-        if "baseline" in versions:
+        if "baseline" in compared:
             same = same_tables(Path(scratch) / "baseline", Path(scratch) / "this-tree")
             print(f"report tables the same in both: {'yes' if same else 'NO'}")
 
