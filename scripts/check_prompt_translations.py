@@ -110,29 +110,24 @@ def definitions(text: str) -> tuple[list[str], list[tuple[str, bool]], list[int]
 
 
 def translated_file(package: str, language: str, file: Traversable) -> Translated:
-    folder = resources.files(package)
     text = file.read_text(encoding="utf-8")
     relative = f"{package.removeprefix('dialbench.').replace('.', '/')}/{language}/{file.name}"
-    if file.name.endswith(".yaml"):
-        english_text = (resources.files("dialbench") / file.name).read_text(encoding="utf-8")
+    labels = file.name.endswith(".yaml")  # its English beside dialbench/__init__.py
+    english_folder = resources.files("dialbench") if labels else resources.files(package)
+    english_text = (english_folder / file.name).read_text(encoding="utf-8")
+    if labels:
         english, *english_kept = definitions(english_text)
         translation, *kept = definitions(text)
-        return Translated(
-            relative,
-            language,
-            english,
-            translation,
-            kept == english_kept,
-            sha256_text(text),
-            sha256_text(english_text),
-        )
-    english_text = (folder / file.name).read_text(encoding="utf-8")
+        marks_kept = kept == english_kept
+    else:
+        english, translation = paragraphs(english_text), paragraphs(text)
+        marks_kept = template_marks(text) == template_marks(english_text)
     return Translated(
         relative,
         language,
-        paragraphs(english_text),
-        paragraphs(text),
-        template_marks(text) == template_marks(english_text),
+        english,
+        translation,
+        marks_kept,
         sha256_text(text),
         sha256_text(english_text),
     )
