@@ -21,7 +21,7 @@ from pathlib import Path
 
 from dialbench.analysis.dataset_stats import dataset_statistics
 from dialbench.figures.differences import chatbot_differences
-from dialbench.figures.frame import ALL, judgment_frame
+from dialbench.figures.frame import ALL
 from dialbench.figures.intervals import chatbot_intervals
 from dialbench.figures.observations import observations
 from dialbench.figures.run_reads import RunReads
@@ -60,7 +60,7 @@ def simulation_and_judging(run: Path) -> None:
 def chatbot_figures(run: Path) -> None:
     with RunStore.open(run, create=False) as store:
         reads = RunReads(store)
-        found = observations(judgment_frame(reads), reads)
+        found = observations(reads.frame, reads)
     figures = chatbot_intervals(found)
     shown = figures[
         figures["dimension"].isin(["overall", "quality"]) & (figures["language"] == ALL)

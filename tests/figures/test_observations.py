@@ -9,7 +9,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dialbench.figures.frame import judgment_frame
 from dialbench.figures.observations import observations
 from dialbench.figures.run_reads import RunReads
 from dialbench.schema import (
@@ -105,7 +104,7 @@ def test_dialogues_of_one_seed_share_their_unit_and_others_have_their_own(store:
 
 def test_every_protocol_gives_its_figures_and_human_dialogues_none(store: RunStore) -> None:
     run = RunReads(store)
-    found = observations(judgment_frame(run), run)
+    found = observations(run.frame, run)
     assert set(found["chatbot"]) == {"bot-a", "bot-b"}
     values = found.set_index(["protocol", "dimension", "chatbot", "unit"])["value"]
     unit = store.seed_units()[medal("bot-a").id]
@@ -122,6 +121,6 @@ def test_every_protocol_gives_its_figures_and_human_dialogues_none(store: RunSto
 def test_a_run_with_no_judgments_has_no_figures(tmp_path: Path) -> None:
     with RunStore.open(tmp_path / "empty") as empty:
         run = RunReads(empty)
-        frame = judgment_frame(run)
+        frame = run.frame
         assert observations(frame, run).empty
         assert isinstance(frame, pd.DataFrame)

@@ -12,7 +12,6 @@ from known_judgments import judgments, make_store
 
 from dialbench.domains import DOMAINS
 from dialbench.errors import DialbenchError
-from dialbench.figures.frame import judgment_frame
 from dialbench.figures.intervals import DESIGN
 from dialbench.figures.run_reads import RunReads
 from dialbench.judge.registry import PROTOCOLS
@@ -169,7 +168,7 @@ def test_dialogues_without_a_chatbot_model_are_human_or_unknown(tmp_path: Path) 
         )
         store.add([human], run)
         store.add([j for j in judgments([human]) if j.judge_model == "judge-x"][:1], run)
-        assert HUMAN in set(judgment_frame(RunReads(store))["chatbot"])
+        assert HUMAN in set(RunReads(store).frame["chatbot"])
 
 
 def test_names_cannot_inject_markup_or_formulas_into_report_md_or_csv(

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field
 
 from dialbench.analysis.dataset_stats import DatasetStats, dataset_statistics
-from dialbench.figures.frame import ALL, frame_records, judgment_frame
+from dialbench.figures.frame import ALL, frame_records
 from dialbench.figures.intervals import chatbot_intervals
 from dialbench.figures.observations import observations
 from dialbench.figures.run_reads import RunReads
@@ -45,7 +45,7 @@ def chatbot_figures(store: RunStore, source: str | None) -> list[ChatbotFigure]:
     """Every chatbot figure of the run's judgments (of the dialogues of `source`, when given),
     the languages of one figure together and `all` after them."""
     run = RunReads(store)
-    frame = judgment_frame(run)
+    frame = run.frame
     if source is not None:
         kept = {dialogue.id for dialogue in store.records(Dialogue, source=source)}
         frame = frame[frame["dialogue_id"].isin(kept)]

@@ -1,21 +1,19 @@
 """Judgments as one flat table: a row per judgment, placed by item, chatbot, language and seed
-unit (`RunReads.seed_units`, read once for the figures that ask again) as `ratings.py` places
-them for the meta-evaluation, the result flattened to dotted columns (`issues.repetitive`), and
-the judge named with its configuration where it had several (`settings` holds the configuration
-itself, or None for judgments from before they existed). With the pieces every table is built
-from: the ok judgments, an item's mean over its samples, and every row once more under language
-"all"."""
+unit (the units given: `RunReads.frame` passes its `seed_units`, read once for every figure) as
+`ratings.py` places them for the meta-evaluation, the result flattened to dotted columns
+(`issues.repetitive`), and the judge named with its configuration where it had several
+(`settings` holds the configuration itself, or None for judgments from before they existed).
+With the pieces every table is built from: the ok judgments, an item's mean over its samples,
+and every row once more under language "all"."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
 
 import pandas as pd
 
 from dialbench.ratings import configuration_of, flatten, placed_judgments
-
-if TYPE_CHECKING:
-    from dialbench.figures.run_reads import RunReads
+from dialbench.store import RunStore
 
 ALL = "all"
 
@@ -39,8 +37,7 @@ BASE_COLUMNS = [
 ]
 
 
-def judgment_frame(run: RunReads) -> pd.DataFrame:
-    units = run.seed_units
+def judgment_frame(store: RunStore, units: Mapping[str, str]) -> pd.DataFrame:
     rows = [
         {
             "protocol": j.protocol,
@@ -61,7 +58,7 @@ def judgment_frame(run: RunReads) -> pd.DataFrame:
             "cost_usd": j.usage.cost_usd,
             **dict(flatten(j.result or {})),
         }
-        for j, placed in placed_judgments(run.store)
+        for j, placed in placed_judgments(store)
     ]
     frame = pd.DataFrame(rows)
     return frame if not frame.empty else pd.DataFrame(columns=BASE_COLUMNS)

@@ -1,13 +1,18 @@
-"""What the chatbot figures read from a run's store beside its judgments, each read once however
-often it is asked for: a report asks in each protocol's sections and again for its differences
-between chatbots, and its GTEval table reads the same self-chats as GTEval's figures."""
+"""What the chatbot figures read from a run's store (its judgments as one frame, the seed units,
+the self-chats), each read once however often it is asked for: a report asks in each protocol's
+sections and again for its differences between chatbots, and its GTEval table reads the same
+self-chats as GTEval's figures."""
 
 from __future__ import annotations
 
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from dialbench.figures.frame import judgment_frame
+
 if TYPE_CHECKING:
+    import pandas as pd
+
     from dialbench.schema import Dialogue
     from dialbench.store import RunStore
 
@@ -18,6 +23,11 @@ class RunReads:
 
     def __init__(self, store: RunStore) -> None:
         self.store = store
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """Every judgment of the run, placed (`figures.frame.judgment_frame`)."""
+        return judgment_frame(self.store, self.seed_units)
 
     @cached_property
     def seed_units(self) -> dict[str, str]:

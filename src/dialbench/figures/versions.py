@@ -19,7 +19,7 @@ from pydantic import Field
 from dialbench.errors import DialbenchError
 from dialbench.figures.differences import chatbot_differences, design_note
 from dialbench.figures.family import ALPHA, Correction
-from dialbench.figures.frame import frame_records, judgment_frame
+from dialbench.figures.frame import frame_records
 from dialbench.figures.observations import observations
 from dialbench.figures.run_reads import RunReads
 from dialbench.schema import Record
@@ -91,7 +91,7 @@ class Comparison(Record):
 def run_observations(run_dir: Path) -> pd.DataFrame:
     with RunStore.open(run_dir, create=False) as store:
         run = RunReads(store)
-        return observations(judgment_frame(run), run)
+        return observations(run.frame, run)
 
 
 def chatbots_of(observed: pd.DataFrame) -> list[str]:

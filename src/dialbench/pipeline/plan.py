@@ -151,14 +151,13 @@ def pilot_issue_spreads(pilot: Path) -> dict[str, float]:
     """Per language (and "all"), the pilot's sd of one seed's difference in an issue rate
     between two chatbots (pooled over its chatbot pairs and judges), of its widest issue: the
     plan then holds for every issue."""
-    from dialbench.figures.frame import judgment_frame
     from dialbench.figures.observations import observations
     from dialbench.figures.power import pilot_spreads
     from dialbench.figures.run_reads import RunReads
 
     with RunStore.open(pilot, create=False) as store:
         run = RunReads(store)
-        found = observations(judgment_frame(run), run)
+        found = observations(run.frame, run)
     rates = found[(found["protocol"] == "issues") & (found["better"] == "lower")]
     widest: dict[str, float] = {}
     for spread in pilot_spreads(rates):

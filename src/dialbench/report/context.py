@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from dialbench.figures.frame import judgment_frame
 from dialbench.figures.observations import protocol_observations
 from dialbench.figures.run_reads import RunReads
 from dialbench.store import RunStore
@@ -22,11 +21,6 @@ class ReportContext(RunReads):
     def __init__(self, store: RunStore, folder: Path) -> None:
         super().__init__(store)
         self.folder = folder
-
-    @cached_property
-    def frame(self) -> pd.DataFrame:
-        """Every judgment of the run (`figures.frame.judgment_frame`)."""
-        return judgment_frame(self)
 
     @cached_property
     def observations(self) -> dict[str, pd.DataFrame]:
