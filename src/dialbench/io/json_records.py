@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from dialbench.errors import InputError
-from dialbench.io.file_format import Item
+from dialbench.io.file_format import EMPTY_FILE, Item
 from dialbench.io.jsonl import (
     MAX_LINE_BYTES,
     STRICT_DECODER,
@@ -110,7 +110,7 @@ def _document(path: Path) -> Iterator[Item]:
     lines = _Lines(text)
     position = _after_space(text, 0)
     if position == len(text):
-        raise InputError(path, "the file is empty: no records to import")
+        raise InputError(path, EMPTY_FILE)
     in_array = text[position] == "["
     position = _after_space(text, position + in_array)
     while not (in_array and text.startswith("]", position)):
@@ -118,7 +118,8 @@ def _document(path: Path) -> Iterator[Item]:
         try:
             value, position = STRICT_DECODER.raw_decode(text, position)
         except json.JSONDecodeError as bad:
-            yield bad.lineno, InputError(path, f"invalid JSON: {bad.msg}", line=bad.lineno)
+            message = f"invalid JSON: {bad.msg} (column {bad.colno})"
+            yield bad.lineno, InputError(path, message, line=bad.lineno)
             return
         yield line, _problem(path, value, line) or value
         position = _after_space(text, position)
