@@ -13,8 +13,8 @@ A root run with its children nested is a complete trace: with no thread, a dialo
 soon as it is read.
 
 Held in memory: the runs of the traces listed one run per line still open, and the messages of
-the threads still open. A trace is complete once no run of it came for `QUIET_RECORDS` records
-(10,000 lines; `conversation.Window`), a thread once no run of a trace of it came for as many
+the threads still open. A trace is complete once no run of it came for `QUIET_RECORDS` runs
+(10,000; `conversation.Window`), a thread once no run of a trace of it came for as many
 (`conversation.Trails`); each is given out then, or when the file ends. A trace whose root run
 holds the exchange holds only what is new, so a thread that goes on after it was given out is
 split in two: a second dialogue that starts mid-conversation, both kept. Where the root's inputs
@@ -154,14 +154,10 @@ def _pieced(trace_id: str, trace: OpenTrace[_Run]) -> TracedExchange:
     return _exchange(trace_id, trace.pieces)
 
 
-def _recognises(keys: frozenset[str]) -> bool:
-    return "run_type" in keys
-
-
 LANGSMITH = LogReader(
     NAME,
     "LangSmith runs (JSON, JSON Lines)",
     _events,
-    _recognises,
+    lambda keys: "run_type" in keys,
     exchange=_pieced,
 ).file_format()

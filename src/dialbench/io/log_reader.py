@@ -29,7 +29,7 @@ from pydantic import JsonValue
 from dialbench.errors import InputError
 from dialbench.io.chat_messages import Message, Where
 from dialbench.io.conversation import Conversations, Trails, Window, dialogue_item
-from dialbench.io.file_format import EMPTY_FILE, FileFormat, Item, ReadRequest
+from dialbench.io.file_format import FileFormat, Item, ReadRequest
 from dialbench.io.json_records import leading_keys, read_json_records
 from dialbench.io.registry import formats_recognising
 from dialbench.io.trace_exports import TracedExchange
@@ -117,19 +117,7 @@ class _Open(Generic[P]):
         """Add one event of the record at `where`; what it completed waits in `done`."""
         self.now += 1
         if isinstance(event, LoggedCall):
-            if event.conversation is None:
-                item = dialogue_item(
-                    str(self.path),
-                    where.line,
-                    event.messages,
-                    self.request,
-                    self.reader.name,
-                    event.about,
-                )
-                self.done.append(item)
-            else:
-                key, messages = event.conversation, event.messages
-                self.done.extend(self.conversations.add(key, where.line, messages, self.now))
+            self._add_call(event, where.line)
         elif isinstance(event, Piece):
             trace = self.traces.touch(event.trace_id, self.now, lambda: OpenTrace(where))
             trace.add(event)
@@ -138,9 +126,22 @@ class _Open(Generic[P]):
         else:
             if event.conversation is not None:
                 self.trails.touch(event.conversation, self.now)
-            trace_id = event.exchange.trace_id
-            trail = self.trails.trail(event.conversation, trace_id, where.line, self.now)
-            event.exchange.join(trail)
+            self._join(event.exchange, event.conversation, where.line)
+
+    def _add_call(self, call: LoggedCall, line: int | None) -> None:
+        if call.conversation is None:
+            name = self.reader.name
+            item = dialogue_item(
+                str(self.path), line, call.messages, self.request, name, call.about
+            )
+            self.done.append(item)
+        else:
+            added = self.conversations.add(call.conversation, line, call.messages, self.now)
+            self.done.extend(added)
+
+    def _join(self, exchange: TracedExchange, conversation: str | None, line: int | None) -> None:
+        """Add a complete trace's exchange to its conversation (or to a dialogue of its own)."""
+        exchange.join(self.trails.trail(conversation, exchange.trace_id, line, self.now))
 
     def _complete(self, traces: list[tuple[str, OpenTrace[P]]]) -> Iterator[Item]:
         """Add each complete trace's exchange to its conversation; yields the problems."""
@@ -152,8 +153,7 @@ class _Open(Generic[P]):
                 yield line, bad
                 continue
             if exchange is not None:
-                trail = self.trails.trail(trace.conversation, trace_id, line, self.now)
-                exchange.join(trail)
+                self._join(exchange, trace.conversation, line)
 
     def given_out(self) -> Iterator[Item]:
         """What the events so far completed: lone calls, conversations a call ended, quiet
@@ -174,26 +174,31 @@ class LogReader(Generic[P]):
     """One format of production traffic, as far as it is its own: `events` turns one record
     (located at a Where) into events, raising the InputError of what does not fit;
     `exchange` makes a complete trace's exchange of its pieces (None: it holds no conversation);
-    `recognises` tells its files by their first record's keys; `records` finds the records of
-    a file; `nothing_read` says why a file of records that yield nothing holds no dialogue."""
+    `recognises` tells its files by their first record's keys; `nothing_read` says why a file
+    of records that yield nothing holds no dialogue. Records are JSON Lines, or one JSON
+    document (an object, or an array of them: `json_records.read_json_records`)."""
 
     name: str
     description: str
     events: Callable[[dict[str, Any], Where], Iterable[Event[P]]]
     recognises: Callable[[frozenset[str]], bool]
     exchange: Callable[[str, OpenTrace[P]], TracedExchange | None] = _no_pieces
-    records: Callable[[Path], Iterator[Item]] = read_json_records
     nothing_read: str = "no conversation in this file's records: nothing to import"
 
     def read(self, path: Path, request: ReadRequest) -> Iterator[Item]:
         """Each dialogue (or the problem with it) as soon as it is complete."""
         self._check_format(path)
+        nothing = True
+        for item in self._dialogues(path, request):
+            nothing = False
+            yield item
+        if nothing:
+            raise InputError(path, self.nothing_read)
+
+    def _dialogues(self, path: Path, request: ReadRequest) -> Iterator[Item]:
         held = _Open(self, path, request)
-        records = given = 0
-        for line, record in self.records(path):
-            records += 1
+        for line, record in read_json_records(path):
             if isinstance(record, InputError):
-                given += 1
                 yield line, record
                 continue
             where = Where(str(path), line, "")
@@ -201,16 +206,9 @@ class LogReader(Generic[P]):
                 for event in self.events(record, where):
                     held.add(event, where)
             except InputError as bad:
-                given += 1
                 yield line, bad
-            for item in held.given_out():
-                given += 1
-                yield item
-        for item in held.rest():
-            given += 1
-            yield item
-        if not given:
-            raise InputError(path, self.nothing_read if records else EMPTY_FILE)
+            yield from held.given_out()
+        yield from held.rest()
 
     def _check_format(self, path: Path) -> None:
         """Refuse a file whose first record this format does not recognise and another does."""
@@ -222,8 +220,8 @@ class LogReader(Generic[P]):
             other = others[0]
             raise InputError(
                 path,
-                f"not a file of the {self.name} format: its first record is one of the "
-                f"{other.name} format ({other.description}); pass --format {other.name}",
+                f"not a {self.name} file but, by its first record, {other.description}: "
+                f"pass --format {other.name}",
             )
 
     def recognises_file(self, path: Path) -> bool:

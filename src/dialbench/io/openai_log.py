@@ -1,4 +1,4 @@
-"""OpenAI chat-completions logs: JSON Lines, one logged call per line.
+"""OpenAI chat-completions logs: JSON Lines, one logged call per line (or a JSON array of them).
 
 A line is either a call as proxies and loggers record it, `{"request": {"model", "messages"},
 "response": {"id", "model", "created", "choices": [{"message"}]}}`, or the bare
@@ -27,7 +27,6 @@ from typing import Any
 from pydantic import JsonValue
 
 from dialbench.io.chat_messages import Message, Where, openai_message, openai_messages
-from dialbench.io.jsonl import read_jsonl
 from dialbench.io.log_reader import LoggedCall, LogReader
 
 NAME = "openai-log"
@@ -117,5 +116,4 @@ OPENAI_LOG = LogReader(
     "OpenAI chat-completions logs, one call per line",
     _logged_call,
     _recognises,
-    records=read_jsonl,
 ).file_format()

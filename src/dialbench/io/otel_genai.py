@@ -359,15 +359,11 @@ NO_CONTENT = (
 )
 
 
-def _recognises(keys: frozenset[str]) -> bool:
-    return "resourceSpans" in keys
-
-
 OTEL_GENAI = LogReader(
     NAME,
     "OpenTelemetry GenAI spans (OTLP JSON)",
     _spans,
-    _recognises,
+    lambda keys: "resourceSpans" in keys,
     exchange=_exchange,
     nothing_read=NO_CONTENT,
 ).file_format()
