@@ -28,7 +28,6 @@ spans, whose context no history repeats: then both are kept.
 
 from __future__ import annotations
 
-import base64
 import json
 from collections import Counter
 from collections.abc import Iterator
@@ -37,6 +36,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
+from dialbench.io import otlp
 from dialbench.io.chat_messages import (
     Message,
     ToolCall,
@@ -61,38 +61,6 @@ _EVENT_ROLES = {
     "gen_ai.assistant.message": "assistant",
     "gen_ai.tool.message": "tool",
 }
-
-
-def any_value(value: Any) -> Any:
-    """An OTLP JSON AnyValue as a plain value."""
-    if not isinstance(value, dict):
-        return value
-    if "arrayValue" in value:
-        return [any_value(v) for v in (value["arrayValue"] or {}).get("values", [])]
-    if "kvlistValue" in value:
-        pairs = (value["kvlistValue"] or {}).get("values", [])
-        return {pair.get("key"): any_value(pair.get("value")) for pair in pairs}
-    if "intValue" in value:
-        return int(value["intValue"])
-    if "bytesValue" in value:
-        return base64.b64decode(value["bytesValue"]).hex()
-    for kind in ("stringValue", "boolValue", "doubleValue"):
-        if kind in value:
-            return value[kind]
-    return None
-
-
-def _attributes(raw: Any, where: Where) -> dict[str, Any]:
-    if raw is None:
-        return {}
-    if not isinstance(raw, list):
-        raise where.error(f"expected a list of attributes, got {type(raw).__name__}")
-    found = {}
-    for index, pair in enumerate(raw):
-        if not isinstance(pair, dict) or not isinstance(pair.get("key"), str):
-            raise (where / index).error("an attribute with no key")
-        found[pair["key"]] = any_value(pair.get("value"))
-    return found
 
 
 def _json(value: Any, where: Where) -> Any:
@@ -209,7 +177,7 @@ def _event_messages(events: Any, where: Where, model: str | None) -> list[Messag
     for index, event in enumerate(events or []):
         at = where / index
         name = event.get("name") if isinstance(event, dict) else None
-        attributes = _attributes(event.get("attributes"), at / "attributes") if name else {}
+        attributes = otlp.attributes(event.get("attributes"), at / "attributes") if name else {}
         if name in _EVENT_ROLES:
             raw = {
                 "role": _EVENT_ROLES[name],
@@ -285,13 +253,6 @@ class _Span:
     use: Message | None
 
 
-def _nanos(value: Any) -> float | None:
-    try:
-        return int(value) / 1e9
-    except (TypeError, ValueError):
-        return None
-
-
 def _span(span: Any, resource: dict[str, Any], where: Where) -> Piece[_Span]:
     """A span as a piece of its trace (each once, by its span id), naming its conversation."""
     if not isinstance(span, dict):
@@ -299,7 +260,7 @@ def _span(span: Any, resource: dict[str, Any], where: Where) -> Piece[_Span]:
     trace_id = span.get("traceId")
     if not isinstance(trace_id, str) or not trace_id:
         raise (where / "traceId").error("a span without a trace id")
-    attributes = resource | _attributes(span.get("attributes"), where / "attributes")
+    attributes = resource | otlp.attributes(span.get("attributes"), where / "attributes")
     operation = attributes.get("gen_ai.operation.name")
     model = attributes.get("gen_ai.response.model") or attributes.get("gen_ai.request.model")
     model = model if isinstance(model, str) else None
@@ -309,7 +270,7 @@ def _span(span: Any, resource: dict[str, Any], where: Where) -> Piece[_Span]:
         or _indexed_messages(attributes, at, model)
         or _event_messages(span.get("events"), where / "events", model)
     )
-    start = _nanos(span.get("startTimeUnixNano"))
+    start = otlp.nanos(span.get("startTimeUnixNano"))
     for message in messages:
         message.at = start
     call = _tool_use(operation, span, attributes, at)
@@ -324,21 +285,9 @@ def _span(span: Any, resource: dict[str, Any], where: Where) -> Piece[_Span]:
 
 
 def _spans(record: dict[str, Any], where: Where) -> Iterator[Piece[_Span]]:
-    where = where / "resourceSpans"
-    batches = record.get("resourceSpans")
-    if not isinstance(batches, list):
-        raise where.error("not OTLP JSON traces: no list of resourceSpans")
-    for i, batch in enumerate(batches):
-        at = where / i
-        if not isinstance(batch, dict):
-            raise at.error(f"expected an object, got {type(batch).__name__}")
-        resource = batch.get("resource") or {}
-        names = _attributes(resource.get("attributes"), at / "resource" / "attributes")
-        shared = {k: v for k, v in names.items() if k in CONVERSATION_KEYS}
-        for j, scope in enumerate(batch.get("scopeSpans") or []):
-            spans = scope.get("spans") if isinstance(scope, dict) else None
-            for k, span in enumerate(spans or []):
-                yield _span(span, shared, at / "scopeSpans" / j / "spans" / k)
+    for span, resource, at in otlp.spans(record, where):
+        shared = {k: v for k, v in resource.items() if k in CONVERSATION_KEYS}
+        yield _span(span, shared, at)
 
 
 def _exchange(trace_id: str, trace: OpenTrace[_Span]) -> TracedExchange | None:
