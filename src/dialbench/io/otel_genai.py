@@ -53,7 +53,6 @@ from dialbench.io.trace_exports import TracedExchange
 NAME = "otel-genai"
 # The attributes that name a span's conversation, the first preferred.
 CONVERSATION_KEYS = ("gen_ai.conversation.id", "session.id")
-INFERENCE = frozenset({"chat", "generate_content", "text_completion"})
 AGENT = "invoke_agent"
 _EVENT_ROLES = {
     "gen_ai.system.message": "system",
