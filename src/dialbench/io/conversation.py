@@ -201,8 +201,9 @@ def dialogue_item(
     return line, record
 
 
-# A conversation or a trace that no record touched for this many records (a log's lines, a
-# JSON array's items, an OTLP file's spans) is complete and leaves its reader: memory stays
+# A conversation or a trace that nothing read touched for this many records (a log's calls, an
+# OTLP file's spans, runs, observation rows, traces read whole: `log_reader`'s events) is
+# complete and leaves its reader: memory stays
 # bounded in a log of any length. What a later record adds to it comes out on its own: where
 # calls repeat the history, a longer dialogue that the import's prefix dedupe keeps instead.
 QUIET_RECORDS = 10_000

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dialbench.errors import InputError
-from dialbench.io.file_format import FileFormat, Item, Reader, ReadRequest
+from dialbench.io.file_format import EMPTY_FILE, FileFormat, Item, Reader, ReadRequest
 from dialbench.io.text import decode_utf8
 from dialbench.schema import SPEAKERS
 
@@ -49,7 +49,7 @@ def read_rows(path: Path, delimiter: str) -> tuple[list[str], Iterator[Item]]:
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     header = next(reader, None)
     if header is None:
-        raise InputError(path, "the file is empty: no records to import")
+        raise InputError(path, EMPTY_FILE)
 
     def rows() -> Iterator[Item]:
         seen = False

@@ -8,6 +8,7 @@ document is read whole (it is one trace or one session: large exports belong in 
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dialbench.errors import InputError
-from dialbench.io.file_format import Item
+from dialbench.io.file_format import EMPTY_FILE, Item
 from dialbench.io.jsonl import (
     MAX_LINE_BYTES,
     STRICT_DECODER,
@@ -68,14 +69,17 @@ def _first_line(path: Path) -> bytes:
 
 def _is_one_document(path: Path) -> bool:
     """True unless the first line is a whole JSON object (then the file is JSON Lines), or too
-    long to be one (then JSON Lines reports it, without reading the file whole)."""
+    long to be one (then JSON Lines reports it, without reading the file whole), or a broken one
+    from brace to brace (then JSON Lines reports it and reads on; a pretty-printed document
+    opens with a brace alone)."""
     line = _first_line(path)
     if len(line) > MAX_LINE_BYTES:
         return False
     try:
         first = json.loads(line.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError):
-        return True
+        text = line.removeprefix(codecs.BOM_UTF8).strip()
+        return not (len(text) > 1 and text.startswith(b"{") and text.endswith(b"}"))
     return not isinstance(first, dict)
 
 
@@ -105,20 +109,24 @@ def _after_space(text: str, position: int) -> int:
 
 
 def _document(path: Path) -> Iterator[Item]:
-    """An object is one record; an array's items are one each, with the line each starts on."""
+    """An object is one record; an array's items are one each, with the line each starts on.
+    A file of nothing but space, or of an empty array, holds no record."""
     text = decode_utf8(path.read_bytes(), path)
     lines = _Lines(text)
     position = _after_space(text, 0)
     if position == len(text):
-        raise InputError(path, "the file is empty: no records to import")
+        raise InputError(path, EMPTY_FILE)
     in_array = text[position] == "["
     position = _after_space(text, position + in_array)
+    if in_array and text.startswith("]", position):
+        raise InputError(path, EMPTY_FILE)
     while not (in_array and text.startswith("]", position)):
         line = lines.at(position)
         try:
             value, position = STRICT_DECODER.raw_decode(text, position)
         except json.JSONDecodeError as bad:
-            yield bad.lineno, InputError(path, f"invalid JSON: {bad.msg}", line=bad.lineno)
+            message = f"invalid JSON: {bad.msg} (column {bad.colno})"
+            yield bad.lineno, InputError(path, message, line=bad.lineno)
             return
         yield line, _problem(path, value, line) or value
         position = _after_space(text, position)

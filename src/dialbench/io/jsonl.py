@@ -11,7 +11,7 @@ from typing import Any, BinaryIO
 from pydantic import BaseModel
 
 from dialbench.errors import InputError
-from dialbench.io.file_format import FileFormat, Item, ReadRequest, records_writer
+from dialbench.io.file_format import EMPTY_FILE, FileFormat, Item, ReadRequest, records_writer
 from dialbench.io.text import decode_utf8
 from dialbench.schema import StoredRecord
 
@@ -112,7 +112,7 @@ def read_jsonl(path: Path) -> Iterator[Item]:
                 continue
             yield line_no, value
     if not seen_any:
-        raise InputError(path, "the file is empty: no records to import")
+        raise InputError(path, EMPTY_FILE)
 
 
 def write_jsonl(records: Iterable[BaseModel], stream: Any) -> int:

@@ -24,15 +24,11 @@ the import's prefix dedupe keeps the longer one.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
-from dialbench.errors import InputError
 from dialbench.io.chat_messages import ToolKind, Where, as_text
-from dialbench.io.conversation import Trails, Window
-from dialbench.io.file_format import FileFormat, Item, ReadRequest
-from dialbench.io.json_records import leading_keys, read_json_records
+from dialbench.io.log_reader import LogReader, OpenTrace, Piece, Whole
 from dialbench.io.trace_exports import TracedExchange, documents_text, seconds, tool_use
 
 NAME = "langfuse"
@@ -111,96 +107,38 @@ def _is_observation_row(record: dict[str, Any]) -> bool:
     return "observations" not in record and bool(_get(record, "traceId")) and "type" in record
 
 
-@dataclass
-class _Rows:
-    """The observation rows of one trace (each once: exports overlap), and its session once
-    a row names it."""
-
-    line: int | None
-    session: str | None = None
-    rows: list[Any] = field(default_factory=list)
-
-
-class _Log:
-    """Sessions, and traces pieced from observation rows, open until no record of them has
-    come for QUIET_RECORDS records."""
-
-    def __init__(self, path: Path, request: ReadRequest) -> None:
-        self.path, self.request = path, request
-        self.sessions = Trails(str(path), request, NAME)
-        self.rows: Window[_Rows] = Window()
-
-    def add(
-        self, exchange: TracedExchange, session: str | None, line: int | None, now: int
-    ) -> None:
-        """A complete trace's exchange, read at record `now`."""
-        if session is not None:
-            self.sessions.touch(session, now)
-        exchange.join(self.sessions.trail(session, exchange.trace_id, line, now))
-
-    def add_row(self, line: int | None, row: dict[str, Any], now: int) -> None:
-        trace = self.rows.touch(str(_get(row, "traceId")), now, lambda: _Rows(line))
-        session = _get(row, "sessionId")
-        trace.session = trace.session or (str(session) if session else None)
-        if trace.session is not None:
-            self.sessions.touch(trace.session, now)
-        known = row.get("id")
-        if known is None or all(r.get("id") != known for r in trace.rows):
-            trace.rows.append(row)
-
-    def _pieced(self, traces: list[tuple[str, _Rows]], now: int) -> Iterator[Item]:
-        for trace_id, rows in traces:
-            where = Where(str(self.path), rows.line, "")
-            trace = _Trace({"id": trace_id, "sessionId": rows.session}, rows.rows, where, where)
-            try:
-                exchange = _exchange(trace)
-            except InputError as bad:
-                yield rows.line, bad
-                continue
-            exchange.join(self.sessions.trail(rows.session, trace_id, rows.line, now))
-
-    def given_out(self, now: int) -> Iterator[Item]:
-        """What record `now` completed: traces and sessions quiet since, lone traces."""
-        yield from self._pieced(self.rows.quiet(now), now)
-        yield from self.sessions.given_out(now)
-
-    def rest(self, now: int) -> Iterator[Item]:
-        yield from self._pieced(self.rows.rest(), now)
-        yield from self.sessions.rest()
+def _events(record: dict[str, Any], where: Where) -> Iterator[Piece[Any] | Whole]:
+    """An observation row is a piece of its trace (each once, by its id: exports overlap); a
+    trace, or a session of them, is read whole."""
+    if _is_observation_row(record):
+        session, known = _get(record, "sessionId"), record.get("id")
+        yield Piece(
+            str(_get(record, "traceId")),
+            record,
+            None if known is None else str(known),
+            (str(session) if session else None,),
+        )
+    else:
+        for trace in _traces(record, where):
+            yield Whole(trace.session(), _exchange(trace))
 
 
-def read_langfuse(path: Path, request: ReadRequest) -> Iterator[Item]:
-    log = _Log(path, request)
-    now = 0
-    for now, (line, record) in enumerate(read_json_records(path)):
-        if isinstance(record, InputError):
-            yield line, record
-            continue
-        if _is_observation_row(record):
-            log.add_row(line, record, now)
-        else:
-            try:
-                for trace in _traces(record, Where(str(path), line, "")):
-                    log.add(_exchange(trace), trace.session(), line, now)
-            except InputError as bad:
-                yield line, bad
-        yield from log.given_out(now)
-    yield from log.rest(now)
+def _pieced(trace_id: str, rows: OpenTrace[Any]) -> TracedExchange:
+    """The exchange of a trace pieced from its observation rows."""
+    where = rows.where
+    return _exchange(_Trace({"id": trace_id}, rows.pieces, where, where))
 
 
-def _recognises(path: Path) -> bool:
-    keys = leading_keys(path)
+def _recognises(keys: frozenset[str]) -> bool:
     rows = {"traceId", "type", "startTime"} <= keys or {"trace_id", "type", "start_time"} <= keys
     traces = "observations" in keys or {"sessionId", "input", "output"} <= keys
     return traces or {"id", "traces"} <= keys or rows
 
 
-LANGFUSE = FileFormat(
+LANGFUSE = LogReader(
     NAME,
     "Langfuse traces with their observations (JSON, JSON Lines)",
-    holds=("dialogues",),
-    read=read_langfuse,
-    suffixes=(".json", ".jsonl", ".ndjson"),
-    recognises_content=_recognises,
-    personal_data=True,
-)
+    _events,
+    _recognises,
+    exchange=_pieced,
+).file_format()

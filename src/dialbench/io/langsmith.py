@@ -13,8 +13,8 @@ A root run with its children nested is a complete trace: with no thread, a dialo
 soon as it is read.
 
 Held in memory: the runs of the traces listed one run per line still open, and the messages of
-the threads still open. A trace is complete once no run of it came for `QUIET_RECORDS` records
-(10,000 lines; `conversation.Window`), a thread once no run of a trace of it came for as many
+the threads still open. A trace is complete once no run of it came for `QUIET_RECORDS` runs
+(10,000; `conversation.Window`), a thread once no run of a trace of it came for as many
 (`conversation.Trails`); each is given out then, or when the file ends. A trace whose root run
 holds the exchange holds only what is new, so a thread that goes on after it was given out is
 split in two: a second dialogue that starts mid-conversation, both kept. Where the root's inputs
@@ -25,15 +25,11 @@ import's prefix dedupe keeps the longer one.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
-from dialbench.errors import InputError
 from dialbench.io.chat_messages import ToolKind, Where, as_text
-from dialbench.io.conversation import Trails, Window
-from dialbench.io.file_format import FileFormat, Item, ReadRequest
-from dialbench.io.json_records import leading_keys, read_json_records
+from dialbench.io.log_reader import LogReader, OpenTrace, Piece, Whole
 from dialbench.io.trace_exports import TracedExchange, documents_text, seconds, tool_use
 
 NAME = "langsmith"
@@ -75,53 +71,45 @@ class _Run:
         return seconds(self.run.get("start_time"))
 
 
-@dataclass
-class _Trace:
-    line: int | None
-    runs: list[_Run] = field(default_factory=list)
+def _thread(run: dict[str, Any]) -> str | None:
+    metadata = _metadata(run)
+    found = next((metadata[k] for k in THREAD_KEYS if metadata.get(k)), None)
+    return None if found is None else str(found)
 
-    def thread(self) -> str | None:
-        for run in self.runs:
-            found = next(
-                (_metadata(run.run).get(k) for k in THREAD_KEYS if _metadata(run.run).get(k)), None
-            )
-            if found is not None:
-                return str(found)
-        return None
 
-    def exchange(self, trace_id: str) -> TracedExchange:
-        exchange = TracedExchange(trace_id)
-        root = next((r for r in self.runs if str(r.run.get("id")) == trace_id), None)
-        for run in sorted(self.runs, key=lambda r: r.start or 0.0):
-            kind, fields = run.run.get("run_type"), run.run
-            if kind == "llm":
-                at = run.where
-                exchange.add_call(
-                    fields.get("inputs"), fields.get("outputs"), at, run.start, _model(fields)
-                )
-            elif kind in TOOL_KINDS:
-                if kind == "retriever":
-                    outputs = fields.get("outputs")
-                    result, call_id = (None if outputs is None else documents_text(outputs)), None
-                else:
-                    result, call_id = _tool_output(fields.get("outputs"))
-                name = str(fields.get("name") or kind)
-                use = tool_use(
-                    name,
-                    TOOL_KINDS[kind],
-                    fields.get("inputs"),
-                    result,
-                    run.where,
-                    call_id=call_id,
-                    at=run.start,
-                )
-                exchange.uses.append(use)
-        if root is not None:
-            last = max((r.start or 0.0 for r in self.runs), default=None)
-            exchange.set_own(
-                root.run.get("inputs"), root.run.get("outputs"), root.where, root.start, last
+def _exchange(trace_id: str, runs: list[_Run]) -> TracedExchange:
+    exchange = TracedExchange(trace_id)
+    root = next((r for r in runs if str(r.run.get("id")) == trace_id), None)
+    for run in sorted(runs, key=lambda r: r.start or 0.0):
+        kind, fields = run.run.get("run_type"), run.run
+        if kind == "llm":
+            at = run.where
+            exchange.add_call(
+                fields.get("inputs"), fields.get("outputs"), at, run.start, _model(fields)
             )
-        return exchange
+        elif kind in TOOL_KINDS:
+            if kind == "retriever":
+                outputs = fields.get("outputs")
+                result, call_id = (None if outputs is None else documents_text(outputs)), None
+            else:
+                result, call_id = _tool_output(fields.get("outputs"))
+            name = str(fields.get("name") or kind)
+            use = tool_use(
+                name,
+                TOOL_KINDS[kind],
+                fields.get("inputs"),
+                result,
+                run.where,
+                call_id=call_id,
+                at=run.start,
+            )
+            exchange.uses.append(use)
+    if root is not None:
+        last = max((r.start or 0.0 for r in runs), default=None)
+        exchange.set_own(
+            root.run.get("inputs"), root.run.get("outputs"), root.where, root.start, last
+        )
+    return exchange
 
 
 def _runs(run: Any, where: Where) -> Iterator[_Run]:
@@ -147,84 +135,29 @@ def _trace_id(run: _Run) -> str:
     raise (run.where / "trace_id").error("a child run without a trace id")
 
 
-class _Log:
-    """Traces whose runs come one per line, and threads, open until no record of them has come
-    for QUIET_RECORDS records."""
-
-    def __init__(self, path: Path, request: ReadRequest) -> None:
-        self.path = path
-        self.traces: Window[_Trace] = Window()
-        self.threads = Trails(str(path), request, NAME)
-
-    def add_run(self, trace_id: str, run: _Run, line: int | None, now: int) -> None:
-        trace = self.traces.touch(trace_id, now, lambda: _Trace(line))
-        if all(r.run["id"] != run.run["id"] for r in trace.runs):
-            trace.runs.append(run)
-        thread = trace.thread()
-        if thread is not None:
-            self.threads.touch(thread, now)
-
-    def add_whole(self, trace_id: str, trace: _Trace, now: int) -> Iterator[Item]:
-        """A trace read whole at record `now` (a root run with its children)."""
-        thread = trace.thread()
-        if thread is not None:
-            self.threads.touch(thread, now)
-        yield from self.complete(trace_id, trace, now)
-
-    def complete(self, trace_id: str, trace: _Trace, now: int) -> Iterator[Item]:
-        """Add a complete trace to its thread; yields the problem with it, if any."""
-        try:
-            exchange = trace.exchange(trace_id)
-        except InputError as bad:
-            yield trace.line, bad
-            return
-        exchange.join(self.threads.trail(trace.thread(), trace_id, trace.line, now))
-
-    def given_out(self, now: int) -> Iterator[Item]:
-        """What record `now` completed: traces and threads quiet since, lone traces."""
-        for trace_id, trace in self.traces.quiet(now):
-            yield from self.complete(trace_id, trace, now)
-        yield from self.threads.given_out(now)
-
-    def rest(self, now: int) -> Iterator[Item]:
-        for trace_id, trace in self.traces.rest():
-            yield from self.complete(trace_id, trace, now)
-        yield from self.threads.rest()
+def _events(record: dict[str, Any], where: Where) -> list[Piece[_Run] | Whole]:
+    """A root run with its children nested is a whole trace; any other run is a piece of its
+    trace (each once, by its id), as are the runs nested in it."""
+    runs = list(_runs(record, where))
+    trace_ids = [_trace_id(run) for run in runs]
+    whole = bool(record.get("child_runs")) and record.get("parent_run_id") in (None, "")
+    if whole and len(set(trace_ids)) == 1:
+        thread = next((t for run in runs if (t := _thread(run.run)) is not None), None)
+        return [Whole(thread, _exchange(trace_ids[0], runs))]
+    return [
+        Piece(trace_id, run, str(run.run["id"]), (_thread(run.run),))
+        for trace_id, run in zip(trace_ids, runs, strict=True)
+    ]
 
 
-def read_langsmith(path: Path, request: ReadRequest) -> Iterator[Item]:
-    log = _Log(path, request)
-    now = 0
-    for now, (line, record) in enumerate(read_json_records(path)):
-        if isinstance(record, InputError):
-            yield line, record
-            continue
-        try:
-            runs = list(_runs(record, Where(str(path), line, "")))
-            found = {_trace_id(run): run for run in runs}
-        except InputError as bad:
-            yield line, bad
-            continue
-        whole = bool(record.get("child_runs")) and record.get("parent_run_id") in (None, "")
-        if whole and len(found) == 1:
-            yield from log.add_whole(next(iter(found)), _Trace(line, runs), now)
-        else:
-            for run in runs:
-                log.add_run(_trace_id(run), run, line, now)
-        yield from log.given_out(now)
-    yield from log.rest(now)
+def _pieced(trace_id: str, trace: OpenTrace[_Run]) -> TracedExchange:
+    return _exchange(trace_id, trace.pieces)
 
 
-def _recognises(path: Path) -> bool:
-    return "run_type" in leading_keys(path)
-
-
-LANGSMITH = FileFormat(
+LANGSMITH = LogReader(
     NAME,
     "LangSmith runs (JSON, JSON Lines)",
-    holds=("dialogues",),
-    read=read_langsmith,
-    suffixes=(".jsonl", ".ndjson", ".json"),
-    recognises_content=_recognises,
-    personal_data=True,
-)
+    _events,
+    lambda keys: "run_type" in keys,
+    exchange=_pieced,
+).file_format()

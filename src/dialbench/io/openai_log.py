@@ -1,4 +1,4 @@
-"""OpenAI chat-completions logs: JSON Lines, one logged call per line.
+"""OpenAI chat-completions logs: JSON Lines, one logged call per line (or a JSON array of them).
 
 A line is either a call as proxies and loggers record it, `{"request": {"model", "messages"},
 "response": {"id", "model", "created", "choices": [{"message"}]}}`, or the bare
@@ -22,18 +22,12 @@ keeps that one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from pydantic import JsonValue
 
-from dialbench.errors import InputError
 from dialbench.io.chat_messages import Message, Where, openai_message, openai_messages
-from dialbench.io.conversation import Conversations, dialogue_item
-from dialbench.io.file_format import FileFormat, Item, ReadRequest
-from dialbench.io.json_records import leading_keys
-from dialbench.io.jsonl import read_jsonl
+from dialbench.io.log_reader import LoggedCall, LogReader
 
 NAME = "openai-log"
 CONVERSATION_KEYS = ("conversation_id", "session_id", "thread_id", "litellm_session_id")
@@ -85,15 +79,14 @@ def _response_message(response: Any, where: Where) -> list[Message]:
     return [openai_message(choice["message"], at, model if isinstance(model, str) else None)]
 
 
-def _call(path: Path, line_no: int, line: dict[str, Any]) -> tuple[dict[str, Any], list[Message]]:
+def _call(line: dict[str, Any], where: Where) -> tuple[dict[str, Any], list[Message]]:
     """The request (what names the conversation) and the messages of one logged call."""
-    where = Where(str(path), line_no, "")
     if isinstance(line.get("request"), dict) and "messages" in line["request"]:
         request, at = line["request"], where / "request"
     elif "messages" in line:
         request, at = line, where
     else:
-        raise InputError(path, _refusal(line), line=line_no)
+        raise where.error(_refusal(line))
     messages = openai_messages(request["messages"], at / "messages")
     answer = _response_message(line.get("response"), where / "response")
     asked = request.get("model")
@@ -109,37 +102,18 @@ def _about(line: dict[str, Any]) -> dict[str, JsonValue]:
     return {}
 
 
-def read_openai_log(path: Path, request: ReadRequest) -> Iterator[Item]:
-    conversations = Conversations(str(path), request, NAME)
-    for now, (line_no, raw) in enumerate(read_jsonl(path)):
-        if isinstance(raw, InputError):
-            yield line_no, raw
-            continue
-        assert line_no is not None  # JSON Lines are numbered
-        try:
-            logged, messages = _call(path, line_no, raw)
-        except InputError as bad:
-            yield line_no, bad
-            continue
-        key = _conversation_id(raw, logged)
-        if key is None:
-            yield dialogue_item(str(path), line_no, messages, request, NAME, _about(raw))
-        else:
-            yield from conversations.add(key, line_no, messages, now)
-    yield from conversations.rest()
+def _logged_call(line: dict[str, Any], where: Where) -> list[LoggedCall]:
+    logged, messages = _call(line, where)
+    return [LoggedCall(_conversation_id(line, logged), messages, _about(line))]
 
 
-def _recognises(path: Path) -> bool:
-    keys = leading_keys(path)
+def _recognises(keys: frozenset[str]) -> bool:
     return "messages" in keys or {"request", "response"} <= keys
 
 
-OPENAI_LOG = FileFormat(
+OPENAI_LOG = LogReader(
     NAME,
     "OpenAI chat-completions logs, one call per line",
-    holds=("dialogues",),
-    read=read_openai_log,
-    suffixes=(".jsonl", ".ndjson", ".json"),
-    recognises_content=_recognises,
-    personal_data=True,
-)
+    _logged_call,
+    _recognises,
+).file_format()

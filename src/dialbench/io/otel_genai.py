@@ -28,18 +28,15 @@ spans, whose context no history repeats: then both are kept.
 
 from __future__ import annotations
 
-import base64
 import json
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from functools import partial
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import JsonValue
 
-from dialbench.errors import InputError
+from dialbench.io import otlp
 from dialbench.io.chat_messages import (
     Message,
     ToolCall,
@@ -50,12 +47,12 @@ from dialbench.io.chat_messages import (
     openai_messages,
     parsed_arguments,
 )
-from dialbench.io.conversation import Trails, Window
-from dialbench.io.file_format import FileFormat, Item, ReadRequest
-from dialbench.io.json_records import leading_keys, read_json_records
+from dialbench.io.log_reader import LogReader, OpenTrace, Piece
+from dialbench.io.trace_exports import TracedExchange
 
 NAME = "otel-genai"
-INFERENCE = frozenset({"chat", "generate_content", "text_completion"})
+# The attributes that name a span's conversation, the first preferred.
+CONVERSATION_KEYS = ("gen_ai.conversation.id", "session.id")
 AGENT = "invoke_agent"
 _EVENT_ROLES = {
     "gen_ai.system.message": "system",
@@ -63,38 +60,6 @@ _EVENT_ROLES = {
     "gen_ai.assistant.message": "assistant",
     "gen_ai.tool.message": "tool",
 }
-
-
-def any_value(value: Any) -> Any:
-    """An OTLP JSON AnyValue as a plain value."""
-    if not isinstance(value, dict):
-        return value
-    if "arrayValue" in value:
-        return [any_value(v) for v in (value["arrayValue"] or {}).get("values", [])]
-    if "kvlistValue" in value:
-        pairs = (value["kvlistValue"] or {}).get("values", [])
-        return {pair.get("key"): any_value(pair.get("value")) for pair in pairs}
-    if "intValue" in value:
-        return int(value["intValue"])
-    if "bytesValue" in value:
-        return base64.b64decode(value["bytesValue"]).hex()
-    for kind in ("stringValue", "boolValue", "doubleValue"):
-        if kind in value:
-            return value[kind]
-    return None
-
-
-def _attributes(raw: Any, where: Where) -> dict[str, Any]:
-    if raw is None:
-        return {}
-    if not isinstance(raw, list):
-        raise where.error(f"expected a list of attributes, got {type(raw).__name__}")
-    found = {}
-    for index, pair in enumerate(raw):
-        if not isinstance(pair, dict) or not isinstance(pair.get("key"), str):
-            raise (where / index).error("an attribute with no key")
-        found[pair["key"]] = any_value(pair.get("value"))
-    return found
 
 
 def _json(value: Any, where: Where) -> Any:
@@ -211,7 +176,7 @@ def _event_messages(events: Any, where: Where, model: str | None) -> list[Messag
     for index, event in enumerate(events or []):
         at = where / index
         name = event.get("name") if isinstance(event, dict) else None
-        attributes = _attributes(event.get("attributes"), at / "attributes") if name else {}
+        attributes = otlp.attributes(event.get("attributes"), at / "attributes") if name else {}
         if name in _EVENT_ROLES:
             raw = {
                 "role": _EVENT_ROLES[name],
@@ -282,28 +247,19 @@ def _tool_use(
 
 @dataclass
 class _Span:
-    trace_id: str
-    span_id: str | None
     operation: str | None
-    names: dict[str, str]
     messages: list[Message]
     use: Message | None
 
 
-def _nanos(value: Any) -> float | None:
-    try:
-        return int(value) / 1e9
-    except (TypeError, ValueError):
-        return None
-
-
-def _span(span: Any, resource: dict[str, Any], where: Where) -> _Span:
+def _span(span: Any, resource: dict[str, Any], where: Where) -> Piece[_Span]:
+    """A span as a piece of its trace (each once, by its span id), naming its conversation."""
     if not isinstance(span, dict):
         raise where.error(f"expected a span object, got {type(span).__name__}")
     trace_id = span.get("traceId")
     if not isinstance(trace_id, str) or not trace_id:
         raise (where / "traceId").error("a span without a trace id")
-    attributes = resource | _attributes(span.get("attributes"), where / "attributes")
+    attributes = resource | otlp.attributes(span.get("attributes"), where / "attributes")
     operation = attributes.get("gen_ai.operation.name")
     model = attributes.get("gen_ai.response.model") or attributes.get("gen_ai.request.model")
     model = model if isinstance(model, str) else None
@@ -313,72 +269,36 @@ def _span(span: Any, resource: dict[str, Any], where: Where) -> _Span:
         or _indexed_messages(attributes, at, model)
         or _event_messages(span.get("events"), where / "events", model)
     )
-    start = _nanos(span.get("startTimeUnixNano"))
+    start = otlp.nanos(span.get("startTimeUnixNano"))
     for message in messages:
         message.at = start
     call = _tool_use(operation, span, attributes, at)
     use = None if call is None else Message("tool", call.result or "", where, [call], at=start)
-    names = {
-        key: str(attributes[key])
-        for key in ("gen_ai.conversation.id", "session.id")
-        if attributes.get(key) not in (None, "")
-    }
-    span_id = span.get("spanId")
-    return _Span(
-        trace_id, span_id if isinstance(span_id, str) else None, operation, names, messages, use
+    names = tuple(
+        str(attributes[key]) if attributes.get(key) not in (None, "") else None
+        for key in CONVERSATION_KEYS
     )
+    span_id = span.get("spanId")
+    value = _Span(operation, messages, use)
+    return Piece(trace_id, value, span_id if isinstance(span_id, str) else None, names)
 
 
-def _spans(path: Path, line: int | None, record: dict[str, Any]) -> Iterator[_Span]:
-    where = Where(str(path), line, "resourceSpans")
-    batches = record.get("resourceSpans")
-    if not isinstance(batches, list):
-        raise where.error("not OTLP JSON traces: no list of resourceSpans")
-    for i, batch in enumerate(batches):
-        at = where / i
-        if not isinstance(batch, dict):
-            raise at.error(f"expected an object, got {type(batch).__name__}")
-        resource = batch.get("resource") or {}
-        names = _attributes(resource.get("attributes"), at / "resource" / "attributes")
-        shared = {k: v for k, v in names.items() if k in {"gen_ai.conversation.id", "session.id"}}
-        for j, scope in enumerate(batch.get("scopeSpans") or []):
-            spans = scope.get("spans") if isinstance(scope, dict) else None
-            for k, span in enumerate(spans or []):
-                yield _span(span, shared, at / "scopeSpans" / j / "spans" / k)
+def _spans(record: dict[str, Any], where: Where) -> Iterator[Piece[_Span]]:
+    for span, resource, at in otlp.spans(record, where):
+        shared = {k: v for k, v in resource.items() if k in CONVERSATION_KEYS}
+        yield _span(span, shared, at)
 
 
-@dataclass
-class _Trace:
-    line: int | None
-    spans: list[_Span] = field(default_factory=list)
-
-    def add(self, span: _Span) -> None:
-        """Add a span, unless the trace holds it already (an export sent again)."""
-        if span.span_id is None or all(s.span_id != span.span_id for s in self.spans):
-            self.spans.append(span)
-
-    def conversation(self) -> str | None:
-        for key in ("gen_ai.conversation.id", "session.id"):
-            named = next((s.names[key] for s in self.spans if key in s.names), None)
-            if named is not None:
-                return named
+def _exchange(trace_id: str, trace: OpenTrace[_Span]) -> TracedExchange | None:
+    """A complete trace's chat spans' messages (an agent span's only where it has none) and its
+    tool uses; None for a trace with no GenAI content (HTTP, database spans beside them)."""
+    spans = trace.pieces
+    chats = [s.messages for s in spans if s.messages and s.operation != AGENT]
+    calls = chats or [s.messages for s in spans if s.messages]
+    uses = [s.use for s in spans if s.use is not None]
+    if not (calls or uses):
         return None
-
-    def calls(self) -> list[list[Message]]:
-        chats = [s.messages for s in self.spans if s.messages and s.operation != AGENT]
-        return chats or [s.messages for s in self.spans if s.messages]
-
-    def join(self, trails: Trails, trace_id: str, now: int) -> None:
-        """Add the complete trace to its conversation; a trace with no GenAI content (HTTP,
-        database spans beside them) is left out."""
-        uses = [s.use for s in self.spans if s.use is not None]
-        calls = self.calls()
-        if not (calls or uses):
-            return
-        trail = trails.trail(self.conversation(), trace_id, self.line, now)
-        if trail is not None:
-            trail.calls.extend(calls)
-            trail.uses.extend(uses)
+    return TracedExchange(trace_id, calls=calls, uses=uses)
 
 
 NO_CONTENT = (
@@ -387,49 +307,11 @@ NO_CONTENT = (
 )
 
 
-def read_otel(path: Path, request: ReadRequest) -> Iterator[Item]:
-    traces: Window[_Trace] = Window()
-    trails = Trails(str(path), request, NAME)
-    problems = given_out = now = 0
-    for line, record in read_json_records(path):
-        if isinstance(record, InputError):
-            problems += 1
-            yield line, record
-            continue
-        try:
-            for span in _spans(path, line, record):
-                now += 1
-                trace = traces.touch(span.trace_id, now, partial(_Trace, line))
-                trace.add(span)
-                conversation = trace.conversation()
-                if conversation is not None:
-                    trails.touch(conversation, now)
-        except InputError as bad:
-            problems += 1
-            yield line, bad
-        for trace_id, trace in traces.quiet(now):
-            trace.join(trails, trace_id, now)
-        done = trails.given_out(now)
-        given_out += len(done)
-        yield from done
-    for trace_id, trace in traces.rest():
-        trace.join(trails, trace_id, now)
-    done = trails.rest()
-    if not (given_out or done or problems):
-        raise InputError(path, NO_CONTENT)
-    yield from done
-
-
-def _recognises(path: Path) -> bool:
-    return "resourceSpans" in leading_keys(path)
-
-
-OTEL_GENAI = FileFormat(
+OTEL_GENAI = LogReader(
     NAME,
     "OpenTelemetry GenAI spans (OTLP JSON)",
-    holds=("dialogues",),
-    read=read_otel,
-    suffixes=(".jsonl", ".ndjson", ".json"),
-    recognises_content=_recognises,
-    personal_data=True,
-)
+    _spans,
+    lambda keys: "resourceSpans" in keys,
+    exchange=_exchange,
+    nothing_read=NO_CONTENT,
+).file_format()

@@ -84,6 +84,11 @@ def _recognises(fmt: FileFormat, path: Path) -> bool:
         return False
 
 
+def formats_recognising(path: Path, content: Content) -> list[FileFormat]:
+    """The formats of `content` that recognise the file by its first record, in table order."""
+    return [fmt for fmt in formats_holding([content]) if _recognises(fmt, path)]
+
+
 def _by_content(path: Path, claimants: list[FileFormat]) -> FileFormat:
     """Of the formats claiming a file's suffix, the one that recognises its first record; else
     the one that reads what none recognises (dialbench's own JSONL)."""
