@@ -290,3 +290,47 @@ def test_a_block_that_rejects_its_input_before_storing_leaves_no_run(tmp_path: P
             reject_after_storing(store)
         runs = {r.command: r.status for r in store.runs()}
     assert runs == {"half-done": "failed"}
+
+
+def test_stored_rows_and_seed_units_are_pinned(tmp_path: Path) -> None:
+    """The JSON a row keeps, its indexed columns and the seed units read from them, as this
+    version wrote them: moving the store's code about must not change a byte of either."""
+    seeded = Dialogue.model_validate(
+        {"language": "en", "turns": [{"role": "user", "text": "hi"}], "seed": {"scene": "a cafe"}}
+    )
+    grown = Dialogue.model_validate(
+        {
+            "language": "de",
+            "source": "selfchat",
+            "participants": {"assistant": "bot"},
+            "turns": [{"role": "user", "text": "hallo"}, {"role": "assistant", "text": "ja"}],
+            "metadata": {"chatseed_dialogue": "d-seed"},
+        }
+    )
+    lone = make_dialogue("alone")
+    with RunStore.open(tmp_path) as store, store.run("test") as run:
+        store.add([seeded, grown, lone], run)
+        stored = list(store.records_json(Dialogue))
+        units = store.seed_units()
+    db = sqlite3.connect(tmp_path / STORE_FILENAME)
+    columns = db.execute(
+        "SELECT id, language, source, user_model, assistant_model, n_turns FROM dialogues "
+        "ORDER BY rowid"
+    ).fetchall()
+    assert stored[0] == (
+        '{"end_reason":null,"id":"d-db890ca1be1822a317cec4fe","language":"en","metadata":{},'
+        '"participants":{"assistant":null,"user":null},"provenance":null,"seed":'
+        '{"affective_state":null,"chatseed":null,"culture":null,"gender":null,"language":null,'
+        '"metadata":{},"persona":null,"scene":"a cafe"},"source":"imported","turns":'
+        '[{"attempts":[],"metadata":{},"model":null,"role":"user","text":"hi"}]}'
+    )
+    assert columns == [
+        ("d-db890ca1be1822a317cec4fe", "en", "imported", None, None, 1),
+        (grown.id, "de", "selfchat", None, "bot", 2),
+        (lone.id, "en", "imported", None, None, 1),
+    ]
+    assert units == {
+        seeded.id: "seed:00c47b19af2eb75e",
+        grown.id: "chatseed:d-seed",
+        lone.id: f"dialogue:{lone.id}",
+    }
