@@ -17,9 +17,9 @@ from dialbench.store import (
     STORE_FILENAME,
     RunStore,
     StoreError,
-    _migrations,
     schema_version_known,
 )
+from dialbench.store.migrate import migration_scripts
 
 
 def make_dialogue(text: str, language: str = "en") -> Dialogue:
@@ -86,7 +86,7 @@ def test_a_file_that_is_not_sqlite_is_refused(tmp_path: Path) -> None:
 def store_at_version(folder: Path, schema: int) -> tuple[sqlite3.Connection, Run]:
     """A store as the code of schema version `schema` made it, with one finished run."""
     db = sqlite3.connect(folder / STORE_FILENAME, isolation_level=None)
-    for version, script in _migrations():
+    for version, script in migration_scripts():
         if version <= schema:
             db.executescript(script)
     db.execute(f"PRAGMA user_version = {schema}")
