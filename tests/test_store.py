@@ -12,9 +12,10 @@ import pytest
 
 from dialbench.errors import DialbenchError
 from dialbench.hashing import canonical_json
-from dialbench.schema import Annotation, Annotator, Dialogue, Judgment, Run, Target
+from dialbench.schema import Annotation, Annotator, Dialogue, Judgment, Run, Target, UsageLine
 from dialbench.store import (
     STORE_FILENAME,
+    CachedCall,
     RunStore,
     StoreError,
     schema_version_known,
@@ -334,3 +335,24 @@ def test_stored_rows_and_seed_units_are_pinned(tmp_path: Path) -> None:
         grown.id: "chatseed:d-seed",
         lone.id: f"dialogue:{lone.id}",
     }
+
+
+def test_absorbing_a_shard_copies_its_runs_records_usage_and_calls_once(tmp_path: Path) -> None:
+    """What a shard did, brought home: the runs but those skipped, their records and usage,
+    and every cached call; absorbing again changes nothing."""
+    call = CachedCall(key="k1", spec="local:m", kind="chat", request="{}", completion='"hi"')
+    with RunStore.open(tmp_path / "shard") as shard:
+        with shard.run("seed") as seed:
+            shard.add([make_dialogue("seeded before")], seed)
+        with shard.run("simulate") as work:
+            shard.add([make_dialogue("one"), make_dialogue("two")], work)
+            shard.save_usage(work.id, [UsageLine(role="chatbot", model="m", calls=2)])
+        shard.add_cached_calls([call])
+        with RunStore.open(tmp_path / "home") as home:
+            first = home.absorb(shard, skip_runs=frozenset({seed.id}))
+            again = home.absorb(shard, skip_runs=frozenset({seed.id}))
+            assert (first.added, again.added, again.unchanged) == (2, 0, 2)
+            assert [(r.command, r.status) for r in home.runs()] == [("simulate", "finished")]
+            assert sorted(d.turns[0].text for d in home.records(Dialogue)) == ["one", "two"]
+            assert home.usage() == [UsageLine(role="chatbot", model="m", calls=2)]
+            assert (home.cached_call_count(), home.cached_completion("k1")) == (1, '"hi"')
