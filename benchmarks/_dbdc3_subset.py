@@ -10,6 +10,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from dialbench import ImportOptions, RunStore, import_file
+from dialbench.store import STORE_FILENAME
 
 DBDC_ZIP = Path(__file__).resolve().parents[2] / "shared" / "data" / "dbdc3_breakdown_ja_en.zip"
 SEED = 0
@@ -40,7 +41,7 @@ def subset(target: Path, per_language: int) -> None:
 
 
 def prepare(run: Path, per_language: int) -> None:
-    if (run / "dialbench.sqlite").exists():
+    if (run / STORE_FILENAME).exists():
         return
     run.mkdir(parents=True, exist_ok=True)
     data = run / "dbdc3_subset.zip"

@@ -34,7 +34,7 @@ from dialbench.pipeline.config import load_pipeline
 from dialbench.pipeline.execute import PipelineReport, run_pipeline
 from dialbench.pipeline.executors import ExecutorOptions, create_executor
 from dialbench.schema import Dialogue, Judgment, Run
-from dialbench.store import RunStore
+from dialbench.store import STORE_FILENAME, RunStore
 
 LANGUAGES = ["en", "zh", "de"]
 ACCEPT_ALL = "[[replies:Yes.]]"
@@ -102,7 +102,7 @@ def contents(run_dir: Path) -> dict[str, Any]:
 def kill_a_simulate_worker(run_dir: Path, stop: threading.Event) -> int | None:
     """SIGKILL the first shard process seen simulating with some dialogues stored."""
     while not stop.is_set():
-        for store_file in run_dir.glob("shards/*/*/dialbench.sqlite"):
+        for store_file in run_dir.glob(f"shards/*/*/{STORE_FILENAME}"):
             try:
                 with sqlite3.connect(store_file) as db:
                     rows = db.execute("SELECT record FROM runs WHERE status = 'running'")

@@ -54,7 +54,11 @@ def test_the_contracts_hold() -> None:
             "dialbench.judge.protocol -> dialbench.report.tables (l.",
         ),
         # the store importing what is built on it
-        ("store.py", "import dialbench.ratings", "dialbench.store -> dialbench.ratings (l."),
+        (
+            "store/records.py",
+            "import dialbench.ratings",
+            "dialbench.store.records -> dialbench.ratings (l.",
+        ),
         # a figure drawn where models are called
         ("llm/runner.py", "import matplotlib.pyplot", "dialbench.llm.runner -> matplotlib (l."),
         # a circle between two siblings

@@ -12,14 +12,15 @@ import pytest
 
 from dialbench.errors import DialbenchError
 from dialbench.hashing import canonical_json
-from dialbench.schema import Annotation, Annotator, Dialogue, Judgment, Run, Target
+from dialbench.schema import Annotation, Annotator, Dialogue, Judgment, Run, Target, UsageLine
 from dialbench.store import (
     STORE_FILENAME,
+    CachedCall,
     RunStore,
     StoreError,
-    _migrations,
     schema_version_known,
 )
+from dialbench.store.migrate import migration_scripts
 
 
 def make_dialogue(text: str, language: str = "en") -> Dialogue:
@@ -86,7 +87,7 @@ def test_a_file_that_is_not_sqlite_is_refused(tmp_path: Path) -> None:
 def store_at_version(folder: Path, schema: int) -> tuple[sqlite3.Connection, Run]:
     """A store as the code of schema version `schema` made it, with one finished run."""
     db = sqlite3.connect(folder / STORE_FILENAME, isolation_level=None)
-    for version, script in _migrations():
+    for version, script in migration_scripts():
         if version <= schema:
             db.executescript(script)
     db.execute(f"PRAGMA user_version = {schema}")
@@ -290,3 +291,68 @@ def test_a_block_that_rejects_its_input_before_storing_leaves_no_run(tmp_path: P
             reject_after_storing(store)
         runs = {r.command: r.status for r in store.runs()}
     assert runs == {"half-done": "failed"}
+
+
+def test_stored_rows_and_seed_units_are_pinned(tmp_path: Path) -> None:
+    """The JSON a row keeps, its indexed columns and the seed units read from them, as this
+    version wrote them: moving the store's code about must not change a byte of either."""
+    seeded = Dialogue.model_validate(
+        {"language": "en", "turns": [{"role": "user", "text": "hi"}], "seed": {"scene": "a cafe"}}
+    )
+    grown = Dialogue.model_validate(
+        {
+            "language": "de",
+            "source": "selfchat",
+            "participants": {"assistant": "bot"},
+            "turns": [{"role": "user", "text": "hallo"}, {"role": "assistant", "text": "ja"}],
+            "metadata": {"chatseed_dialogue": "d-seed"},
+        }
+    )
+    lone = make_dialogue("alone")
+    with RunStore.open(tmp_path) as store, store.run("test") as run:
+        store.add([seeded, grown, lone], run)
+        stored = list(store.records_json(Dialogue))
+        units = store.seed_units()
+    db = sqlite3.connect(tmp_path / STORE_FILENAME)
+    columns = db.execute(
+        "SELECT id, language, source, user_model, assistant_model, n_turns FROM dialogues "
+        "ORDER BY rowid"
+    ).fetchall()
+    assert stored[0] == (
+        '{"end_reason":null,"id":"d-db890ca1be1822a317cec4fe","language":"en","metadata":{},'
+        '"participants":{"assistant":null,"user":null},"provenance":null,"seed":'
+        '{"affective_state":null,"chatseed":null,"culture":null,"gender":null,"language":null,'
+        '"metadata":{},"persona":null,"scene":"a cafe"},"source":"imported","turns":'
+        '[{"attempts":[],"metadata":{},"model":null,"role":"user","text":"hi"}]}'
+    )
+    assert columns == [
+        ("d-db890ca1be1822a317cec4fe", "en", "imported", None, None, 1),
+        (grown.id, "de", "selfchat", None, "bot", 2),
+        (lone.id, "en", "imported", None, None, 1),
+    ]
+    assert units == {
+        seeded.id: "seed:00c47b19af2eb75e",
+        grown.id: "chatseed:d-seed",
+        lone.id: f"dialogue:{lone.id}",
+    }
+
+
+def test_absorbing_a_shard_copies_its_runs_records_usage_and_calls_once(tmp_path: Path) -> None:
+    """What a shard did, brought home: the runs but those skipped, their records and usage,
+    and every cached call; absorbing again changes nothing."""
+    call = CachedCall(key="k1", spec="local:m", kind="chat", request="{}", completion='"hi"')
+    with RunStore.open(tmp_path / "shard") as shard:
+        with shard.run("seed") as seed:
+            shard.add([make_dialogue("seeded before")], seed)
+        with shard.run("simulate") as work:
+            shard.add([make_dialogue("one"), make_dialogue("two")], work)
+            shard.save_usage(work.id, [UsageLine(role="chatbot", model="m", calls=2)])
+        shard.add_cached_calls([call])
+        with RunStore.open(tmp_path / "home") as home:
+            first = home.absorb(shard, skip_runs=frozenset({seed.id}))
+            again = home.absorb(shard, skip_runs=frozenset({seed.id}))
+            assert (first.added, again.added, again.unchanged) == (2, 0, 2)
+            assert [(r.command, r.status) for r in home.runs()] == [("simulate", "finished")]
+            assert sorted(d.turns[0].text for d in home.records(Dialogue)) == ["one", "two"]
+            assert home.usage() == [UsageLine(role="chatbot", model="m", calls=2)]
+            assert (home.cached_call_count(), home.cached_completion("k1")) == (1, '"hi"')

@@ -32,7 +32,7 @@ from dialbench.pipeline.executors.local import LocalExecutor
 from dialbench.pipeline.graph import Node, build_graph, settled
 from dialbench.pipeline.stage import StageOutput
 from dialbench.schema import Record, StageRecord
-from dialbench.store import RunStore
+from dialbench.store import STORE_FILENAME, RunStore
 
 Status = Literal["ran", "up to date", "failed", "not run", "stopped"]
 
@@ -60,7 +60,7 @@ Listener = Callable[[StageReport, StageOutput | None], None]
 
 
 def finished_identities(run_dir: Path) -> set[str]:
-    if not (run_dir / "dialbench.sqlite").exists():
+    if not (run_dir / STORE_FILENAME).exists():
         return set()
     with RunStore.open(run_dir, create=False) as store:
         return {record.id for record in store.records(StageRecord)}

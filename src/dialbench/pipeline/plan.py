@@ -26,7 +26,7 @@ from dialbench.pipeline.execute import finished_identities, stage_model_problems
 from dialbench.pipeline.graph import build_graph
 from dialbench.pipeline.stage import DialogueCounts, ModelCalls, PlanContext
 from dialbench.schema import Dialogue, Record, Usage
-from dialbench.store import RunStore
+from dialbench.store import STORE_FILENAME, RunStore
 
 # Tokens per second of the packaged 0.5B model on two CPU cores (AMD EPYC; generation 60 tok/s
 # in benchmarks/local_tokens.py, a 300-token prompt read at 188 tok/s); other local models are
@@ -140,7 +140,7 @@ def call_seconds(spec: str, calls: ModelCalls) -> float:
 
 
 def stored_dialogues(run_dir: Path) -> DialogueCounts:
-    if not (run_dir / "dialbench.sqlite").exists():
+    if not (run_dir / STORE_FILENAME).exists():
         return Counter()
     with RunStore.open(run_dir, create=False) as store:
         rows = store.group_counts(Dialogue, "source", "language")
