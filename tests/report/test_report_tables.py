@@ -21,9 +21,9 @@ from dialbench.metrics.packaged import packaged_metrics
 from dialbench.report import tables
 from dialbench.report.chatbot_figures import interval_cell
 from dialbench.report.context import ReportContext
+from dialbench.report.figures_section import figures_table
 from dialbench.report.measured_domains import measured_domains
 from dialbench.report.protocols import PROTOCOL_SECTIONS
-from dialbench.report.figures_section import figures_table
 from dialbench.report.protocols.holistic import holistic_distribution
 from dialbench.report.protocols.issues import (
     issue_proportions,
