@@ -31,10 +31,10 @@ from scipy.special import expit, logit
 
 from dialbench.figures.differences import chatbot_differences
 from dialbench.figures.family import ALPHA
-from dialbench.figures.frame import ALL
 from dialbench.figures.gate import GateConfig, gate
 from dialbench.figures.intervals import chatbot_intervals
 from dialbench.figures.power import power_of, rate_sd, seeds_needed
+from dialbench.schema import ALL_LANGUAGES
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ class Scenario:
                 rows.append((dimension, language, cand, base))
         truth = pd.DataFrame(rows, columns=["dimension", "language", CANDIDATE, BASELINE])
         overall = truth.groupby("dimension", as_index=False)[[CANDIDATE, BASELINE]].mean()
-        truth = pd.concat([truth, overall.assign(language=ALL)], ignore_index=True)
+        truth = pd.concat([truth, overall.assign(language=ALL_LANGUAGES)], ignore_index=True)
         return truth.assign(difference=truth[CANDIDATE] - truth[BASELINE])
 
     def difference_sd(self) -> float:
@@ -206,7 +206,7 @@ def check(
         ["dimension", "language", "difference"], [CANDIDATE, BASELINE], "chatbot", "true"
     )
     intervals = chatbot_intervals(observed).merge(truth, on=["dimension", "language", "chatbot"])
-    one_language = intervals["language"] != ALL
+    one_language = intervals["language"] != ALL_LANGUAGES
     print(
         f"{seeds} seeds per language, {items} item(s) per seed per chatbot, {len(LANGUAGES)} "
         f"languages, {len(DIMENSIONS)} dimensions, {simulations} simulated pairs of runs"

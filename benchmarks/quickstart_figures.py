@@ -21,12 +21,11 @@ from pathlib import Path
 
 from dialbench.analysis.dataset_stats import dataset_statistics
 from dialbench.figures.differences import chatbot_differences
-from dialbench.figures.frame import ALL
 from dialbench.figures.intervals import chatbot_intervals
 from dialbench.figures.observations import observations
 from dialbench.figures.run_reads import RunReads
 from dialbench.metaeval.evaluate import MetaEvalReport
-from dialbench.schema import Judgment
+from dialbench.schema import ALL_LANGUAGES, Judgment
 from dialbench.store import RunStore
 
 LANGUAGES = ("en", "ja", "all")
@@ -63,7 +62,7 @@ def chatbot_figures(run: Path) -> None:
         found = observations(reads.frame, reads)
     figures = chatbot_intervals(found)
     shown = figures[
-        figures["dimension"].isin(["overall", "quality"]) & (figures["language"] == ALL)
+        figures["dimension"].isin(["overall", "quality"]) & (figures["language"] == ALL_LANGUAGES)
     ]
     for row in shown.itertuples(index=False):
         print(

@@ -70,7 +70,6 @@ from dialbench.metrics.encoders import DEFAULT_ENCODER, Encoder, load_encoder, m
 from dialbench.metrics.examples import Example, nsp_examples, targeted_examples, vsp_examples
 from dialbench.metrics.features import featurize, reply_length
 from dialbench.metrics.model import (
-    ALL_LANGUAGES,
     DevFigure,
     EncoderInfo,
     Head,
@@ -84,7 +83,7 @@ from dialbench.metrics.packaged import CARD, PACKAGED, CardFigure, MetricCard, m
 from dialbench.metrics.qe.embedding import embedding_similarity
 from dialbench.metrics.qe.estimator import keep_top
 from dialbench.metrics.train import fit_mlp, fit_ridge
-from dialbench.schema import base_language
+from dialbench.schema import ALL_LANGUAGES, base_language
 
 NAME = "sensibleness"
 HISTORY = 3

@@ -52,6 +52,8 @@ def base_language(tag: str) -> str:
 
 
 LanguageCode = Annotated[str, AfterValidator(standard_language_tag)]
+# The language of a figure, table row or model head over every language's items pooled.
+ALL_LANGUAGES = "all"
 NonEmptyText = Annotated[str, Field(min_length=1)]
 
 

@@ -375,12 +375,12 @@ def test_a_report_reads_the_self_chats_and_computes_each_protocols_figures_once(
         monkeypatch.setattr(module, name, counted)
 
     count(results, "self_chats")
-    for protocol in ("unieval", "gteval"):
-        count(observations, protocol)
+    for reader in ("mean_observations", "gteval"):  # UniEval's declared figures, GTEval's own
+        count(observations, reader)
     written = report(ReportConfig(), run)
     keys = {section.key for section in written.sections}
     assert {"unieval", "unieval-pass", "gteval", "differences"} <= keys
-    assert calls == {"self_chats": 1, "unieval": 1, "gteval": 1}
+    assert calls == {"self_chats": 1, "mean_observations": 1, "gteval": 1}
 
 
 def test_a_model_whose_verdicts_are_all_unscored_gets_no_rating_and_a_note(tmp_path: Path) -> None:

@@ -14,14 +14,17 @@ from dialbench.domains import DOMAINS
 from dialbench.errors import DialbenchError
 from dialbench.figures.intervals import DESIGN
 from dialbench.figures.run_reads import RunReads
+from dialbench.judge.protocols.holistic import HolisticProtocol
+from dialbench.judge.protocols.submetrics import SubmetricsProtocol
 from dialbench.judge.registry import PROTOCOLS
 from dialbench.metrics.packaged import packaged_metrics
 from dialbench.report import tables
 from dialbench.report.chatbot_figures import interval_cell
 from dialbench.report.context import ReportContext
+from dialbench.report.figures_section import figures_table
 from dialbench.report.measured_domains import measured_domains
 from dialbench.report.protocols import PROTOCOL_SECTIONS
-from dialbench.report.protocols.holistic import holistic_distribution, mean_quality
+from dialbench.report.protocols.holistic import holistic_distribution
 from dialbench.report.protocols.issues import (
     issue_proportions,
     issue_proportions_wide,
@@ -29,7 +32,6 @@ from dialbench.report.protocols.issues import (
     overall_distribution,
     shown_rates,
 )
-from dialbench.report.protocols.submetrics import submetric_means
 from dialbench.report.writer import write_report
 from dialbench.schema import Dialogue, Judgment, Participants, Turn
 from dialbench.store import RunStore
@@ -118,13 +120,17 @@ def test_overall_and_holistic_distributions(frame: pd.DataFrame, context: Report
     holistic = holistic_distribution(frame)
     b = row(holistic, judge="judge-x", chatbot="bot-b", language="en")
     assert (b["judgments"], b["n_0"], b["n_1"], b["n_2"], b["share_1"]) == (8, 4, 4, 0, 0.5)
-    mean = row(mean_quality(context), judge="judge-x", chatbot="bot-b", language="en")
+    mean = row(
+        figures_table(context, HolisticProtocol), judge="judge-x", chatbot="bot-b", language="en"
+    )
     assert (mean["items"], mean["seeds"], mean["quality"]) == (4, 4, 0.5)  # 0 and 1 per item
     assert mean["quality_low"] == mean["quality_high"] == 0.5
 
 
 def test_submetric_means_count_chatbot_turns(context: ReportContext) -> None:
-    means = row(submetric_means(context), judge="judge-y", chatbot="bot-a", language="zh")
+    means = row(
+        figures_table(context, SubmetricsProtocol), judge="judge-y", chatbot="bot-a", language="zh"
+    )
     assert (means["turns"], means["understandability"], means["sensibleness"]) == (4, 4.0, 3.0)
     assert (means["seeds"], means["sensibleness_low"], means["sensibleness_high"]) == (4, 3, 3)
 
@@ -199,7 +205,13 @@ def test_names_cannot_inject_markup_or_formulas_into_report_md_or_csv(
 
 
 def test_every_protocol_has_report_sections_that_take_the_judgments_and_the_report() -> None:
-    assert list(PROTOCOL_SECTIONS) == list(PROTOCOLS)  # unieval, arena and gteval: BotChat's
+    """Its declared figures' section, or sections of its own (MEDAL's heatmaps, DiQAD's levels,
+    BotChat's pass@N, ratings and win rates); only submetrics needs nothing but the first."""
+    declared = [p for p in PROTOCOLS if PROTOCOLS.load(p).figures_section is not None]
+    assert (declared, list(PROTOCOL_SECTIONS)) == (
+        ["holistic", "submetrics"],
+        ["issues", "holistic", "unieval", "arena", "gteval"],
+    )
     for protocol in PROTOCOL_SECTIONS:
         sections = PROTOCOL_SECTIONS.load(protocol)
         assert list(signature(sections).parameters) == ["frame", "context"]

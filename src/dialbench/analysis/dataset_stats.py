@@ -9,10 +9,8 @@ from collections import Counter, defaultdict
 from pydantic import Field
 
 from dialbench.analysis.text import length_unit, mtld, tokens, utterance_length
-from dialbench.schema import Dialogue, Record, Turn, UsageLine, speaker_turns
+from dialbench.schema import ALL_LANGUAGES, Dialogue, Record, Turn, UsageLine, speaker_turns
 from dialbench.store import RunStore
-
-ALL_LANGUAGES = "all"
 
 
 class LanguageStats(Record):

@@ -21,7 +21,7 @@ from dialbench.judge.protocols.arena import ArenaProtocol, self_chat_key
 from dialbench.judge.protocols.gteval import GTEvalProtocol
 from dialbench.judge.protocols.unieval import UniEvalProtocol
 from dialbench.ratings import JudgeNames
-from dialbench.schema import Dialogue, Judgment, speaker_turns
+from dialbench.schema import ALL_LANGUAGES, Dialogue, Judgment, speaker_turns
 from dialbench.store import RunStore
 
 DEFAULT_ROUNDS = 1000  # the paper's shuffles per seed for bootstrap ELO
@@ -176,7 +176,7 @@ def ratings_table(
     *,
     rounds: int,
     resamples: int,
-    language: str = "all",
+    language: str = ALL_LANGUAGES,
 ) -> pd.DataFrame:
     """Ratings per judge and length of every model with self-chats of that length, over the
     verdicts given (`language` names them). A group in which some model never played (say, all
@@ -192,7 +192,7 @@ def ratings_table(
                 found, length_differences(part, mean_tokens), models, resamples=resamples
             )
         except DialbenchError as problem:
-            where = "" if language == "all" else f" in {language}"
+            where = "" if language == ALL_LANGUAGES else f" in {language}"
             notes.append(f"no ratings for judge {judge} at N = {n}{where}: {problem}")
             continue
         for i, model in enumerate(bt.models):
@@ -249,7 +249,7 @@ def arena_ratings(
     by_dialogue = utterance_lengths(list(dialogues.values())).groupby("dialogue_id")["tokens"]
     mean_tokens = {str(i): float(v) for i, v in by_dialogue.mean().items()}
     languages = sorted(verdicts["language"].unique())
-    scopes = [("all", verdicts)]
+    scopes = [(ALL_LANGUAGES, verdicts)]
     if len(languages) > 1:  # per-language rankings beside the overall one
         scopes += [(tag, verdicts[verdicts["language"] == tag]) for tag in languages]
     notes: list[str] = []

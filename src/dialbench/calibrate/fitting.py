@@ -29,7 +29,8 @@ from dialbench.calibrate.folds import out_of_fold
 from dialbench.calibrate.isotonic import apply_isotonic, fit_isotonic
 from dialbench.calibrate.thresholds import Side, apply_threshold, fit_threshold
 from dialbench.metaeval.config import DetectSpec
-from dialbench.metaeval.panels import ALL_LANGUAGES, Panel
+from dialbench.metaeval.panels import Panel
+from dialbench.schema import ALL_LANGUAGES
 
 Panels = Mapping[tuple[str, str], Panel]  # (dimension, language) -> the humans' labels
 

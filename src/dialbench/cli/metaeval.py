@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from dialbench.metaeval.evaluate import MetaEvalReport
 
 # Kept here rather than imported, so `--help` does not load the statistics stack.
-ALL_LANGUAGES, UNKNOWN_LANGUAGE = "all", "und"
+UNKNOWN_LANGUAGE = "und"
 
 console = Console()
 
@@ -41,6 +41,8 @@ TEXT = ("dimension", "lang", "scale", "rater", "note")
 
 def _one_panel(report: MetaEvalReport) -> tuple[MetaEvalReport, str | None]:
     """With one language, its tables equal the "all" ones: keep "all" and say which it is."""
+    from dialbench.schema import ALL_LANGUAGES
+
     languages = {a.language for a in report.agreement} - {ALL_LANGUAGES}
     if len(languages) != 1:
         return report, None

@@ -9,11 +9,11 @@ from typing import Literal
 from pydantic import Field
 
 from dialbench.analysis.dataset_stats import DatasetStats, dataset_statistics
-from dialbench.figures.frame import ALL, frame_records
+from dialbench.figures.frame import frame_records
 from dialbench.figures.intervals import chatbot_intervals
 from dialbench.figures.observations import observations
 from dialbench.figures.run_reads import RunReads
-from dialbench.schema import Dialogue, Record
+from dialbench.schema import ALL_LANGUAGES, Dialogue, Record
 from dialbench.store import RunStore
 
 
@@ -56,7 +56,14 @@ def chatbot_figures(store: RunStore, source: str | None) -> list[ChatbotFigure]:
     found = [ChatbotFigure.model_validate(row) for row in frame_records(rows)]
     return sorted(
         found,
-        key=lambda f: (f.protocol, f.judge, f.dimension, f.language == ALL, f.language, f.chatbot),
+        key=lambda f: (
+            f.protocol,
+            f.judge,
+            f.dimension,
+            f.language == ALL_LANGUAGES,
+            f.language,
+            f.chatbot,
+        ),
     )
 
 

@@ -13,9 +13,8 @@ from collections.abc import Mapping
 import pandas as pd
 
 from dialbench.ratings import configuration_of, flatten, placed_judgments
+from dialbench.schema import ALL_LANGUAGES
 from dialbench.store import RunStore
-
-ALL = "all"
 
 BASE_COLUMNS = [
     "protocol",
@@ -66,7 +65,7 @@ def judgment_frame(store: RunStore, units: Mapping[str, str]) -> pd.DataFrame:
 
 def with_all_languages(frame: pd.DataFrame) -> pd.DataFrame:
     """The rows once per language and once more under language "all"."""
-    return pd.concat([frame, frame.assign(language=ALL)], ignore_index=True)
+    return pd.concat([frame, frame.assign(language=ALL_LANGUAGES)], ignore_index=True)
 
 
 def ok(frame: pd.DataFrame, protocol: str | None = None) -> pd.DataFrame:

@@ -16,7 +16,7 @@ import pandas as pd
 from scipy import stats
 
 from dialbench.figures.frame import with_all_languages
-from dialbench.figures.observations import Figure
+from dialbench.judge.protocol_figures import is_rate
 from dialbench.resampling import (
     LEVEL,
     MIN_CLUSTERS,
@@ -106,7 +106,7 @@ def chatbot_intervals(
         value, low, high, note = mean_interval(
             part["value"].to_numpy(dtype=float),
             units,
-            rate=Figure(first["better"], first["lowest"], first["highest"]).is_rate,
+            rate=is_rate(first["lowest"], first["highest"]),
             resamples=resamples,
             seed=seed,
         )

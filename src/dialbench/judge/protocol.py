@@ -12,15 +12,17 @@ answer (`examples_wanted`, `example_answer`); the base chooses them (`judge/few_
 them before each item, records them in the configuration and holds their dialogues out.
 
 A protocol lives in its own package under `judge/protocols/` with its prompt files and is
-registered by one line in `judge/registry.py`; what the report shows of it is `report/`'s
-(`report/protocols/`), never the protocol's.
+registered by one line in `judge/registry.py`. It declares its chatbot figures as data
+(`chatbot_figures`, `figures_section`: `judge/protocol_figures.py`), which `figures/` and the
+report read; what the report draws of it beyond them is `report/`'s (`report/protocols/`), never
+the protocol's.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import Field, JsonValue
@@ -35,6 +37,7 @@ from dialbench.judge.few_shot import (
     choose,
 )
 from dialbench.judge.prompt_language import PromptFiles
+from dialbench.judge.protocol_figures import FiguresSection, MeanFigure
 from dialbench.judge.settings import JudgeSettings
 from dialbench.llm.base import GenerationParams, JsonSchema, Message
 from dialbench.llm.expected import ScoredField
@@ -154,6 +157,8 @@ class JudgeProtocol(ABC):
     default_max_tokens: ClassVar[int]
     Options: ClassVar[type[ProtocolOptions]] = ProtocolOptions
     judged_items: ClassVar[str] = "whole dialogues"
+    chatbot_figures: ClassVar[tuple[MeanFigure, ...]] = ()
+    figures_section: ClassVar[FiguresSection | None] = None
 
     def __init__(
         self, settings: JudgeSettings | None = None, options: Mapping[str, JsonValue] | None = None
@@ -176,6 +181,13 @@ class JudgeProtocol(ABC):
         """The prompt files of the package the protocol class is defined in, in the language
         its settings ask in (`judge/prompt_language.py`)."""
         return PromptFiles(type(self).__module__, self.settings.prompt_language)
+
+    @classmethod
+    def figures_in(cls, fields: Collection[str]) -> list[MeanFigure]:
+        """The chatbot figures of judgments whose results hold these (flattened) fields: the
+        declared ones whose field they hold. A protocol whose figures follow from its results
+        says so here (MEDAL: one per issue its judgments hold)."""
+        return [figure for figure in cls.chatbot_figures if figure.result_field in fields]
 
     @abstractmethod
     def file_hashes(self) -> dict[str, str]:

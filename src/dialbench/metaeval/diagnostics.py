@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from dialbench.metaeval.panels import ALL_LANGUAGES, Panel
+from dialbench.metaeval.panels import Panel
 from dialbench.ratings import UNSCORED, JudgeNames
-from dialbench.schema import Judgment, Record
+from dialbench.schema import ALL_LANGUAGES, Judgment, Record
 
 HUMANS = "humans"
 FIRST, SECOND, TIE = "first", "second", "tie"

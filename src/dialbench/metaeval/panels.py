@@ -12,8 +12,8 @@ from dialbench.errors import DialbenchError
 from dialbench.metaeval.config import DetectSpec, ScaleSpec
 from dialbench.metaeval.scales import encode, infer_scale
 from dialbench.ratings import UNKNOWN_LANGUAGE, UNSCORED, Rating, item_target
+from dialbench.schema import ALL_LANGUAGES
 
-ALL_LANGUAGES = "all"
 ALL_POOLED = (
     "'all' is every language's items pooled: each figure is computed once on the pool (not a "
     "mean of the languages), and its items are the languages' items together"

@@ -24,11 +24,10 @@ from pydantic import Field, JsonValue
 from dialbench.errors import DialbenchError
 from dialbench.hashing import content_hash, file_sha256
 from dialbench.metrics.features import feature_dim
-from dialbench.schema import JudgeConfiguration, Record, base_language
+from dialbench.schema import ALL_LANGUAGES, JudgeConfiguration, Record, base_language
 
 FORMAT = 1
 METADATA = "metric.json"
-ALL_LANGUAGES = "all"
 FINE_TUNED = "hf"
 
 

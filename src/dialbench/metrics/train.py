@@ -38,7 +38,6 @@ from dialbench.metrics.examples import (
 from dialbench.metrics.features import featurize
 from dialbench.metrics.finetune import FOLDER, FineTunedMetric, available_model
 from dialbench.metrics.model import (
-    ALL_LANGUAGES,
     FINE_TUNED,
     DevFigure,
     EncoderInfo,
@@ -53,7 +52,7 @@ from dialbench.metrics.model import (
 from dialbench.metrics.qe import ESTIMATORS
 from dialbench.metrics.qe.estimator import QEResources
 from dialbench.metrics.translate import ModelTranslator, Translator
-from dialbench.schema import Dialogue, base_language
+from dialbench.schema import ALL_LANGUAGES, Dialogue, base_language
 from dialbench.store import RunStore
 
 MIN_STD = 1e-6

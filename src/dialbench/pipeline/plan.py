@@ -177,20 +177,20 @@ def seed_power(
 ) -> list[SeedPower]:
     """The languages grouped by their seeds and spread (the pilot's per language, its "all"
     for a language it lacks; else the base rate's bound), then the languages together."""
-    from dialbench.figures.frame import ALL
     from dialbench.figures.power import detectable_difference, rate_sd
+    from dialbench.schema import ALL_LANGUAGES
 
     def sd(language: str) -> float:
         if pilot is None:
             return rate_sd(basis.base_rate, dialogues_per_seed)
-        return pilot.get(language, pilot[ALL])
+        return pilot.get(language, pilot[ALL_LANGUAGES])
 
     groups: dict[tuple[int, float], list[str]] = defaultdict(list)
     for language, n in seeds.items():
         groups[(n, sd(language))].append(language)
     rows = [(languages, n, group_sd) for (n, group_sd), languages in groups.items()]
     if len(seeds) > 1:
-        rows.append(([ALL], sum(seeds.values()), sd(ALL)))
+        rows.append(([ALL_LANGUAGES], sum(seeds.values()), sd(ALL_LANGUAGES)))
     return [
         SeedPower(
             languages=languages,

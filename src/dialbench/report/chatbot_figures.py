@@ -8,10 +8,10 @@ from collections.abc import Collection, Mapping
 
 import pandas as pd
 
-from dialbench.figures.frame import ALL
 from dialbench.figures.intervals import chatbot_intervals
 from dialbench.report.context import ReportContext
 from dialbench.report.tables import all_languages_last
+from dialbench.schema import ALL_LANGUAGES
 
 KEYS = ["judge", "chatbot", "language"]
 
@@ -66,7 +66,7 @@ def with_intervals(
     """A table with a row per judge and chatbot (languages together), each figure column's
     interval beside it, then the seeds and the note; `columns` maps a figure column to its
     dimension."""
-    together = figure_table(figures[figures["language"] == ALL], columns)
+    together = figure_table(figures[figures["language"] == ALL_LANGUAGES], columns)
     if together.empty:
         return table
     beside = together.drop(columns=["language", "items", *columns])

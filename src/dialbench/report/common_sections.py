@@ -2,8 +2,9 @@
 judges, where packaged judges were measured, configurations, the dataset), and the assembly of
 the judged part: each protocol's own sections, then these.
 
-A protocol's own sections come from its entry in `report/protocols/` (`PROTOCOL_SECTIONS`);
-the sections here hold for every protocol.
+A protocol's sections are the section of the figures it declares (`report/figures_section.py`)
+and those of its entry in `report/protocols/` (`PROTOCOL_SECTIONS`); the sections here hold for
+every protocol.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from dialbench.analysis.dataset_stats import dataset_statistics
 from dialbench.figures.differences import chatbot_differences, design_note
 from dialbench.figures.family import Correction
 from dialbench.figures.observations import chatbot_observations
+from dialbench.judge.registry import PROTOCOLS
 from dialbench.report import tables
 from dialbench.report.context import ReportContext
+from dialbench.report.figures_section import figures_sections
 from dialbench.report.measured_domains import measured_domains_section
 from dialbench.report.protocols import PROTOCOL_SECTIONS
 from dialbench.report.section import Section, table
@@ -147,13 +150,17 @@ def dataset_section(store: RunStore, folder: Path) -> Section:
 
 
 def judged_sections(context: ReportContext) -> list[Section]:
-    """Each protocol's own sections, in registry order, then those every protocol shares."""
+    """Each protocol's sections in registry order (its figures', then its own), then those every
+    protocol shares."""
     frame, folder = context.frame, context.folder
     present = set(frame["protocol"])
     found: list[Section] = []
-    for protocol in [p for p in PROTOCOL_SECTIONS if p in present]:
-        own = frame[frame["protocol"] == protocol].dropna(axis=1, how="all")
-        found += PROTOCOL_SECTIONS.load(protocol)(own, context)
+    for protocol in [p for p in dict.fromkeys([*PROTOCOLS, *PROTOCOL_SECTIONS]) if p in present]:
+        if protocol in PROTOCOLS:
+            found += figures_sections(context, PROTOCOLS.load(protocol))
+        if protocol in PROTOCOL_SECTIONS:
+            own = frame[frame["protocol"] == protocol].dropna(axis=1, how="all")
+            found += PROTOCOL_SECTIONS.load(protocol)(own, context)
     return [
         *found,
         *differences_section(context),

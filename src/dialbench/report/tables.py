@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dialbench.figures.frame import ALL, BASE_COLUMNS, ok, with_all_languages
+from dialbench.figures.frame import BASE_COLUMNS, ok, with_all_languages
 from dialbench.ratings import configuration_summary
+from dialbench.schema import ALL_LANGUAGES
 
 
 def all_languages_last(table: pd.DataFrame) -> pd.DataFrame:
     """Rows in group order, each group's languages first and its "all" row after them."""
     before = list(table.columns[: table.columns.get_loc("language")])
-    ordered = table.assign(_all=table["language"].eq(ALL)).sort_values(
+    ordered = table.assign(_all=table["language"].eq(ALL_LANGUAGES)).sort_values(
         [*before, "_all"], kind="stable"
     )
     return ordered.drop(columns="_all").reset_index(drop=True)

@@ -9,7 +9,6 @@ from jinja2 import Environment, PackageLoader
 
 from dialbench.errors import DialbenchError
 from dialbench.figures.intervals import DESIGN
-from dialbench.figures.observations import OBSERVATIONS
 from dialbench.report.common_sections import dataset_section, judged_sections
 from dialbench.report.config import ReportConfig
 from dialbench.report.context import ReportContext
@@ -58,7 +57,7 @@ def write_report(store: RunStore, folder: Path) -> ReportOutput:
     notes = []
     if frame.empty:
         notes.append(f"No judgments yet: judge the dialogues with `dialbench judge {run}`.")
-    elif any(protocol in OBSERVATIONS for protocol in set(frame["protocol"])):
+    elif any(not found.empty for found in context.observations.values()):
         notes.append(f"{DESIGN}.")
     sections = judged_sections(context) if not frame.empty else []
     if dialogues:

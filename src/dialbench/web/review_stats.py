@@ -8,11 +8,9 @@ from dataclasses import dataclass, field
 
 from pydantic import JsonValue
 
-from dialbench.schema import Annotation
+from dialbench.schema import ALL_LANGUAGES, Annotation
 from dialbench.web.review import Verdict, kind_of, label_at
 from dialbench.web.review_task import ReviewTask
-
-ALL_LANGUAGES = "all"
 
 
 @dataclass

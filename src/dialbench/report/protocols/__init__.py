@@ -1,9 +1,10 @@
-"""Each judging protocol's own part of the report, by protocol name: a function
+"""Each judging protocol's own part of the report, by protocol name, where it shows more than
+the section of its declared figures (`report/figures_section.py`): a function
 `sections(frame, context) -> list[Section]` given that protocol's judgments (`frame`) and the
 report (`context`: its folder, the run's store for what judgments do not hold, such as dialogue
 lengths, ChatSEEDs and opponents, and what is computed once per report, such as the protocol's
-chatbot figures and the self-chats). A protocol with no entry still gets the sections every
-protocol shares (`report/common_sections.py`)."""
+chatbot figures and the self-chats). A protocol with no entry still gets its figures' section
+and the sections every protocol shares (`report/common_sections.py`)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,6 @@ PROTOCOL_SECTIONS: Registry[SectionsBuilder] = Registry(
     {
         "issues": "dialbench.report.protocols.issues:sections",
         "holistic": "dialbench.report.protocols.holistic:sections",
-        "submetrics": "dialbench.report.protocols.submetrics:sections",
         "unieval": "dialbench.report.protocols.unieval:sections",
         "arena": "dialbench.report.protocols.arena:sections",
         "gteval": "dialbench.report.protocols.gteval:sections",

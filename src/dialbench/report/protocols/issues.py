@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dialbench.figures.frame import ALL, ok, per_item, with_all_languages
+from dialbench.figures.frame import ok, per_item, with_all_languages
 from dialbench.issue_labels import ISSUES_PREFIX, load_issue_labels
 from dialbench.judge.protocols.issues import IssuesProtocol
 from dialbench.plotting import file_stem, plot_label, save_png
@@ -27,6 +27,7 @@ from dialbench.report.chatbot_figures import (
 from dialbench.report.context import ReportContext
 from dialbench.report.section import Section, distribution_plots, relative, table
 from dialbench.report.tables import all_languages_last, distribution
+from dialbench.schema import ALL_LANGUAGES
 
 
 def issue_columns(frame: pd.DataFrame) -> list[str]:
@@ -55,7 +56,9 @@ def rate_columns(rates: pd.DataFrame) -> list[str]:
 def _dialogues_link(text: str, **filters: str) -> str:
     """A cell linking to the dialogues behind it in `dialbench serve`'s list, which serves this
     report under /report/ (opened as a file, the report reads the same; the link has no target)."""
-    query = urlencode({key: value for key, value in filters.items() if value not in ("", ALL)})
+    query = urlencode(
+        {key: value for key, value in filters.items() if value not in ("", ALL_LANGUAGES)}
+    )
     return f'<a href="../dialogues?{html.escape(query)}">{html.escape(text)}</a>'
 
 
@@ -149,7 +152,7 @@ def issue_heatmaps(rates: pd.DataFrame, folder: Path) -> list[Path]:
     """MEDAL Figure 2, one per judge: rows chatbot x language, columns the issue rates (red) and
     the mean overall score (green, its own scale); each row names its dialogues and seeds."""
     paths = []
-    for judge, part in rates[rates["language"] != ALL].groupby("judge", sort=True):
+    for judge, part in rates[rates["language"] != ALL_LANGUAGES].groupby("judge", sort=True):
         part = part.sort_values(["chatbot", "language"])
         issues = rate_columns(part)
         labels = [
@@ -198,7 +201,7 @@ def issue_proportion_bars(proportions: pd.DataFrame, folder: Path) -> list[Path]
     paths = []
     for judge, part in proportions.groupby("judge", sort=True):
         issues = list(dict.fromkeys(part["issue"]))
-        languages = [*sorted(set(part["language"]) - {ALL}), ALL]
+        languages = [*sorted(set(part["language"]) - {ALL_LANGUAGES}), ALL_LANGUAGES]
         width = 0.8 / len(languages)
         figure, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(issues) * len(languages) / 3), 4))
         for k, language in enumerate(languages):

@@ -24,6 +24,7 @@ from dialbench.judge.protocol import (
     scored_fields,
     scoring_option,
 )
+from dialbench.judge.protocol_figures import FiguresSection, MeanFigure
 from dialbench.llm.base import JsonSchema, Message
 from dialbench.llm.expected import ScoredField
 from dialbench.schema import Dialogue, LanguageCode, Record, Turn
@@ -72,6 +73,13 @@ class HolisticProtocol(DialogueProtocol):
     default_max_tokens = 256
     Options: ClassVar[type[ProtocolOptions]] = HolisticOptions
     options: HolisticOptions
+    chatbot_figures = (MeanFigure.score("quality", QUALITY_LEVELS),)
+    figures_section = FiguresSection(
+        title="Holistic quality per chatbot and language",
+        note="DiQAD's mean quality 0-2 over the dialogues judged ok.",
+        table="holistic_means",
+        caption="Mean quality (0-2)",
+    )
 
     def file_hashes(self) -> dict[str, str]:
         prompts = self.prompt_files

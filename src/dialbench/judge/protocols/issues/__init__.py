@@ -11,7 +11,7 @@ shown first with their labels, and no comments (a human's comment is not one per
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import ClassVar
 
 from pydantic import Field, JsonValue
@@ -38,6 +38,7 @@ from dialbench.judge.protocol import (
     enum_of,
     few_shot_option,
 )
+from dialbench.judge.protocol_figures import MeanFigure
 from dialbench.llm.base import JsonSchema, Message
 from dialbench.schema import Dialogue, Record
 from dialbench.yaml_records import load_yaml_record
@@ -80,6 +81,17 @@ class IssuesProtocol(DialogueProtocol):
     default_max_tokens = 512
     Options: ClassVar[type[ProtocolOptions]] = IssuesOptions
     options: IssuesOptions
+
+    @classmethod
+    def figures_in(cls, fields: Collection[str]) -> list[MeanFigure]:
+        """The share of dialogues with each issue the judgments hold (fewer is better), and
+        the mean overall score; the report's issues section shows them."""
+        issues = [field for field in fields if field.startswith(ISSUES_PREFIX)]
+        overall = MeanFigure.score("overall", load_issue_labels().overall.scale)
+        return [
+            *(MeanFigure(dimension=issue, better="lower") for issue in issues),
+            *([overall] if "overall" in fields else []),
+        ]
 
     def labels(self, dialogue: Dialogue) -> list[IssueLabel]:
         """The labels asked about this dialogue: the tool labels only where opted in and only

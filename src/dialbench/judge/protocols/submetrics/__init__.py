@@ -27,6 +27,7 @@ from dialbench.judge.protocol import (
     scored_fields,
     scoring_option,
 )
+from dialbench.judge.protocol_figures import FiguresSection, MeanFigure
 from dialbench.llm.base import JsonSchema, Message
 from dialbench.llm.expected import ScoredField
 from dialbench.prompts import Prompt
@@ -64,6 +65,16 @@ class SubmetricsProtocol(TurnProtocol):
     default_max_tokens = 16
     Options: ClassVar[type[ProtocolOptions]] = SubmetricsOptions
     options: SubmetricsOptions
+    chatbot_figures = tuple(MeanFigure.score(dimension, SCORES) for dimension in DIMENSIONS)
+    figures_section = FiguresSection(
+        title="Turn-level submetrics per chatbot and language",
+        note="Mean understandability (the response alone) and sensibleness (the response in "
+        "its context), 1-5, over the chatbot turns judged ok; a turn is an item, its "
+        "dialogue's seed its unit.",
+        table="submetric_means",
+        caption="Means over chatbot turns",
+        count="turns",
+    )
 
     @property
     def dimensions(self) -> tuple[str, ...]:

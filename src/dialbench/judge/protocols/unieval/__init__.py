@@ -26,6 +26,7 @@ from dialbench.judge.protocol import (
     Task,
     enum_of,
 )
+from dialbench.judge.protocol_figures import MeanFigure
 from dialbench.llm.base import JsonSchema, Message
 from dialbench.schema import Dialogue, Record, speaker_turns
 from dialbench.yaml_records import load_yaml_record
@@ -95,6 +96,8 @@ class UniEvalProtocol(DialogueProtocol):
     Options: ClassVar[type[ProtocolOptions]] = UniEvalOptions
     options: UniEvalOptions
     judged_items: ClassVar[str] = "finished self-chats (with include=all: every dialogue)"
+    # the pass rate at the dialogue's full length; its report section shows it (human_rate)
+    chatbot_figures = (MeanFigure(dimension="judged_human", of="ai_involved", complement=True),)
 
     def file_hashes(self) -> dict[str, str]:
         files = self.prompt_files.hashes("judge_unieval")
