@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 from dialbench.botchat.elo import (
+    BradleyTerry,
     Comparison,
+    LengthControlled,
     Outcome,
     bootstrap_elo,
     bradley_terry,
@@ -167,28 +169,20 @@ def test_ratings_and_intervals_are_the_pinned_figures() -> None:
     assert (bt.clusters, bt.resamples) == (9, 275)  # counts of draws: exact
     # The fit on all comparisons converges to gtol 1e-10: it moved by 1.8e-12 relative
     # (1178.6911514989122 on AVX-512, 1178.6911514967658 with numpy on AVX2).
-    assert bt.rating == pytest.approx(
-        [1178.6911514989122, 944.8827681538042, 876.4260803472837], rel=POINT
-    )
-    # An interval's end is one resample's fit, and a resample that makes a model win nearly
-    # everything leaves L-BFGS a flat likelihood: ends moved by up to 2.2e-9 relative.
-    assert bt.lower == pytest.approx(
-        [1114.310859076192, 834.7576883503039, 820.5539234490673], rel=END
-    )
-    assert bt.upper == pytest.approx(
-        [1243.2756553215677, 1016.3867467541064, 986.1289919741428], rel=END
+    assert_fit(
+        bt,
+        [1178.6911514989122, 944.8827681538042, 876.4260803472837],
+        [1114.310859076192, 834.7576883503039, 820.5539234490673],
+        [1243.2756553215677, 1016.3867467541064, 986.1289919741428],
     )
     difference = [((i * 37) % 11 - 5) / 3 for i in range(len(comparisons))]
     lc = length_controlled(comparisons, difference, models, resamples=200, seed=2)
     assert lc.resamples == 180
-    assert lc.rating == pytest.approx(
-        [1182.0672246114116, 945.1169515589221, 872.8158238296663], rel=POINT
-    )
-    assert lc.lower == pytest.approx(
-        [1104.6809744924326, 817.9228390722706, 785.3176404439912], rel=END
-    )
-    assert lc.upper == pytest.approx(
-        [1339.1695397252363, 1014.9625217135086, 995.9268158398112], rel=END
+    assert_fit(
+        lc,
+        [1182.0672246114116, 945.1169515589221, 872.8158238296663],
+        [1104.6809744924326, 817.9228390722706, 785.3176404439912],
+        [1339.1695397252363, 1014.9625217135086, 995.9268158398112],
     )
     assert lc.beta == pytest.approx(-0.1151124387582206, rel=POINT)
     assert (lc.beta_lower, lc.beta_upper) == pytest.approx(
@@ -201,3 +195,16 @@ def test_ratings_and_intervals_are_the_pinned_figures() -> None:
 # Haswell or Prescott ones (OPENBLAS_CORETYPE); still tight enough that doubling the ridge
 # (2.5e-7 on ratings and ends), another seed or another interval method fails.
 POINT, END = 1e-9, 1e-7
+
+
+def assert_fit(
+    fit: BradleyTerry | LengthControlled,
+    rating: list[float],
+    lower: list[float],
+    upper: list[float],
+) -> None:
+    """A fit's ratings to within POINT, its interval's ends to within END: an end is one
+    resample's fit, and a resample in which a model wins nearly everything leaves L-BFGS a
+    flat likelihood (ends moved by up to 2.2e-9 relative)."""
+    assert fit.rating == pytest.approx(rating, rel=POINT)
+    assert [*fit.lower, *fit.upper] == pytest.approx([*lower, *upper], rel=END)
