@@ -85,6 +85,22 @@ def cli(tmp_path: Path) -> RunCli:
     return run
 
 
+def piped(*args: str | Path, columns: str | None) -> list[str]:
+    """The console script's stdout through a pipe, as a CI log gets it, with COLUMNS set or
+    not; the environment is given whole because readline, which pytest loads, exports
+    COLUMNS to child processes behind os.environ's back."""
+    env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
+    done = subprocess.run(
+        [str(DIALBENCH), *map(str, args)],
+        env=env | ({"COLUMNS": columns} if columns else {}),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return done.stdout.splitlines()
+
+
 @pytest.fixture(scope="session")
 def mutual_xlsx() -> Path:
     path = SHARED_DATA / "mutual_test_chatseeds.xlsx"

@@ -12,7 +12,7 @@ from dialbench.cli import app
 from dialbench.llm.runner import Runner
 from dialbench.schema import Dialogue, Usage
 from dialbench.store import RunStore
-from tests.conftest import RunCli
+from tests.conftest import RunCli, piped
 from tests.report.known_judgments import make_store
 from tests.tool_dialogues import TOOL_DIALOGUES, without_tools
 
@@ -147,6 +147,10 @@ def test_a_judged_run_shows_every_chatbot_figure_with_its_interval_and_seeds(
     text = cli("stats", run).stdout
     assert "Chatbot figures" in text
     assert "1.00 [1.00, 1.00]" in text
+    lines = [line.split() for line in piped("stats", run, columns=None)]
+    for f in shown:  # piped into a log: each figure on one line that says which it is
+        named = [f["protocol"], f["judge"], f["dimension"], f["chatbot"], f["language"]]
+        assert sum(line[:5] == named for line in lines) == 1, named
     assert json.loads(cli("stats", run, "--source", "elsewhere", "--json").stdout) == {
         "languages": [],
         "acceptance": [],

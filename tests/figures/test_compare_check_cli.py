@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from dialbench.cli import app
 from dialbench.errors import DialbenchError
 from dialbench.figures.versions import Comparison
-from tests.conftest import RunCli
+from tests.conftest import RunCli, piped
 from tests.figures.known_versions import make_run
 
 PASS, REGRESSION, USAGE = 0, 1, 2
@@ -30,6 +31,28 @@ def test_compare_prints_a_table_that_marks_what_holds(runs: dict[str, Path]) -> 
     )
     assert german.split()[-1] == "worse"
     assert "+0.750" in german
+
+
+@pytest.mark.parametrize("columns", [None, "80"])
+def test_a_piped_table_names_each_rows_protocol_judge_dimension_and_language(
+    runs: dict[str, Path], columns: str | None
+) -> None:
+    """Into a CI log (a pipe, no COLUMNS) every column, on lines as long as they need; at 80
+    columns the other columns give way, never the ones that say what a row is."""
+    compared = [runs["baseline"], runs["worse"]]
+    rows = json.loads("\n".join(piped("compare", *compared, "-f", "json", columns=None)))["rows"]
+    lines = piped("compare", *compared, columns=columns)
+    header = next(line.split() for line in lines if line.split()[:2] == ["protocol", "judge"])
+    for row in rows:
+        named = [row["protocol"], row["judge"], row["dimension"], row["language"]]
+        [line] = [line.split() for line in lines if line.split()[:4] == named]
+        assert ("worse" in line) == row["holds"], line
+    if columns is None:
+        assert {"detectable", "note"} <= set(header)
+    else:
+        assert max(map(len, lines)) <= 80
+        assert header[-2:] == ["difference", "holds"]
+        assert any(line.startswith("left out to fit 80 columns: note,") for line in lines)
 
 
 def test_compare_writes_markdown_for_a_pull_request(runs: dict[str, Path]) -> None:

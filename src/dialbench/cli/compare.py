@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from dialbench.cli.app import app
-from dialbench.cli.terminal_tables import table
+from dialbench.cli.terminal_tables import KeyedTable, screen_width
 from dialbench.figures.family import Correction
 from dialbench.safe_text import markdown_frame, markdown_text
 
@@ -21,7 +21,10 @@ if TYPE_CHECKING:
     from dialbench.figures.versions import Comparison, DifferenceRow
 
 OutputFormat = Literal["table", "markdown", "json", "html"]
-TEXT = ("protocol", "judge", "dimension", "language", "chatbot", "holds", "note")
+KEYS = ("protocol", "judge", "dimension", "language", "chatbot")
+TEXT = (*KEYS, "holds", "note")
+KEPT = (*KEYS, "difference", "holds")  # on any screen: which figure, how it moved, if it holds
+DROP_FIRST = ("note", "detectable", "seeds", "p adjusted", "baseline", "candidate")
 
 ChatbotOption = Annotated[
     list[str],
@@ -115,18 +118,18 @@ def as_html(comparison: Comparison) -> str:
     )
 
 
-def print_table(comparison: Comparison, console: Console) -> None:
+def print_table(comparison: Comparison, console: Console, width: int | None) -> None:
     frame = shown(comparison)
     console.print(headline(comparison), markup=False, highlight=False)
-    console.print(
-        table(
-            "Candidate against baseline",
-            list(frame.columns),
-            frame.itertuples(index=False),
-            text=TEXT,
-            compact=True,
-        )
-    )
+    KeyedTable(
+        "Candidate against baseline",
+        list(frame.columns),
+        list(frame.itertuples(index=False)),
+        kept=KEPT,
+        text=TEXT,
+        compact=True,
+        drop_first=DROP_FIRST,
+    ).print(console, width)
     console.print(comparison.design, markup=False, highlight=False)
 
 
@@ -134,10 +137,11 @@ def write(comparison: Comparison, fmt: OutputFormat, output: Path | None) -> Non
     """Print the comparison, or write it to `output`."""
     if fmt == "table":
         if output is None:
-            print_table(comparison, Console())
+            console = Console()
+            print_table(comparison, console, screen_width(console))
             return
         with output.open("w", encoding="utf-8") as handle:
-            print_table(comparison, Console(file=handle, width=200, color_system=None))
+            print_table(comparison, Console(file=handle, width=200, color_system=None), None)
         return
     text = {
         "markdown": as_markdown,

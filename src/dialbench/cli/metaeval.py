@@ -11,11 +11,9 @@ from rich.console import Console
 
 from dialbench.cli.app import app
 from dialbench.cli.options import PairOption, ScaleOption, dimension_pairs
-from dialbench.cli.terminal_tables import figure, table
+from dialbench.cli.terminal_tables import KeyedTable, figure, screen_width
 
 if TYPE_CHECKING:
-    from rich.table import Table
-
     from dialbench.metaeval.agreement import AgreementRow
     from dialbench.metaeval.api import MetaevalOutput
     from dialbench.metaeval.correlation import CorrelationRow
@@ -79,11 +77,11 @@ def _by_dimension(rows: Sequence[R]) -> dict[str, list[R]]:
     return grouped
 
 
-def _agreement_table(rows: list[AgreementRow]) -> Table:
-    return table(
+def _agreement_table(rows: list[AgreementRow]) -> KeyedTable:
+    return KeyedTable(
         "Human agreement",
         ("dimension", "lang", "scale", "alpha", "items", "annotators"),
-        (
+        [
             (
                 a.dimension,
                 a.language,
@@ -93,21 +91,22 @@ def _agreement_table(rows: list[AgreementRow]) -> Table:
                 str(a.n_annotators),
             )
             for a in rows
-        ),
+        ],
+        kept=("dimension", "lang", "alpha"),
         text=TEXT,
         compact=True,
     )
 
 
-def _detection_tables(rows: list[DetectionRow]) -> Iterator[Table]:
+def _detection_tables(rows: list[DetectionRow]) -> Iterator[KeyedTable]:
     """One table per dimension, the interval of F1+ beside it, so the ceiling reads as a judge
     does; the counts every figure rests on at the end."""
     for dimension, part in _by_dimension(rows).items():
-        yield table(
+        yield KeyedTable(
             f"Detection against each annotator, {dimension} (F1+ of the positive class with its "
             "95% CI, F1- of the negative)",
             ("lang", "rater", "F1+", "95% CI", "F1-", "items", "dialogues"),
-            (
+            [
                 (
                     d.language,
                     d.rater,
@@ -118,24 +117,25 @@ def _detection_tables(rows: list[DetectionRow]) -> Iterator[Table]:
                     str(d.n_dialogues),
                 )
                 for d in part
-            ),
+            ],
+            kept=("lang", "rater", "F1+"),
             text=TEXT,
             compact=True,
         )
 
 
-def _correlation_tables(rows: list[CorrelationRow]) -> Iterator[Table]:
+def _correlation_tables(rows: list[CorrelationRow]) -> Iterator[KeyedTable]:
     """One table per dimension, one line per language and rater: Pearson with its interval and
     Spearman fit 80 columns; Kendall's tau, p-values and every interval are in report.md."""
     for dimension, part in _by_dimension(rows).items():
         by_rater: dict[tuple[str, str], dict[str, CorrelationRow]] = {}
         for c in part:
             by_rater.setdefault((c.language, c.rater), {})[c.method] = c
-        yield table(
+        yield KeyedTable(
             f"Correlation with the mean human score, {dimension} (Pearson r with its 95% CI, "
             "Spearman; Kendall, p-values and every interval in report.md)",
             ("lang", "rater", "pearson", "95% CI", "spearman", "items", "dialogues"),
-            (
+            [
                 (
                     *key,
                     figure(found["pearson"].r, 3),
@@ -145,7 +145,8 @@ def _correlation_tables(rows: list[CorrelationRow]) -> Iterator[Table]:
                     str(found["pearson"].n_dialogues),
                 )
                 for key, found in by_rater.items()
-            ),
+            ],
+            kept=("lang", "rater", "pearson"),
             text=TEXT,
             compact=True,
         )
@@ -169,9 +170,13 @@ def print_metaeval_output(output: MetaevalOutput) -> None:
 
 def print_metaeval_summary(full: MetaEvalReport) -> None:
     report, language_note = _one_panel(full)
-    console.print(_agreement_table(report.agreement))
-    for table_ in [*_detection_tables(report.detection), *_correlation_tables(report.correlation)]:
-        console.print(table_)
+    tables = [
+        _agreement_table(report.agreement),
+        *_detection_tables(report.detection),
+        *_correlation_tables(report.correlation),
+    ]
+    for keyed in tables:
+        keyed.print(console, screen_width(console))
     agreement_notes = [f"{a.dimension} {a.language}: {a.note}" for a in report.agreement if a.note]
     for note in [*agreement_notes, *report.notes, *([language_note] if language_note else [])]:
         console.print(f"note: {note}", markup=False, soft_wrap=True)

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 
 from dialbench.cli.app import app
-from dialbench.cli.terminal_tables import figure, table
+from dialbench.cli.terminal_tables import KeyedTable, figure, screen_width, table
 from dialbench.store import RunStore
 
 if TYPE_CHECKING:
@@ -146,36 +146,36 @@ def stats(
             )
         )
     if result.chatbot_figures:
-        console.print(
-            table(
-                "Chatbot figures (95% interval over seeds)",
+        KeyedTable(
+            "Chatbot figures (95% interval over seeds)",
+            (
+                "protocol",
+                "judge",
+                "dimension",
+                "chatbot",
+                "language",
+                "value [low, high]",
+                "seeds",
+                "note",
+            ),
+            [
                 (
-                    "protocol",
-                    "judge",
-                    "dimension",
-                    "chatbot",
-                    "language",
-                    "value [low, high]",
-                    "seeds",
-                    "note",
-                ),
-                (
-                    (
-                        f.protocol,
-                        f.judge,
-                        f.dimension,
-                        f.chatbot,
-                        f.language,
-                        _with_interval(f),
-                        str(f.seeds),
-                        f.note,
-                    )
-                    for f in result.chatbot_figures
-                ),
-                text=TEXT,
-                compact=True,
-            )
-        )
+                    f.protocol,
+                    f.judge,
+                    f.dimension,
+                    f.chatbot,
+                    f.language,
+                    _with_interval(f),
+                    str(f.seeds),
+                    f.note,
+                )
+                for f in result.chatbot_figures
+            ],
+            kept=("protocol", "judge", "dimension", "chatbot", "language", "value [low, high]"),
+            text=TEXT,
+            compact=True,
+            drop_first=("note", "seeds"),
+        ).print(console, screen_width(console))
 
 
 def _with_interval(figure: ChatbotFigure) -> str:
