@@ -23,8 +23,8 @@ SMALLEST_CHAT_MODEL = "local:qwen2.5-0.5b"  # gemma3-270m is a base model: no ju
 
 def tiny(stages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The quickstart's stages at the smallest size that still passes through each of them: one
-    language (Chinese, the one whose lengths are characters) and one seed, the 1.5B model
-    replaced by the 0.5B. Its full size is `make demo`'s."""
+    language (Chinese, the one whose lengths are characters), one seed context and one ChatSEED,
+    the 1.5B model replaced by the 0.5B. Its full size is `make demo`'s."""
     by_name = {stage.get("name", stage["stage"]): stage for stage in stages}
     simulate = by_name["simulate"]
     simulate["languages"] = ["zh"]
@@ -33,7 +33,7 @@ def tiny(stages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     simulate["user"]["models"] = [SMALLEST_CHAT_MODEL]
     simulate["validator"]["model"] = SMALLEST_CHAT_MODEL
     simulate["validator"].update(first_turn_attempts=2, threshold=0.3)
-    by_name["selfchat"].update(limit=2, n=3)
+    by_name["selfchat"].update(limit=1, n=3)
     for judge in ("issues", "holistic", "arena"):
         by_name[judge]["settings"] = {"max_tokens": 256}
     by_name["dbdc3-judge"].update(judges=[SMALLEST_CHAT_MODEL], limit=1, options={"turns": "last"})
@@ -60,7 +60,7 @@ def test_the_quickstart_runs_every_stage_for_real(tmp_path: Path) -> None:
         selfchats = list(store.records(Dialogue, source="selfchat"))
         judgments = list(store.records(Judgment))
     assert len(simulated) == 2  # zh x two chatbots
-    assert len(selfchats) == 4  # two seeds x two chatbots
+    assert len(selfchats) == 2  # one seed x two chatbots
     protocols = {j.protocol for j in judgments}
     assert protocols == {"issues", "holistic", "arena", "submetrics"}
     assert outputs["curate"] is not None
