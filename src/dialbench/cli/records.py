@@ -11,6 +11,7 @@ from rich.markup import escape
 
 from dialbench.cli.app import app
 from dialbench.cli.options import DEFAULT_RUN, RunDir, RunOption, format_option, key_value_pairs
+from dialbench.cli.terminal_tables import table
 from dialbench.errors import DialbenchError, InputError
 from dialbench.io.file_format import RECORD_KINDS, RecordKind
 from dialbench.io.importer import ImportOptions, PersonalData, check_file, import_file
@@ -208,7 +209,6 @@ def sample_command(
     characters for Chinese and Japanese) with their judgments and annotations, into DESTINATION:
     judge, annotate and metaeval work on the sample, `metric score SOURCE` on all."""
     from dialbench.analysis.sampling import SampleConfig, sample_run
-    from dialbench.cli.terminal_tables import table
 
     config = SampleConfig(size=size, seed=seed, length_buckets=length_buckets)
     with _step_display(quiet=quiet) as display:
@@ -286,8 +286,6 @@ SHOWN_ROWS = 12
 
 def _counts_table(title: str, counts: dict[str, int], total: int) -> Table:
     """Largest counts first; past SHOWN_ROWS the rest are folded into one line."""
-    from dialbench.cli.terminal_tables import table
-
     rows = list(counts.items())
     shown = [(key, str(n), f"{n / total:.1%}") for key, n in rows[:SHOWN_ROWS]]
     if len(rows) > SHOWN_ROWS:
@@ -298,8 +296,6 @@ def _counts_table(title: str, counts: dict[str, int], total: int) -> Table:
 
 
 def _print_summary(summary: StoreSummary) -> None:
-    from dialbench.cli.terminal_tables import table
-
     console.print(f"[bold]{escape(summary.path)}[/] (schema v{summary.schema_version})")
     runs = ", ".join(f"{n} {kind}" for kind, n in summary.runs.items()) or "none"
     console.print(f"runs: {runs}", markup=False)
