@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import importlib
+import inspect
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +11,7 @@ import typer.main
 
 import dialbench
 from dialbench.cli import app
+from dialbench.cli.command_table import COMMANDS as COMMAND_TABLE
 from dialbench.machine import processor
 from tests.conftest import RunCli
 
@@ -32,15 +35,71 @@ def test_python_dash_m_runs_the_same_cli() -> None:
     assert "import" in done.stdout
 
 
-def test_a_command_starts_without_the_text_libraries() -> None:
-    """jieba and lexical_diversity import pkg_resources, which reads every installed package:
-    a fifth of a second each command would pay at start (benchmarks/cli_start.py). They load
-    when text is first cut."""
-    loaded = "import sys, dialbench.cli; print(*sorted({m.split('.')[0] for m in sys.modules}))"
-    done = subprocess.run(
-        [sys.executable, "-c", loaded], capture_output=True, text=True, check=True
+# What loads a feature's machinery or a heavy library: none of it is needed to list the commands
+# or to say in one line what is wrong with a command line (benchmarks/cli_start.py times both).
+HEAVY = ("numpy", "pandas", "scipy", "sklearn", "matplotlib", "jsonschema", "langcodes", "yaml")
+FEATURES = ("judge", "simulate", "botchat", "curate", "metaeval", "calibrate", "metrics", "figures")
+FEATURES += ("report", "pipeline", "web", "analysis", "seeds")
+TEXT_LIBRARIES = ("jieba", "lexical_diversity", "pkg_resources")  # read every installed package
+
+
+def loaded_by(folder: Path, *args: str) -> set[str]:
+    """The modules a `dialbench ARGS` process, run in `folder`, has imported when it exits."""
+    script = (
+        "import atexit, sys; from dialbench.cli import main; "
+        "atexit.register(lambda: print(*sorted(sys.modules), file=sys.stderr)); "
+        f"sys.argv = ['dialbench', *{list(args)!r}]; main()"
     )
-    assert not {"jieba", "lexical_diversity", "pkg_resources"} & set(done.stdout.split())
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=folder, capture_output=True, text=True, check=False
+    )
+    return set(done.stderr.split())
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["--help", "--nope"], ["imprt", "x.jsonl"]],
+    ids=["top-level help", "an unknown option", "an unknown command"],
+)
+def test_the_commands_are_listed_and_refused_without_any_feature(
+    tmp_path: Path, args: list[str]
+) -> None:
+    """The top-level help and a mistaken command line import no command module (the command
+    table lists them) and so none of the features and libraries those load."""
+    loaded = loaded_by(tmp_path, *args)
+    assert "dialbench.cli.app" in loaded, "the script ran"
+    assert not {m for m in loaded if m.split(".")[0] in HEAVY + TEXT_LIBRARIES}
+    dialbench = {m.split(".")[1] for m in loaded if m.startswith("dialbench.")}
+    assert dialbench <= {"cli", "errors", "lazy_exports"}, dialbench
+    assert {m for m in loaded if m.startswith("dialbench.cli.")} <= {
+        "dialbench.cli.app",
+        "dialbench.cli.command_table",
+    }
+
+
+def test_a_one_line_error_loads_only_its_own_command(tmp_path: Path) -> None:
+    """`dialbench import missing.jsonl` imports the records and the file formats to say so,
+    but no feature, and no text library (they load when text is first cut)."""
+    loaded = loaded_by(tmp_path, "import", "missing.jsonl", "--run", "r")
+    assert "dialbench.cli.records" in loaded
+    assert not {m for m in loaded if m.split(".")[0] in (*TEXT_LIBRARIES, "pandas", "scipy")}
+    assert not {m for m in loaded if m.split(".")[:2] in [["dialbench", f] for f in FEATURES]}
+    assert "dialbench.llm.runner" not in loaded, "the progress display, not the model layer"
+
+
+def test_the_command_table_lists_each_command_as_its_module_defines_it() -> None:
+    """cli/command_table.py, which the top-level help is printed from, names every command in
+    the module that defines it, with the first paragraph of its help."""
+    defined = {}
+    for listed in COMMAND_TABLE.values():
+        module = importlib.import_module(f"dialbench.cli.{listed.module}")
+        group = typer.main.get_command(app)
+        assert listed.name in group.commands, f"{module.__name__} defines no {listed.name!r}"  # type: ignore[attr-defined]
+        defined[listed.name] = group.commands[listed.name]  # type: ignore[attr-defined]
+    assert set(typer.main.get_command(app).commands) == set(COMMAND_TABLE)  # type: ignore[attr-defined]
+    for name, command in defined.items():
+        summary = inspect.cleandoc(command.help or "").split("\n\n")[0]
+        assert inspect.cleandoc(COMMAND_TABLE[name].summary) == summary, name
 
 
 def test_show_prints_counts_by_language_and_source(

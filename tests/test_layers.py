@@ -4,9 +4,11 @@ the module and line."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -73,3 +75,19 @@ def test_an_import_against_the_layers_breaks_a_contract_naming_it(
     done = lint_imports(copy)
     assert done.returncode != 0, done.stdout
     assert named in done.stdout, done.stdout
+
+
+def test_the_architecture_page_lists_the_layers_of_the_contract() -> None:
+    """docs/architecture.md's table is the contract explained: the same layers, top to bottom,
+    each with the same modules, so a module added to one is added to the other."""
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (layers,) = (
+        contract["layers"]
+        for contract in contracts["tool"]["importlinter"]["contracts"]
+        if contract["id"] == "layers"
+    )
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = re.search(r"\| layer \| what it holds \|\n\| --- \| --- \|\n((?:\|.*\n)+)", page)
+    assert table is not None, "the layer table is missing from docs/architecture.md"
+    documented = [re.findall(r"`([^`]+)`", row.split(" | ")[0]) for row in table[1].splitlines()]
+    assert documented == [[name.strip() for name in layer.split("|")] for layer in layers]

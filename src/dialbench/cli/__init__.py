@@ -1,46 +1,6 @@
-"""The `dialbench` command: a thin layer over the Python API, one module per group of commands."""
+"""The `dialbench` command: a thin layer over the Python API, one module per group of commands
+(cli/command_table.py says which), each imported when one of its commands runs."""
 
-from dialbench.cli import (  # the command modules register their commands on `app`
-    annotate,
-    arena,
-    batch,
-    calibrate,
-    check,
-    compare,
-    curate,
-    judge,
-    metaeval,
-    metric,
-    models,
-    records,
-    report,
-    run,
-    selfchat,
-    serve,
-    simulate,
-    stats,
-)
 from dialbench.cli.app import app, main
 
-__all__ = [
-    "annotate",
-    "app",
-    "arena",
-    "batch",
-    "calibrate",
-    "check",
-    "compare",
-    "curate",
-    "judge",
-    "main",
-    "metaeval",
-    "metric",
-    "models",
-    "records",
-    "report",
-    "run",
-    "selfchat",
-    "serve",
-    "simulate",
-    "stats",
-]
+__all__ = ["app", "main"]

@@ -3,36 +3,27 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.table import Table
 
-from dialbench import examples
-from dialbench.analysis.sampling import SampleConfig, sample_run
 from dialbench.cli.app import app
 from dialbench.cli.options import DEFAULT_RUN, RunDir, RunOption, format_option, key_value_pairs
 from dialbench.cli.terminal_tables import table
 from dialbench.errors import DialbenchError, InputError
-from dialbench.io.exporter import counted, default_export_path, export_records
 from dialbench.io.file_format import RECORD_KINDS, RecordKind
 from dialbench.io.importer import ImportOptions, PersonalData, check_file, import_file
-from dialbench.io.personal_data import RedactionCounts
 from dialbench.io.registry import detect_format
-from dialbench.llm.progress import progress_display
 from dialbench.store import OnConflict, RunStore
-from dialbench.summary import StoreSummary, summarize
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+    from rich.table import Table
+
+    from dialbench.io.personal_data import RedactionCounts
+    from dialbench.summary import StoreSummary
 
 console = Console()
 
@@ -120,6 +111,16 @@ class _StepProgress:
 
 
 def _step_display(*, quiet: bool) -> Progress:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from dialbench.llm.progress import progress_display
+
     return progress_display(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -207,6 +208,8 @@ def sample_command(
     """Copy a seeded sample of SOURCE's dialogues, stratified by language and length (words;
     characters for Chinese and Japanese) with their judgments and annotations, into DESTINATION:
     judge, annotate and metaeval work on the sample, `metric score SOURCE` on all."""
+    from dialbench.analysis.sampling import SampleConfig, sample_run
+
     config = SampleConfig(size=size, seed=seed, length_buckets=length_buckets)
     with _step_display(quiet=quiet) as display:
         result = sample_run(source, destination, config, _StepProgress(display))
@@ -263,6 +266,8 @@ def export(
 ) -> None:
     """Write stored records as JSONL, Parquet or a Hugging Face dataset folder, or judgments and
     annotations as long-csv: item_id, annotator_or_judge, dimension, value, language, kind."""
+    from dialbench.io.exporter import counted, default_export_path, export_records
+
     fmt = fmt or _output_format(output, records)
     where = {k: v for k, v in (("language", language), ("source", source)) if v is not None}
     what = counted(fmt, records)
@@ -341,6 +346,8 @@ def _print_summary(summary: StoreSummary) -> None:
 @app.command()
 def show(run: RunDir = DEFAULT_RUN, as_json: AsJson = False) -> None:
     """Summarise a run: dialogues by language, source and model; judgments by protocol."""
+    from dialbench.summary import summarize
+
     with RunStore.open(run, create=False) as store:
         summary = summarize(store)
     if as_json:
@@ -354,6 +361,8 @@ def examples_command(
     name: Annotated[str | None, typer.Argument(help="Print only this example's path.")] = None,
 ) -> None:
     """List the example files bundled with dialbench (paths to pass to `import`)."""
+    from dialbench import examples
+
     bundled = examples.bundled()
     if name is None:
         for known, path in bundled.items():

@@ -6,21 +6,16 @@ report(ReportConfig(), "runs/sim")      # runs/sim/report/index.html, report.md,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from dialbench.report.config import ReportConfig
+from dialbench.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
+    from dialbench.report.config import ReportConfig
     from dialbench.report.writer import ReportOutput, report
 
 __all__ = ["ReportConfig", "ReportOutput", "report"]
 
-
-def __getattr__(name: str) -> Any:
-    """`report` and `ReportOutput` bring pandas and matplotlib: loaded when first asked for, so a
-    pipeline file that names a report stage is read without them."""
-    if name in ("report", "ReportOutput"):
-        from dialbench.report import writer
-
-        return getattr(writer, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_exports(
+    __name__, {".config": ["ReportConfig"], ".writer": ["ReportOutput", "report"]}
+)

@@ -1,7 +1,23 @@
 """MEDAL-style user-chatbot dialogue simulation with a validated user agent."""
 
-from dialbench.simulate.api import simulate
-from dialbench.simulate.config import SimulationConfig, load_config
-from dialbench.simulate.simulation import SimulationSummary, build_contexts
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dialbench.lazy_exports import lazy_exports
+
+if TYPE_CHECKING:
+    from dialbench.simulate.api import simulate
+    from dialbench.simulate.config import SimulationConfig, load_config
+    from dialbench.simulate.simulation import SimulationSummary, build_contexts
 
 __all__ = ["SimulationConfig", "SimulationSummary", "build_contexts", "load_config", "simulate"]
+
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        ".api": ["simulate"],
+        ".config": ["SimulationConfig", "load_config"],
+        ".simulation": ["SimulationSummary", "build_contexts"],
+    },
+)
