@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from dialbench.botchat.elo import (
-    Comparison,
+    Game,
     Outcome,
     bootstrap_elo,
     bradley_terry,
@@ -24,7 +24,7 @@ from dialbench.botchat.elo import (
 )
 
 
-def synthetic(seeds: int, models: int, rng: np.random.Generator) -> list[Comparison]:
+def synthetic(seeds: int, models: int, rng: np.random.Generator) -> list[Game]:
     """Each model's log-odds strength spaced evenly; a tie when the two are within a margin."""
     strength = np.linspace(-1.5, 1.5, models)
     found = []
@@ -33,7 +33,7 @@ def synthetic(seeds: int, models: int, rng: np.random.Generator) -> list[Compari
             p = 1 / (1 + np.exp(strength[j] - strength[i]))
             draw = rng.random()
             outcome: Outcome = "a" if draw < p - 0.1 else "b" if draw > p + 0.1 else "tie"
-            found.append(Comparison(f"m{i:02d}", f"m{j:02d}", outcome, f"s{seed}"))
+            found.append(Game(f"m{i:02d}", f"m{j:02d}", outcome, f"s{seed}"))
     return found
 
 

@@ -61,7 +61,7 @@ def judged_store(folder: Path, per_language: int) -> int:
                     result=result,
                 )
             )
-    with RunStore.open(folder) as store, store.run("benchmark") as run:
+    with RunStore.open(folder) as store, store.invocation("benchmark") as run:
         store.add(dialogues, run)
         store.add(judgments, run)
     return len(dialogues)

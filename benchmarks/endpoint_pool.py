@@ -65,7 +65,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             for row, (name, replicas, pooled) in enumerate(setups):
                 run_dir = Path(tmp) / f"run-{row}"
-                with RunStore.open(run_dir) as store, store.run("import") as run:
+                with RunStore.open(run_dir) as store, store.invocation("import") as run:
                     store.add(dialogues("holistic", args.judgments), run)
                 before = [r.stats()["requests"] for r in replicas]
                 judge = spec(replicas, f"judge-{row}", pooled=pooled)

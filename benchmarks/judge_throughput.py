@@ -93,7 +93,7 @@ def main() -> None:
             for concurrency in args.concurrency:
                 n = args.judgments or math.ceil(30 * concurrency / args.latency)
                 run_dir = Path(tmp) / f"run-{concurrency}"
-                with RunStore.open(run_dir) as store, store.run("import") as run:
+                with RunStore.open(run_dir) as store, store.invocation("import") as run:
                     store.add(dialogues(args.protocol, n), run)
                 spec = server.spec(f"judge-{concurrency}")
                 before = server.stats()["requests"]

@@ -33,7 +33,7 @@ from _dbdc3_subset import DBDC_ZIP
 from dialbench import Dialogue, ImportOptions, Judgment, RunStore, import_file
 from dialbench.metrics.config import DataConfig, HoldoutConfig, MetricTrainConfig, TargetConfig
 from dialbench.metrics.encoders import load_encoder, memoised
-from dialbench.metrics.model import load_model
+from dialbench.metrics.saved_metric import load_model
 from dialbench.metrics.score import score_run
 from dialbench.metrics.train import train_metric
 
@@ -44,7 +44,11 @@ PACKAGED_COPIES = 7
 def copies(run: Path, target: Path, times: int = 3, first: int | None = None) -> None:
     """The run's dialogues (the `first` of them, in id order) `times` times, every text of copy
     k ending in " (k)": nothing to share."""
-    with RunStore.open(run) as source, RunStore.open(target) as store, store.run("copy") as record:
+    with (
+        RunStore.open(run) as source,
+        RunStore.open(target) as store,
+        store.invocation("copy") as record,
+    ):
         dialogues = sorted(source.records(Dialogue), key=lambda d: d.id)[:first]
         copied = [
             Dialogue(
@@ -139,7 +143,7 @@ def main() -> None:
             model = load_model(folder)
             for workers in (1, 2):
                 cpu = time.process_time()
-                with RunStore.open(run) as store, store.run("benchmark") as record:
+                with RunStore.open(run) as store, store.invocation("benchmark") as record:
                     summary = score_run(model, store, record, workers=workers)
                 busy = f", {summary.judgments / (time.process_time() - cpu):.0f} turns per CPU s"
                 print(
@@ -160,7 +164,7 @@ def main() -> None:
                 parallel = load_encoder(name, workers=workers)
                 parallel.encode(["warm up"] * workers)
                 start = time.perf_counter() - started
-                with RunStore.open(bigger) as store, store.run("benchmark") as record:
+                with RunStore.open(bigger) as store, store.invocation("benchmark") as record:
                     summary = score_run(model, store, record, encoder=parallel)
                 print(
                     f"{name} steady state, {workers} encoder process(es) started first "

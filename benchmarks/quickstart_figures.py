@@ -24,7 +24,7 @@ from dialbench.figures.differences import chatbot_differences
 from dialbench.figures.intervals import chatbot_intervals
 from dialbench.figures.observations import observations
 from dialbench.figures.run_reads import RunReads
-from dialbench.metaeval.evaluate import MetaEvalReport
+from dialbench.metaeval.evaluate import MetaEvalTables
 from dialbench.schema import ALL_LANGUAGES, Judgment
 from dialbench.store import RunStore
 
@@ -78,7 +78,7 @@ def chatbot_figures(run: Path) -> None:
 
 
 def judges_against_humans(run: Path) -> None:
-    report = MetaEvalReport.model_validate_json(
+    report = MetaEvalTables.model_validate_json(
         (run / "metaeval" / "report.json").read_text(encoding="utf-8")
     )
     pearson = {

@@ -31,9 +31,9 @@ import yaml
 from _loopback import Loopback, start_loopback
 
 from dialbench.pipeline.config import load_pipeline
-from dialbench.pipeline.execute import PipelineReport, run_pipeline
+from dialbench.pipeline.execute import PipelineResult, run_pipeline
 from dialbench.pipeline.executors import ExecutorOptions, create_executor
-from dialbench.schema import Dialogue, Judgment, Run
+from dialbench.schema import Dialogue, Invocation, Judgment
 from dialbench.store import STORE_FILENAME, RunStore
 
 LANGUAGES = ["en", "zh", "de"]
@@ -72,7 +72,7 @@ def write_pipeline(folder: Path, servers: list[Loopback], args: argparse.Namespa
     return path
 
 
-def run(path: Path, run_dir: Path, executor: str, shards: int | None = None) -> PipelineReport:
+def run(path: Path, run_dir: Path, executor: str, shards: int | None = None) -> PipelineResult:
     runner = create_executor(executor, ExecutorOptions(shards=shards))
     try:
         report = run_pipeline(load_pipeline(path), run_dir, executor=runner)
@@ -106,7 +106,7 @@ def kill_a_simulate_worker(run_dir: Path, stop: threading.Event) -> int | None:
             try:
                 with sqlite3.connect(store_file) as db:
                     rows = db.execute("SELECT record FROM runs WHERE status = 'running'")
-                    running = [Run.model_validate_json(r) for (r,) in rows.fetchall()]
+                    running = [Invocation.model_validate_json(r) for (r,) in rows.fetchall()]
                     stored = db.execute("SELECT COUNT(*) FROM dialogues").fetchone()[0]
             except sqlite3.OperationalError:
                 continue

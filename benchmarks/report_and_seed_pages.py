@@ -169,7 +169,7 @@ def make_run(run: Path, dialogues: int) -> Made:
     rng = random.Random(0)
     medal_part = medal(dialogues * 7 // 10, rng)
     botchat_part = botchat(dialogues - len(medal_part[0]), rng)
-    with RunStore.open(run) as store, store.run("benchmark setup") as record:
+    with RunStore.open(run) as store, store.invocation("benchmark setup") as record:
         for records in (*medal_part, *botchat_part):
             for start in range(0, len(records), 2000):
                 store.add(records[start : start + 2000], record)

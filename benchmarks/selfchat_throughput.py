@@ -69,7 +69,7 @@ def main() -> None:
             for concurrency in args.concurrency:
                 count = args.seeds or math.ceil(30 * concurrency / (chain * args.latency))
                 run_dir = Path(tmp) / f"run-{concurrency}"
-                with RunStore.open(run_dir) as store, store.run("import") as run:
+                with RunStore.open(run_dir) as store, store.invocation("import") as run:
                     store.add(seeds(count), run)
                 spec = server.spec(f"bot-{concurrency}")
                 before = server.stats()["requests"]

@@ -163,7 +163,7 @@ def main() -> None:
                 count = math.ceil(wanted / per_dialogue)
                 n = count * per_dialogue
                 folder = Path(tmp) / f"c{concurrency}"
-                with RunStore.open(folder / "run") as store, store.run("import") as run:
+                with RunStore.open(folder / "run") as store, store.invocation("import") as run:
                     store.add(dialogues(count, args.turns), run)
                 setup = config(server, folder / "run", concurrency, args.languages)
                 config_file = folder / "metric.yaml"

@@ -69,7 +69,10 @@ from dialbench.metrics.config import DataConfig, MetricTrainConfig
 from dialbench.metrics.encoders import DEFAULT_ENCODER, Encoder, load_encoder, memoised
 from dialbench.metrics.examples import Example, nsp_examples, targeted_examples, vsp_examples
 from dialbench.metrics.features import featurize, reply_length
-from dialbench.metrics.model import (
+from dialbench.metrics.packaged import CARD, PACKAGED, CardFigure, MetricCard, metric_folder
+from dialbench.metrics.qe.embedding import embedding_similarity
+from dialbench.metrics.qe.estimator import keep_top
+from dialbench.metrics.saved_metric import (
     DevFigure,
     EncoderInfo,
     Head,
@@ -79,9 +82,6 @@ from dialbench.metrics.model import (
     load_model,
     save_model,
 )
-from dialbench.metrics.packaged import CARD, PACKAGED, CardFigure, MetricCard, metric_folder
-from dialbench.metrics.qe.embedding import embedding_similarity
-from dialbench.metrics.qe.estimator import keep_top
 from dialbench.metrics.train import fit_mlp, fit_ridge
 from dialbench.schema import ALL_LANGUAGES, base_language
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from dialbench.llm.backends.scripted import register_script
 from dialbench.llm.base import Completion, Request, StructuredMode
-from dialbench.llm.model import Model
+from dialbench.llm.role_model import Model
 from dialbench.llm.runner import Runner
 from dialbench.llm.specs import ModelConfig
 

@@ -204,7 +204,7 @@ def test_a_rejected_import_leaves_no_run_behind(cli: RunCli, tmp_path: Path) -> 
         cli, "import", jsonl(tmp_path / "b.jsonl", other), "--run", run
     )
     with RunStore.open(run) as store:
-        assert [(r.command, r.status) for r in store.runs()] == [("import", "finished")]
+        assert [(r.command, r.status) for r in store.invocations()] == [("import", "finished")]
 
 
 @pytest.mark.parametrize(

@@ -127,6 +127,6 @@ def test_run_directory_from_the_environment(
 def test_the_python_api_does_what_the_cli_does(tmp_path: Path, example_jsonl: Path) -> None:
     with dialbench.RunStore.open(tmp_path) as store:
         report = dialbench.import_file(store, example_jsonl)
-        summary = dialbench.summarize(store)
+        summary = dialbench.count_contents(store)
     assert report.added == summary.dialogues == 13
     assert summary.by_language["zh"] == 2

@@ -15,7 +15,7 @@ from tests.metrics.helpers import annotated_run
 
 def test_labels_export_from_a_run_judged_under_two_protocols(cli: RunCli, tmp_path: Path) -> None:
     run = annotated_run(tmp_path / "run")
-    with RunStore.open(run) as store, store.run("test") as record:
+    with RunStore.open(run) as store, store.invocation("test") as record:
         [dialogue_id, *_] = store.dialogue_placements()
         store.add(
             [
@@ -46,7 +46,7 @@ def test_metaeval_sets_protocols_side_by_side_when_asked(cli: RunCli, tmp_path: 
     with the humans in one table when each protocol is named; one model judging both is then
     two raters, named by protocol."""
     run = annotated_run(tmp_path / "run")
-    with RunStore.open(run) as store, store.run("test") as record:
+    with RunStore.open(run) as store, store.invocation("test") as record:
         store.add(
             [
                 Judgment(

@@ -15,7 +15,7 @@ from dialbench import examples
 from dialbench.cli import app
 from dialbench.schema import Dialogue
 from dialbench.store import RunStore
-from dialbench.summary import summarize
+from dialbench.store_contents import count_contents
 
 BUNDLED = examples.bundled()
 PRODUCTION = ("openai_chat_log", "otel_genai_spans", "langfuse_traces", "langsmith_runs")
@@ -42,7 +42,7 @@ def run_import(*args: str) -> dict[str, Any]:
 
 def import_config(run: Path) -> dict[str, Any]:
     with RunStore.open(run) as store:
-        (imported,) = [r for r in store.runs() if r.command == "import"]
+        (imported,) = [r for r in store.invocations() if r.command == "import"]
         return imported.config
 
 
@@ -72,8 +72,8 @@ def test_keep_stores_text_as_it_is_and_says_so(tmp_path: Path) -> None:
     assert "james.carter@example.com" in texts
     assert "[EMAIL]" in texts
     with RunStore.open(run) as store:
-        configs = [r.config["options"]["personal_data"] for r in store.runs()]
-        summary = summarize(store)
+        configs = [r.config["options"]["personal_data"] for r in store.invocations()]
+        summary = count_contents(store)
     assert configs == ["redact", "keep"]
     assert summary.imports_by_personal_data == {"redact": 1, "keep": 1}
     assert summary.redacted == {k: n for k, n in redacted["redacted"].items() if n}

@@ -55,5 +55,5 @@ def test_killed_imports_leave_whole_batches_only(tmp_path: Path) -> None:
         subprocess.run([str(DIALBENCH), "import", str(path), "--run", str(run)], check=True)
     with RunStore.open(run) as store:
         assert store.count(Dialogue) == 3 * DIALOGUES_PER_FILE
-        statuses = {r.status for r in store.runs()}
+        statuses = {r.status for r in store.invocations()}
     assert "finished" in statuses

@@ -91,7 +91,7 @@ def test_a_bad_line_late_in_a_large_file_writes_nothing(cli: RunCli, tmp_path: P
     assert f"late.jsonl:{len(records) - 2}: field 'turns.0.role'" in done.stderr
     assert "nothing was imported" in done.stderr
     with RunStore.open(tmp_path / "run") as store:
-        assert (store.count(Dialogue), store.runs()) == (0, [])
+        assert (store.count(Dialogue), store.invocations()) == (0, [])
 
 
 def test_prefixes_are_dropped_and_the_longest_kept(cli: RunCli, tmp_path: Path) -> None:
@@ -132,7 +132,7 @@ def test_formats_of_production_logs_drop_prefixes_by_default(
     with RunStore.open(tmp_path / "run") as store:
         dropped = import_file(store, path, ImportOptions(format="log-lines"))
         kept = import_file(store, path, ImportOptions(format="log-lines", dedupe=False))
-        run = store.runs()[0]
+        run = store.invocations()[0]
     assert (dropped.prefixes, dropped.added, kept.prefixes, kept.added) == (1, 1, 0, 1)
     assert run.config["options"] == {**run.config["options"], "dedupe": True}
 
@@ -154,7 +154,7 @@ def test_a_killed_import_run_again_adds_nothing_twice(tmp_path: Path) -> None:
             BATCH,
             2 * BATCH + 10,
         )
-        assert [run.status for run in store.runs()] == ["failed", "finished"]
+        assert [run.status for run in store.invocations()] == ["failed", "finished"]
 
 
 def test_an_id_stored_with_other_content_is_refused_with_its_line(tmp_path: Path) -> None:

@@ -11,14 +11,14 @@ import sys
 import pytest
 
 FACES = {
-    "dialbench.judge": ["JudgeConfig", "judge", "JudgeRunSummary"],
-    "dialbench.simulate": ["SimulationConfig", "simulate", "SimulationSummary"],
-    "dialbench.botchat": ["SelfChatConfig", "SelfChatSummary"],
-    "dialbench.calibrate": ["CalibrateConfig", "calibrate", "CalibrateOutput"],
+    "dialbench.judge": ["JudgeConfig", "judge", "JudgeResult"],
+    "dialbench.simulate": ["SimulationConfig", "simulate", "SimulationResult"],
+    "dialbench.botchat": ["SelfChatConfig", "SelfChatResult"],
+    "dialbench.calibrate": ["CalibrateConfig", "calibrate", "CalibrateResult"],
     "dialbench.curate": ["CurateConfig", "curate", "CurateResult"],
-    "dialbench.metaeval": ["MetaevalConfig", "metaeval", "MetaevalOutput"],
+    "dialbench.metaeval": ["MetaevalConfig", "metaeval", "MetaevalResult"],
     "dialbench.metrics": ["MetricScoreConfig", "score_metric", "MetricScoreResult"],
-    "dialbench.report": ["ReportConfig", "report", "ReportOutput"],
+    "dialbench.report": ["ReportConfig", "report", "ReportResult"],
     "dialbench.llm": ["ModelConfig", "Runner", "Model"],
     "dialbench": ["Dialogue", "RunStore", "import_file", "DialbenchError", "__version__"],
 }

@@ -52,7 +52,7 @@ def test_jsonl_round_trips_every_field(records: list[StoredRecord]) -> None:
 def test_store_and_every_export_format_round_trip(records: list[StoredRecord], fmt: str) -> None:
     kind = KIND[type(records[0]).__name__]
     with tempfile.TemporaryDirectory() as folder:
-        with RunStore.open(Path(folder) / "a") as store, store.run("test") as run:
+        with RunStore.open(Path(folder) / "a") as store, store.invocation("test") as run:
             store.add(records, run)
             assert list(store.records(type(records[0]))) == records
             out = Path(folder) / f"out.{fmt}"

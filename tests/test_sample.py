@@ -53,7 +53,7 @@ def source(tmp_path: Path) -> Path:
     judged against each other."""
     run = tmp_path / "source"
     dialogues = [dialogue(lang, n) for lang in QUESTIONS for n in range(PER_LANGUAGE)]
-    with RunStore.open(run) as store, store.run("import") as record:
+    with RunStore.open(run) as store, store.invocation("import") as record:
         store.add(dialogues, record)
         store.add([scored(d.id) for d in dialogues], record)
         pairs = zip(dialogues[::2], dialogues[1::2], strict=True)
@@ -80,7 +80,7 @@ def test_the_sample_is_stratified_and_brings_its_records(
         ids = {d.id for d in dialogues}
         judgments = list(store.records(Judgment))
         annotations = list(store.records(Annotation))
-        (run,) = store.runs()
+        (run,) = store.invocations()
     assert len(dialogues) == 30
     # 7 languages x 4 lengths (1 to 4 exchanges): 28 strata, each with a pick, two with two.
     strata = run.config["strata"]

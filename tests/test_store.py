@@ -12,7 +12,15 @@ import pytest
 
 from dialbench.errors import DialbenchError
 from dialbench.hashing import canonical_json
-from dialbench.schema import Annotation, Annotator, Dialogue, Judgment, Run, Target, UsageLine
+from dialbench.schema import (
+    Annotation,
+    Annotator,
+    Dialogue,
+    Invocation,
+    Judgment,
+    Target,
+    UsageLine,
+)
 from dialbench.store import (
     STORE_FILENAME,
     CachedCall,
@@ -40,7 +48,7 @@ def test_open_creates_a_migrated_wal_store(tmp_path: Path) -> None:
 def _open_at_once(run_dir: Path, barrier: multiprocessing.synchronize.Barrier) -> None:
     barrier.wait()
     with RunStore.open(run_dir) as store:
-        store.start_run("at once")
+        store.start_invocation("at once")
 
 
 @pytest.mark.parametrize("attempt", range(4))
@@ -61,7 +69,7 @@ def test_processes_opening_a_new_store_at_once_all_get_it_migrated(
     assert [process.exitcode for process in processes] == [0] * 8
     with RunStore.open(tmp_path / "run", create=False) as store:
         assert store.schema_version == schema_version_known()
-        assert len(store.runs()) == 8
+        assert len(store.invocations()) == 8
 
 
 def test_open_without_create_needs_an_existing_store(tmp_path: Path) -> None:
@@ -84,14 +92,14 @@ def test_a_file_that_is_not_sqlite_is_refused(tmp_path: Path) -> None:
         RunStore.open(tmp_path)
 
 
-def store_at_version(folder: Path, schema: int) -> tuple[sqlite3.Connection, Run]:
+def store_at_version(folder: Path, schema: int) -> tuple[sqlite3.Connection, Invocation]:
     """A store as the code of schema version `schema` made it, with one finished run."""
     db = sqlite3.connect(folder / STORE_FILENAME, isolation_level=None)
     for version, script in migration_scripts():
         if version <= schema:
             db.executescript(script)
     db.execute(f"PRAGMA user_version = {schema}")
-    run = Run(command="import")
+    run = Invocation(command="import")
     db.execute(
         "INSERT INTO runs VALUES (?, ?, ?, ?, ?)",
         (run.id, run.command, "finished", run.started_at.isoformat(), run.model_dump_json()),
@@ -133,7 +141,7 @@ def test_a_store_made_before_the_complete_column_keeps_which_labels_are_finished
         assert store.schema_version == schema_version_known()
         assert store.dialogue_labels() == [("ann", "d1", True), ("ann", "d2", False)]
         assert store.get(Annotation, started.id) == started
-        with store.run("serve") as now:
+        with store.invocation("serve") as now:
             store.add([annotation("d2", True), annotation("d1", False)], now, on_conflict="replace")
         assert store.dialogue_labels(["ann"]) == [("ann", "d1", False), ("ann", "d2", True)]
         assert store.dialogue_labels(["someone else"]) == []
@@ -159,7 +167,7 @@ def test_a_store_made_before_the_review_column_keeps_its_reviews_apart_from_labe
         assert store.dialogue_labels() == [("ann", "d1", True)]
         assert store.review_labels() == [("ann", "j-1", True)]
         assert store.review_labels(["someone else"]) == []
-        with store.run("serve") as now:
+        with store.invocation("serve") as now:
             store.add([review.model_copy(update={"complete": False})], now, on_conflict="replace")
         assert store.review_labels(["ann"]) == [("ann", "j-1", False)]
         assert store.dialogue_labels(["ann"]) == [("ann", "d1", True)]
@@ -182,14 +190,14 @@ def test_a_store_made_before_reviewers_keeps_its_annotators_and_takes_reviewers(
     reviewer = Annotator(name="rui", languages=["ja"], token_sha256="b" * 64)
     with RunStore.open(tmp_path) as store:
         assert list(store.records_json(Annotator)) == [stored]
-        with store.run("annotate add") as now:
+        with store.invocation("annotate add") as now:
             store.add([reviewer], now)
         assert list(store.records(Annotator)) == [ana, reviewer]
         assert "benchmark" not in list(store.records_json(Annotator))[1]
 
 
 def test_add_is_idempotent_and_conflicts_are_explicit(tmp_path: Path) -> None:
-    with RunStore.open(tmp_path) as store, store.run("test") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("test") as run:
         first = make_dialogue("hello")
         assert store.add([first], run).added == 1
         assert store.add([first], run).unchanged == 1
@@ -203,7 +211,7 @@ def test_add_is_idempotent_and_conflicts_are_explicit(tmp_path: Path) -> None:
 
 
 def test_a_failed_batch_writes_nothing(tmp_path: Path) -> None:
-    with RunStore.open(tmp_path) as store, store.run("test") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("test") as run:
         original = make_dialogue("one")
         store.add([original], run)
         conflicting = original.model_copy(update={"source": "other"})
@@ -213,7 +221,7 @@ def test_a_failed_batch_writes_nothing(tmp_path: Path) -> None:
 
 
 def test_records_filter_on_indexed_columns_only(tmp_path: Path) -> None:
-    with RunStore.open(tmp_path) as store, store.run("test") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("test") as run:
         store.add([make_dialogue("a", "en"), make_dialogue("b", "de")], run)
         assert [d.language for d in store.records(Dialogue, language="de")] == ["de"]
         with pytest.raises(StoreError, match="cannot filter"):
@@ -222,11 +230,11 @@ def test_records_filter_on_indexed_columns_only(tmp_path: Path) -> None:
 
 def test_runs_record_their_outcome(tmp_path: Path) -> None:
     with RunStore.open(tmp_path) as store:
-        with store.run("ok-command", {"k": 1}):
+        with store.invocation("ok-command", {"k": 1}):
             pass
-        with pytest.raises(RuntimeError), store.run("bad-command"):
+        with pytest.raises(RuntimeError), store.invocation("bad-command"):
             raise RuntimeError("boom")
-        runs = {r.command: r for r in store.runs()}
+        runs = {r.command: r for r in store.invocations()}
     assert runs["ok-command"].status == "finished"
     assert runs["ok-command"].config_hash
     assert runs["ok-command"].finished_at is not None
@@ -244,7 +252,7 @@ def test_judgments_and_annotations_round_trip(tmp_path: Path) -> None:
         raw_output="{...}",
     )
     annotation = Annotation(annotator_id="ann-1", target=target, labels={"overall": 5})
-    with RunStore.open(tmp_path) as store, store.run("test") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("test") as run:
         store.add([judgment, annotation], run)
         assert list(store.records(Judgment, protocol="issues")) == [judgment]
         assert list(store.records(Annotation, annotator_id="ann-1")) == [annotation]
@@ -258,7 +266,7 @@ def test_a_killed_run_reads_interrupted_when_the_store_is_next_opened(tmp_path: 
             "-c",
             "import os, signal, sys\n"
             "from dialbench.store import RunStore\n"
-            "RunStore.open(sys.argv[1]).start_run('simulate')\n"
+            "RunStore.open(sys.argv[1]).start_invocation('simulate')\n"
             "os.kill(os.getpid(), signal.SIGKILL)\n",
             str(tmp_path),
         ],
@@ -266,9 +274,9 @@ def test_a_killed_run_reads_interrupted_when_the_store_is_next_opened(tmp_path: 
     )
     assert started.returncode == -signal.SIGKILL
     with RunStore.open(tmp_path) as store:
-        alive = store.start_run("judge")  # this process is alive: its run stays running
+        alive = store.start_invocation("judge")  # this process is alive: its run stays running
     with RunStore.open(tmp_path) as store:
-        runs = {r.command: r for r in store.runs()}
+        runs = {r.command: r for r in store.invocations()}
     assert runs["simulate"].status == "interrupted"
     assert runs["simulate"].pid is not None
     assert runs["simulate"].host
@@ -278,18 +286,18 @@ def test_a_killed_run_reads_interrupted_when_the_store_is_next_opened(tmp_path: 
 
 
 def reject_after_storing(store: RunStore) -> None:
-    with store.run("half-done") as run:
+    with store.invocation("half-done") as run:
         store.add([make_dialogue("stored")], run)
         raise DialbenchError("failed after storing")
 
 
 def test_a_block_that_rejects_its_input_before_storing_leaves_no_run(tmp_path: Path) -> None:
     with RunStore.open(tmp_path) as store:
-        with pytest.raises(DialbenchError), store.run("rejected"):
+        with pytest.raises(DialbenchError), store.invocation("rejected"):
             raise DialbenchError("bad input")
         with pytest.raises(DialbenchError):
             reject_after_storing(store)
-        runs = {r.command: r.status for r in store.runs()}
+        runs = {r.command: r.status for r in store.invocations()}
     assert runs == {"half-done": "failed"}
 
 
@@ -309,7 +317,7 @@ def test_stored_rows_and_seed_units_are_pinned(tmp_path: Path) -> None:
         }
     )
     lone = make_dialogue("alone")
-    with RunStore.open(tmp_path) as store, store.run("test") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("test") as run:
         store.add([seeded, grown, lone], run)
         stored = list(store.records_json(Dialogue))
         units = store.seed_units()
@@ -342,9 +350,9 @@ def test_absorbing_a_shard_copies_its_runs_records_usage_and_calls_once(tmp_path
     and every cached call; absorbing again changes nothing."""
     call = CachedCall(key="k1", spec="local:m", kind="chat", request="{}", completion='"hi"')
     with RunStore.open(tmp_path / "shard") as shard:
-        with shard.run("seed") as seed:
+        with shard.invocation("seed") as seed:
             shard.add([make_dialogue("seeded before")], seed)
-        with shard.run("simulate") as work:
+        with shard.invocation("simulate") as work:
             shard.add([make_dialogue("one"), make_dialogue("two")], work)
             shard.save_usage(work.id, [UsageLine(role="chatbot", model="m", calls=2)])
         shard.add_cached_calls([call])

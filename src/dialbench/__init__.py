@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from dialbench.io.exporter import export_records
     from dialbench.io.importer import (
         ImportOptions,
-        ImportReport,
+        ImportResult,
         check_file,
         import_file,
         load_records,
@@ -26,18 +26,18 @@ if TYPE_CHECKING:
         Annotation,
         Dialogue,
         GenerationAttempt,
+        Invocation,
         JudgeConfiguration,
         Judgment,
         Participants,
         Provenance,
-        Run,
         SeedContext,
         Target,
         Turn,
         Usage,
     )
     from dialbench.store import RunStore
-    from dialbench.summary import StoreSummary, summarize
+    from dialbench.store_contents import StoreContents, count_contents
     from dialbench.version import __version__
 
 __all__ = [
@@ -46,26 +46,26 @@ __all__ = [
     "Dialogue",
     "GenerationAttempt",
     "ImportOptions",
-    "ImportReport",
+    "ImportResult",
     "InputError",
     "InputErrors",
+    "Invocation",
     "JudgeConfiguration",
     "Judgment",
     "Participants",
     "Provenance",
-    "Run",
     "RunStore",
     "SeedContext",
-    "StoreSummary",
+    "StoreContents",
     "Target",
     "Turn",
     "Usage",
     "__version__",
     "check_file",
+    "count_contents",
     "export_records",
     "import_file",
     "load_records",
-    "summarize",
 ]
 
 __getattr__ = lazy_exports(
@@ -74,14 +74,14 @@ __getattr__ = lazy_exports(
         ".errors": ["DialbenchError", "InputError", "InputErrors"],
         ".io.exporter": ["export_records"],
         ".io.importer": [
-            "ImportOptions", "ImportReport", "check_file", "import_file", "load_records",
+            "ImportOptions", "ImportResult", "check_file", "import_file", "load_records",
         ],
         ".schema": [
             "Annotation", "Dialogue", "GenerationAttempt", "JudgeConfiguration", "Judgment",
-            "Participants", "Provenance", "Run", "SeedContext", "Target", "Turn", "Usage",
+            "Participants", "Provenance", "Invocation", "SeedContext", "Target", "Turn", "Usage",
         ],
         ".store": ["RunStore"],
-        ".summary": ["StoreSummary", "summarize"],
+        ".summary": ["StoreContents", "count_contents"],
         ".version": ["__version__"],
     },
 )  # fmt: skip

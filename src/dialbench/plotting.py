@@ -18,11 +18,11 @@ LABEL_WIDTH = 28
 _BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-def save_png(figure: Figure, path: Path) -> Path:
+def save_png(canvas: Figure, path: Path) -> Path:
     """Lay out, write and close (pyplot keeps every open figure alive otherwise)."""
-    figure.tight_layout()
-    figure.savefig(path, dpi=DPI)
-    plt.close(figure)
+    canvas.tight_layout()
+    canvas.savefig(path, dpi=DPI)
+    plt.close(canvas)
     return path
 
 

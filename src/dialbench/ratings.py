@@ -20,7 +20,7 @@ from pydantic import JsonValue
 from dialbench.errors import DialbenchError
 from dialbench.schema import Annotation, JudgeConfiguration, Judgment, Record, Target
 from dialbench.store import RunStore
-from dialbench.summary import HUMAN
+from dialbench.store_contents import HUMAN
 
 UNKNOWN_LANGUAGE = "und"
 TEXT_KEYS = frozenset({"comment", "comments", "reason", "rationale", "explanation", "feedback"})

@@ -458,23 +458,23 @@ class StageRecord(StoredRecord):
     finished_at: datetime = Field(default_factory=utc_now)
 
 
-def new_run_id() -> str:
+def new_invocation_id() -> str:
     """Time-sortable and unique: `20261121T093900-3fa2c1`."""
     return f"{utc_now():%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"
 
 
 # interrupted: the process died (kill -9, power loss) with the run still `running`.
-RunStatus = Literal["running", "finished", "failed", "interrupted"]
+InvocationStatus = Literal["running", "finished", "failed", "interrupted"]
 
 
-class Run(Record):
+class Invocation(Record):
     """One invocation of a dialbench command against a run store."""
 
-    id: str = Field(default_factory=new_run_id)
+    id: str = Field(default_factory=new_invocation_id)
     command: str
     config: dict[str, JsonValue] = Field(default_factory=dict)
     config_hash: str = ""
-    status: RunStatus = "running"
+    status: InvocationStatus = "running"
     started_at: datetime = Field(default_factory=utc_now)
     finished_at: datetime | None = None
     dialbench_version: str = ""
@@ -489,7 +489,7 @@ class Run(Record):
     )
 
     @model_validator(mode="after")
-    def _hash_config(self) -> Run:
+    def _hash_config(self) -> Invocation:
         if not self.config_hash:
             self.config_hash = content_hash(self.config)
         return self

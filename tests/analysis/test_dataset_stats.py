@@ -95,7 +95,7 @@ def test_statistics_of_a_simulated_run(tmp_path: Path, cli: RunCli) -> None:
         ],
         "turn_cap",
     )
-    with RunStore.open(tmp_path) as store, store.run("test") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("test") as run:
         store.add([first, second], run)
     for run_id in ("r1", "r2"):
         with Runner(tmp_path, run_id=run_id, quiet=True) as runner:
@@ -170,7 +170,7 @@ def test_failed_turns_are_not_utterances_and_sources_can_be_chosen(tmp_path: Pat
     failed.turns[0].metadata["validation_failed"] = True
     excluded = dialogue("de", [("user", "How can I help you today?", ["accepted"])], "turn_cap")
     excluded = excluded.model_copy(update={"source": "medal-excluded"})
-    with RunStore.open(tmp_path) as store, store.run("test") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("test") as run:
         store.add(
             [
                 kept.model_copy(update={"source": "medal"}),
@@ -195,7 +195,7 @@ def test_failed_turns_are_not_utterances_and_sources_can_be_chosen(tmp_path: Pat
 
 
 def test_tool_turns_are_counted_apart_from_the_utterances(tmp_path: Path) -> None:
-    with RunStore.open(tmp_path) as store, store.run("test") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("test") as run:
         store.add([*TOOL_DIALOGUES, *(without_tools(d) for d in TOOL_DIALOGUES)], run)
         stats = {row.language: row for row in dataset_statistics(store).languages}
     assert stats["all"].turns_per_dialogue == 3  # utterances only

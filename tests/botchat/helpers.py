@@ -24,7 +24,7 @@ def seed_dialogue(index: int, utterances: int = 4, language: str = "en") -> Dial
 
 
 def seeded_run(path: Path, seeds: list[Dialogue]) -> Path:
-    with RunStore.open(path) as store, store.run("import") as run:
+    with RunStore.open(path) as store, store.invocation("import") as run:
         store.add(seeds, run)
     return path
 

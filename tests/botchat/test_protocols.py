@@ -32,7 +32,7 @@ from dialbench.judge.config import JudgeConfig
 from dialbench.judge.registry import get_protocol
 from dialbench.llm.base import Request
 from dialbench.report.config import ReportConfig
-from dialbench.report.writer import ReportOutput, report
+from dialbench.report.writer import ReportResult, report
 from dialbench.schema import Dialogue, Judgment
 from dialbench.store import RunStore
 from tests.botchat.helpers import seed_dialogue, seeded_run
@@ -62,7 +62,7 @@ def ratings(run: Path, rounds: int, resamples: int) -> Ratings:
     return arena_ratings(verdicts, dialogues, rounds=rounds, resamples=resamples)
 
 
-def report_csv(written: ReportOutput, name: str) -> pd.DataFrame:
+def report_csv(written: ReportResult, name: str) -> pd.DataFrame:
     return pd.read_csv(written.folder / "tables" / f"{name}.csv")
 
 

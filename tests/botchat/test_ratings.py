@@ -11,7 +11,7 @@ import pytest
 
 from dialbench.botchat.elo import (
     BradleyTerry,
-    Comparison,
+    Game,
     LengthControlled,
     Outcome,
     bootstrap_elo,
@@ -23,7 +23,7 @@ from dialbench.botchat.elo import (
 )
 from dialbench.errors import DialbenchError
 
-WIN, TIE, LOSS = Comparison("a", "b", "a"), Comparison("a", "b", "tie"), Comparison("a", "b", "b")
+WIN, TIE, LOSS = Game("a", "b", "a"), Game("a", "b", "tie"), Game("a", "b", "b")
 
 
 def test_vanilla_elo_matches_the_hand_computed_updates() -> None:
@@ -42,7 +42,7 @@ def test_vanilla_elo_matches_the_hand_computed_updates() -> None:
 def test_the_bootstrap_runs_each_round_on_its_own_order_of_the_input() -> None:
     """FastChat's bootstrap once read a global table instead of its argument, so every round
     saw the same data: here each round must be ELO over that round's permutation."""
-    comparisons = [WIN, LOSS, TIE, WIN, Comparison("b", "c", "b"), Comparison("c", "a", "tie")]
+    comparisons = [WIN, LOSS, TIE, WIN, Game("b", "c", "b"), Game("c", "a", "tie")]
     models = ["a", "b", "c"]
     orders = permutations(len(comparisons), 50, seed=3)
     assert all(sorted(row) == list(range(len(comparisons))) for row in orders)
@@ -85,11 +85,11 @@ def test_a_dominant_model_ranks_first_with_an_interval_around_its_rating() -> No
     comparisons = []
     for seed in range(12):
         comparisons += [
-            Comparison("top", "mid", "a", f"s{seed}"),
-            Comparison("mid", "top", "b", f"s{seed}"),
-            Comparison("top", "low", "a", f"s{seed}"),
-            Comparison("mid", "low", "a" if seed % 3 else "tie", f"s{seed}"),
-            Comparison("low", "mid", "b" if seed % 4 else "a", f"s{seed}"),
+            Game("top", "mid", "a", f"s{seed}"),
+            Game("mid", "top", "b", f"s{seed}"),
+            Game("top", "low", "a", f"s{seed}"),
+            Game("mid", "low", "a" if seed % 3 else "tie", f"s{seed}"),
+            Game("low", "mid", "b" if seed % 4 else "a", f"s{seed}"),
         ]
     models = ["low", "mid", "top"]
     fit = bradley_terry(comparisons, models, resamples=200, seed=1)
@@ -109,7 +109,7 @@ def test_a_model_that_never_plays_or_never_meets_the_others_is_an_error() -> Non
         bradley_terry([WIN], ["a", "b", "c"])
     with pytest.raises(DialbenchError, match=r"c never played a comparison"):
         bootstrap_elo([WIN], ["a", "b", "c"], rounds=5)
-    apart = [WIN, Comparison("c", "d", "a")]
+    apart = [WIN, Game("c", "d", "a")]
     with pytest.raises(DialbenchError, match=r"c, d never met a"):
         bradley_terry(apart, ["a", "b", "c", "d"])
 
@@ -121,7 +121,7 @@ def test_a_length_covariate_explains_wins_that_only_follow_length() -> None:
     comparisons, difference = [], []
     for seed in range(20):
         shorter_a = seed % 2 == 0
-        comparisons.append(Comparison("a", "b", "a" if shorter_a else "b", f"s{seed}"))
+        comparisons.append(Game("a", "b", "a" if shorter_a else "b", f"s{seed}"))
         difference.append(-1.0 if shorter_a else 1.0)
     fit = length_controlled(comparisons, difference, ["a", "b"], resamples=50)
     assert fit.beta < -5  # separable: only the tiny ridge keeps it finite
@@ -133,7 +133,7 @@ def test_a_length_covariate_explains_wins_that_only_follow_length() -> None:
     assert same.rating[0] == pytest.approx(1095.4243, abs=1e-2)
 
 
-def seeded_comparisons() -> list[Comparison]:
+def seeded_comparisons() -> list[Game]:
     """36 comparisons on 9 ChatSEEDs; c plays on two of them only, so some draws leave it out."""
     rng = random.Random(7)
     strength = {"a": 2.0, "b": 1.0, "c": 0.0}
@@ -144,7 +144,7 @@ def seeded_comparisons() -> list[Comparison]:
             u = rng.random()
             beats = 0.15 + 0.85 / (1 + 2.718 ** (strength[y] - strength[x]))
             outcome: Outcome = "tie" if u < 0.15 else "a" if u < beats else "b"
-            comparisons.append(Comparison(x, y, outcome, f"s{seed}"))
+            comparisons.append(Game(x, y, outcome, f"s{seed}"))
     return comparisons
 
 

@@ -53,5 +53,5 @@ def judgments(
 
 
 def add_judgments(run: Path, found: list[Judgment]) -> None:
-    with RunStore.open(run) as store, store.run("judge") as record:
+    with RunStore.open(run) as store, store.invocation("judge") as record:
         store.add(found, record)

@@ -59,6 +59,6 @@ def synthetic_run(
                     parse_status="ok",
                 )
             )
-    with RunStore.open(path) as store, store.run("import") as run:
+    with RunStore.open(path) as store, store.invocation("import") as run:
         store.add(records, run)
     return path

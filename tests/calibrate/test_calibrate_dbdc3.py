@@ -163,7 +163,7 @@ def test_a_saved_calibration_applies_to_a_new_run_without_labels(
     german = Dialogue(
         language="de", turns=[Turn(role="user", text="Hallo"), Turn(role="assistant", text="Hi")]
     )
-    with RunStore.open(new) as store, store.run("import") as record:
+    with RunStore.open(new) as store, store.invocation("import") as record:
         store.add([german], record)
     extra = Judgment(
         protocol="submetrics", judge_model=JUDGE, configuration=CONFIGURATION,

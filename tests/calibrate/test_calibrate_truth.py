@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from dialbench.calibrate.api import calibrate
-from dialbench.calibrate.config import AgreementRow, CalibrateConfig, IsotonicMap
+from dialbench.calibrate.config import CalibrateConfig, CalibratedAgreementRow, IsotonicMap
 from dialbench.calibrate.judgments import calibrated_configuration
 from dialbench.ratings import JudgeNames
 from dialbench.schema import JudgeConfiguration, Judgment, Target
@@ -17,7 +17,7 @@ from dialbench.store import RunStore
 from tests.calibrate.synthetic import CONFIGURATION, JUDGE, synthetic_run
 
 
-def _overall(run: Path) -> AgreementRow:
+def _overall(run: Path) -> CalibratedAgreementRow:
     done = calibrate(CalibrateConfig(protocol="submetrics", bootstrap_resamples=300), run)
     [row] = [r for r in done.calibration.agreement if r.language == "en"]
     assert (row.figure, row.n_dialogues, row.n_items) == ("pearson", 40, 240)

@@ -82,7 +82,7 @@ def make_store(path: Path, top_overall: int = 5) -> Path:
         unscored, unjudged = dialogue(language, 0, " again"), dialogue(language, 1, " unjudged")
         dialogues += [unscored, unjudged]
         judgments.append(judged(unscored, None))
-    with RunStore.open(path) as store, store.run("test") as run:
+    with RunStore.open(path) as store, store.invocation("test") as run:
         store.add(dialogues, run)
         store.add(judgments, run)
     return path
@@ -91,7 +91,7 @@ def make_store(path: Path, top_overall: int = 5) -> Path:
 def add_judge_with_two_configurations(path: Path, judge: str = "judge-b") -> list[str]:
     """`judge` judges the English dialogues under two configurations; returns their names."""
     configurations = [JudgeConfiguration(options={"other": flag}) for flag in (False, True)]
-    with RunStore.open(path) as store, store.run("test") as run:
+    with RunStore.open(path) as store, store.invocation("test") as run:
         english = list(store.records(Dialogue, language="en"))
         store.add(
             [

@@ -25,7 +25,7 @@ def test_sample_0_labels_and_an_unscored_sample_0_leaves_the_dialogue_out(tmp_pa
             result=result,  # type: ignore[arg-type]
         )
 
-    with RunStore.open(tmp_path) as store, store.run("test") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("test") as run:
         store.add([labelled, unlabelled, turn_judged], run)
         store.add(
             [

@@ -104,7 +104,7 @@ def test_the_same_name_with_other_settings_is_refused_and_leaves_no_run(
 ) -> None:
     cli("curate", run, "--name", "b1", "--per-language", "10")
     with RunStore.open(run) as store:
-        runs = len(store.runs())
+        runs = len(store.invocations())
     refused = cli("curate", run, "--name", "b1", "--per-language", "12", ok=False)
     assert refused.returncode == 1
     assert refused.stderr.strip() == (
@@ -112,7 +112,7 @@ def test_the_same_name_with_other_settings_is_refused_and_leaves_no_run(
         "choose another --name"
     )
     with RunStore.open(run) as store:
-        assert len(store.runs()) == runs
+        assert len(store.invocations()) == runs
     assert len(benchmarks(run)[0].items) == 60
 
 
@@ -165,7 +165,7 @@ def test_user_errors_are_one_line_and_exit_1(cli: RunCli, run: Path, tmp_path: P
 
 def test_a_run_without_issues_judgments_says_what_to_do(cli: RunCli, tmp_path: Path) -> None:
     run = tmp_path / "empty"
-    with RunStore.open(run) as store, store.run("test") as record:
+    with RunStore.open(run) as store, store.invocation("test") as record:
         store.add([Dialogue(language="en", turns=[{"role": "user", "text": "hi"}])], record)
     done = cli("curate", run, "--name", "x", ok=False)
     assert done.returncode == 1
@@ -179,7 +179,7 @@ def test_a_run_without_issues_judgments_says_what_to_do(cli: RunCli, tmp_path: P
 def test_a_judge_whose_every_verdict_is_unscored_gives_nothing_to_curate(tmp_path: Path) -> None:
     run = tmp_path / "run"
     made = dialogue("fr", 0)
-    with RunStore.open(run) as store, store.run("test") as record:
+    with RunStore.open(run) as store, store.invocation("test") as record:
         store.add([made], record)
         store.add([judged(made, None)], record)
     with pytest.raises(DialbenchError) as raised:
@@ -188,4 +188,4 @@ def test_a_judge_whose_every_verdict_is_unscored_gives_nothing_to_curate(tmp_pat
         f"no dialogue has a usable verdict of {JUDGE!r} to curate from (1 unscored)"
     )
     with RunStore.open(run) as store:
-        assert [r.command for r in store.runs()] == ["test"]
+        assert [r.command for r in store.invocations()] == ["test"]

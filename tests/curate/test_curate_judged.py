@@ -35,7 +35,7 @@ def answer(request: Request) -> Completion:
 
 def test_curate_from_judgments_the_judge_stage_made(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    with RunStore.open(run) as store, store.run("test") as record:
+    with RunStore.open(run) as store, store.invocation("test") as record:
         store.add([dialogue(lang, i) for lang in LANGUAGES for i in range(PER_LANGUAGE)], record)
     scripted = ScriptedModel("curation-judge", answer, structured_output="json_object")
     summary = judge(JudgeConfig(protocol="issues", judges=[scripted.config()]), run, quiet=True)

@@ -25,12 +25,12 @@ from dialbench.pipeline.execute import run_pipeline
 from dialbench.pipeline.executors import EXECUTORS, ExecutorOptions
 from dialbench.pipeline.graph import Node
 from dialbench.pipeline.registry import STAGES
-from dialbench.pipeline.stage import DIALOGUES, FILES, Stage, StageOutput
+from dialbench.pipeline.stage import DIALOGUES, FILES, Stage, StageResult
 from dialbench.registry import BUILT_IN, REGISTERED, Registry
 from dialbench.report.config import ReportConfig
 from dialbench.report.context import ReportContext
 from dialbench.report.protocols import PROTOCOL_SECTIONS
-from dialbench.report.section import Section, table
+from dialbench.report.section import Section, write_table
 from dialbench.report.writer import report
 from dialbench.schema import Dialogue, Judgment
 from dialbench.store import RunStore
@@ -62,10 +62,10 @@ class CountStage(Stage):
     def writes(self) -> frozenset[str]:
         return frozenset({FILES})
 
-    def execute(self, run_dir: Path) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageResult:
         with RunStore.open(run_dir, create=False) as store:
             count = sum(1 for _ in store.records(Dialogue, language=self.language))
-        return StageOutput(f"{count} dialogue(s) in {self.language}")
+        return StageResult(f"{count} dialogue(s) in {self.language}")
 
 
 class InlineExecutor:
@@ -76,7 +76,7 @@ class InlineExecutor:
     def __init__(self, options: ExecutorOptions) -> None:
         self.options = options
 
-    def run(self, node: Node, run_dir: Path) -> StageOutput:
+    def run(self, node: Node, run_dir: Path) -> StageResult:
         self.ran.append(node.name)
         return node.stage.execute(run_dir)
 
@@ -114,14 +114,14 @@ def winner_counts(frame: pd.DataFrame, context: ReportContext) -> list[Section]:
         Section(
             key="preference",
             title="Preferred chatbot",
-            tables=[table(context.folder, "preference", "Verdicts", counts)],
+            tables=[write_table(context.folder, "preference", "Verdicts", counts)],
         )
     ]
 
 
 def stored_pair(run: Path) -> Path:
     """A run holding two chatbots' dialogues from one seed: one pair to judge, in both orders."""
-    with RunStore.open(run) as store, store.run("test", {}) as record:
+    with RunStore.open(run) as store, store.invocation("test", {}) as record:
         store.add(
             [chat("picnic", "bot-a", "Bring a blanket."), chat("picnic", "bot-b", "No.")], record
         )

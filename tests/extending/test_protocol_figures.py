@@ -19,7 +19,7 @@ from dialbench.judge.registry import PROTOCOLS
 from dialbench.llm.base import Request
 from dialbench.registry import Registry
 from dialbench.report.config import ReportConfig
-from dialbench.report.writer import ReportOutput, report
+from dialbench.report.writer import ReportResult, report
 from dialbench.schema import Dialogue, Participants, SeedContext, Turn
 from dialbench.store import RunStore
 from tests.extending.politeness import PolitenessProtocol
@@ -58,13 +58,13 @@ def politeness_judge(request: Request) -> str:
 
 
 @pytest.fixture(scope="module")
-def judged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, ReportOutput]]:
+def judged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, ReportResult]]:
     """A run judged under the new protocol, and its report; the protocol registered for this
     module by its one line, as `register` does for one test."""
     PROTOCOLS.register("politeness", PolitenessProtocol)
     try:
         run = tmp_path_factory.mktemp("run")
-        with RunStore.open(run) as store, store.run("import") as imported:
+        with RunStore.open(run) as store, store.invocation("import") as imported:
             store.add(dialogues(), imported)
         model = ScriptedModel("politeness-judge", politeness_judge)
         config = JudgeConfig(protocol="politeness", judges=[model.config()])
@@ -74,12 +74,12 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Rep
         PROTOCOLS.unregister("politeness")
 
 
-def csv(written: ReportOutput, name: str) -> pd.DataFrame:
+def csv(written: ReportResult, name: str) -> pd.DataFrame:
     return pd.read_csv(written.folder / "tables" / f"{name}.csv")
 
 
 def test_the_declared_figures_have_their_section_with_intervals(
-    judged: tuple[Path, ReportOutput],
+    judged: tuple[Path, ReportResult],
 ) -> None:
     _, written = judged
     [section] = [s for s in written.sections if s.key == "politeness"]
@@ -100,7 +100,7 @@ def test_the_declared_figures_have_their_section_with_intervals(
     assert "2.75 [" in shown
 
 
-def test_the_chatbots_differ_on_the_declared_figures(judged: tuple[Path, ReportOutput]) -> None:
+def test_the_chatbots_differ_on_the_declared_figures(judged: tuple[Path, ReportResult]) -> None:
     _, written = judged
     differences = csv(written, "chatbot_differences")
     pooled = differences[
@@ -122,7 +122,7 @@ def invoke(*args: str | Path) -> str:
     return done.output
 
 
-def test_stats_and_compare_show_the_declared_figures(judged: tuple[Path, ReportOutput]) -> None:
+def test_stats_and_compare_show_the_declared_figures(judged: tuple[Path, ReportResult]) -> None:
     run, _ = judged
     figures = json.loads(invoke("stats", run, "--json"))["chatbot_figures"]
     kind = [f for f in figures if f["chatbot"] == "bot-kind" and f["language"] == "all"]
@@ -134,7 +134,7 @@ def test_stats_and_compare_show_the_declared_figures(judged: tuple[Path, ReportO
     assert all(row["holds"] for row in rows.values())
 
 
-def test_registering_the_protocol_was_the_only_line(judged: tuple[Path, ReportOutput]) -> None:
+def test_registering_the_protocol_was_the_only_line(judged: tuple[Path, ReportResult]) -> None:
     """No entry for it in the registries of custom figures or report sections."""
     from dialbench.figures.observations import OBSERVATIONS
     from dialbench.report.protocols import PROTOCOL_SECTIONS

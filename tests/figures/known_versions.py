@@ -58,7 +58,7 @@ def make_run(
                     result={"issues": issues, "comments": {}, "overall": 2 if flagged else 5},
                 )
             )
-    with RunStore.open(path) as store, store.run("test") as run:
+    with RunStore.open(path) as store, store.invocation("test") as run:
         store.add(dialogues, run)
         store.add(judgments, run)
     return path

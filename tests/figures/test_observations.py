@@ -84,7 +84,7 @@ def store(tmp_path: Path) -> Iterator[RunStore]:
         ),
     ]
     with RunStore.open(tmp_path / "run") as opened:
-        with opened.run("test") as run:
+        with opened.invocation("test") as run:
             opened.add([a, b, other_seed, HUMAN, chat], run)
             opened.add(records, run)
         yield opened

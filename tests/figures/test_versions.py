@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from dialbench.errors import DialbenchError
+from dialbench.figures.decision import assert_no_regression, check_versions
 from dialbench.figures.gate import GateConfig, GateScope
-from dialbench.figures.verdict import assert_no_regression, check_versions
 from dialbench.figures.versions import Comparison, DifferenceRow, compare_versions
 from tests.figures.known_versions import CHATBOT, SEEDS, make_run, repetitive_in_german
 

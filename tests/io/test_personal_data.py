@@ -168,7 +168,7 @@ def test_nothing_planted_remains_anywhere_in_a_redacted_dialogue(tmp_path: Path)
         "call_7",
     )
 
-    with RunStore.open(tmp_path) as store, store.run("import") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("import") as run:
         store.add([redacted], run)
     stored = b"".join(path.read_bytes() for path in tmp_path.iterdir() if path.is_file())
     assert redacted.id.encode() in stored

@@ -27,7 +27,7 @@ from tests.scripted_models import ScriptedModel
 
 @pytest.fixture
 def run_dir(tmp_path: Path) -> Path:
-    with RunStore.open(tmp_path / "run") as store, store.run("import") as run:
+    with RunStore.open(tmp_path / "run") as store, store.invocation("import") as run:
         store.add([dialogue("well-formed", "en", turns=4)], run)
     return tmp_path / "run"
 

@@ -26,7 +26,7 @@ from dialbench.judge.few_shot import (
     human_examples,
     nearest,
 )
-from dialbench.judge.judging import JudgeRunSummary, judge_configuration
+from dialbench.judge.judging import JudgeResult, judge_configuration
 from dialbench.judge.protocol import JudgeProtocol
 from dialbench.judge.protocols.issues import IssuesProtocol
 from dialbench.judge.protocols.submetrics import SubmetricsProtocol
@@ -39,7 +39,7 @@ from dialbench.pipeline.stage import ANNOTATIONS, text_tokens
 from dialbench.pipeline.stages.judge import JudgeStage
 from dialbench.schema import Annotation, Dialogue, JudgeConfiguration, Judgment, Target
 from dialbench.store import RunStore
-from dialbench.web.review import ReviewIn, review_annotations, verdicts_of
+from dialbench.web.review import ReviewIn, judged_dimensions, review_annotations
 from tests.scripted_models import ScriptedModel
 
 
@@ -225,7 +225,7 @@ def score_judge(name: str) -> ScriptedModel:
 def run_dir(tmp_path: Path) -> Path:
     """English, Japanese and German dialogues, with the reviews of `pool`."""
     run = tmp_path / "run"
-    with RunStore.open(run) as store, store.run("import") as record:
+    with RunStore.open(run) as store, store.invocation("import") as record:
         store.add([*EN, *JA, *DE], record)
         store.add(
             [labelled(d, 3, sensibleness=s) for d in [*EN, *JA] if (s := SCORES.get(d.id))], record
@@ -238,7 +238,7 @@ def judge_sensibleness(
     model: ScriptedModel,
     examples: list[HumanExample] | None = None,
     **fields: Any,
-) -> JudgeRunSummary:
+) -> JudgeResult:
     """The last chatbot turn's sensibleness, under these options and config fields."""
     options = {"dimensions": "sensibleness", "turns": "last"} | fields.pop("options", {})
     config = JudgeConfig(protocol="submetrics", options=options, judges=[model.config()], **fields)
@@ -272,7 +272,7 @@ def test_the_example_dialogues_are_not_judged_under_them(run_dir: Path) -> None:
 
 def test_the_examples_from_another_run_or_given(run_dir: Path, tmp_path: Path) -> None:
     other = tmp_path / "other"
-    with RunStore.open(other) as store, store.run("import") as record:
+    with RunStore.open(other) as store, store.invocation("import") as record:
         store.add([*EN, *JA], record)
         store.add([labelled(EN[3], 3, sensibleness=4)], record)
     summary = judge_sensibleness(
@@ -351,9 +351,9 @@ def test_a_review_in_the_web_app_makes_a_few_shot_stage_stale(
             for j in store.records(Judgment, dialogue_id=DE[0].id)
             if j.judge_model.endswith("zero")
         ]
-    verdicts = verdicts_of(german.result, [])
+    verdicts = judged_dimensions(german.result, [])
     sent = ReviewIn(reviews={german.id: {"sensibleness": 1}}, done=True)
-    with RunStore.open(run_dir) as store, store.run("serve") as record:
+    with RunStore.open(run_dir) as store, store.invocation("serve") as record:
         store.add(review_annotations(sent, "reviewer", {german.id: (german, verdicts)}), record)
 
     plan = plan_pipeline(config, run_dir)

@@ -31,7 +31,7 @@ DIALOGUES = [dialogue("well-formed", language) for language in ("en", "zh", "de"
 
 @pytest.fixture
 def run_dir(tmp_path: Path) -> Path:
-    with RunStore.open(tmp_path / "run") as store, store.run("import") as run:
+    with RunStore.open(tmp_path / "run") as store, store.invocation("import") as run:
         store.add(DIALOGUES, run)
     return tmp_path / "run"
 

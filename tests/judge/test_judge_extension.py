@@ -36,7 +36,7 @@ def test_a_pairwise_protocol_judges_both_orders_of_each_pair(
         chat("picnic", "bot-c", "Bring a blanket."),  # the same turns as bot-a's: not compared
         chat("exam", "bot-a", "Sleep well."),  # no other chatbot met this seed
     ]
-    with RunStore.open(tmp_path) as store, store.run("import") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("import") as run:
         store.add(dialogues, run)
 
     first_shown = json.dumps({"winner": "first"})
@@ -119,11 +119,11 @@ def test_options_on_the_command_line_and_no_usable_judgment_exits_non_zero(
 def test_the_limit_counts_only_dialogues_the_protocol_judges(tmp_path: Path) -> None:
     only_users = [dialogue(f"q{i}", turns=1) for i in range(3)]
     answered = [dialogue(f"a{i}", turns=2) for i in range(3)]
-    with RunStore.open(tmp_path) as store, store.run("import") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("import") as run:
         store.add([*only_users, *answered], run)
         chosen = select_dialogues(store, limit=2, protocol=get_protocol("submetrics"))
         assert [d.turns[0].text for d in chosen] == ["a0 (0)", "a1 (0)"]
-    with RunStore.open(tmp_path / "users") as store, store.run("import") as run:
+    with RunStore.open(tmp_path / "users") as store, store.invocation("import") as run:
         store.add(only_users, run)
         with pytest.raises(
             DialbenchError, match=r"finds nothing to judge .*it judges chatbot turns"

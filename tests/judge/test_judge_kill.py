@@ -45,7 +45,7 @@ def done_questions(run: Path) -> set[int]:
 
 def test_a_killed_judge_run_resumes(server: Loopback, tmp_path: Path) -> None:
     run = tmp_path / "run"
-    with RunStore.open(run) as store, store.run("import") as record:
+    with RunStore.open(run) as store, store.invocation("import") as record:
         store.add(DIALOGUES, record)
     command = [
         str(DIALBENCH),

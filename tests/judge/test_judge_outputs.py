@@ -11,7 +11,7 @@ from pydantic import JsonValue
 from scripted import ISSUES_SCRIPT, dialogue, scripted_judge
 
 from dialbench.errors import DialbenchError
-from dialbench.judge.judging import JudgeRunSummary, judge_dialogues, select_dialogues
+from dialbench.judge.judging import JudgeResult, judge_dialogues, select_dialogues
 from dialbench.judge.registry import get_protocol
 from dialbench.judge.settings import JudgeSettings
 from dialbench.llm.runner import Runner
@@ -29,13 +29,13 @@ def judge(
     protocol: str = "issues",
     settings: JudgeSettings | None = None,
     options: dict[str, JsonValue] | None = None,
-) -> tuple[JudgeRunSummary, dict[str, Judgment]]:
+) -> tuple[JudgeResult, dict[str, Judgment]]:
     """Judge the dialogues (stored first) and return the summary and judgments by marker."""
     with RunStore.open(run_dir) as store, Runner(run_dir, quiet=True) as runner:
-        with store.run("import") as run:
+        with store.invocation("import") as run:
             store.add(dialogues, run)
         models = [api.model(runner, "judge") for api in apis]
-        with store.run("judge") as run:
+        with store.invocation("judge") as run:
             chosen = get_protocol(protocol, settings, options)
             job = judge_dialogues(store, runner, chosen, models, dialogues, run)
             summary = runner.run_sync(job)
@@ -210,7 +210,7 @@ def test_an_unknown_protocol_is_a_clear_error() -> None:
 
 def test_selection_by_language_takes_at_most_the_limit_of_each(tmp_path: Path) -> None:
     made = [dialogue(f"d{i}", language) for language in ("en", "zh", "de") for i in range(3)]
-    with RunStore.open(tmp_path) as store, store.run("import") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("import") as run:
         store.add(made, run)
         chosen = select_dialogues(store, languages=["ZH", "de"], limit=2)
         everything = select_dialogues(store, limit=1)

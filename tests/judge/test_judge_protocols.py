@@ -98,7 +98,7 @@ def test_results_are_read_by_the_meta_evaluation_as_dimensions(tmp_path: Path) -
             result={"issues": issues, "comments": {"unsafe": "turn 1"}, "overall": 2},
         )
     ]
-    with RunStore.open(tmp_path) as store, store.run("test") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("test") as run:
         store.add([d, *judgments], run)
         ratings, _ = from_store(store, "issues")
     dimensions = {r.dimension: r.value for r in ratings}

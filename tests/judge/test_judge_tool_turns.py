@@ -97,7 +97,7 @@ def test_the_tool_label_reaches_the_judge_only_when_opted_in_and_only_with_tool_
     tmp_path: Path,
 ) -> None:
     plain = plain_dialogue("no tools here", "de")
-    with RunStore.open(tmp_path) as store, store.run("import") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("import") as run:
         store.add([*TOOL_DIALOGUES, plain], run)
     model = issues_judge()
 

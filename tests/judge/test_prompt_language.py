@@ -231,7 +231,7 @@ def test_the_traditional_chinese_files_use_taiwans_words_where_opencc_does_not()
 
 @pytest.fixture
 def run_dir(tmp_path: Path) -> Path:
-    with RunStore.open(tmp_path / "run") as store, store.run("import") as run:
+    with RunStore.open(tmp_path / "run") as store, store.invocation("import") as run:
         store.add([dialogue("well-formed", language) for language in ("en", "ja", "ko")], run)
     return tmp_path / "run"
 

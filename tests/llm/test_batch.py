@@ -48,7 +48,7 @@ def make_run(run_dir: Path, extra: str = "") -> None:
         )
         for i, question in enumerate(QUESTIONS)
     ]
-    with RunStore.open(run_dir) as store, store.run("import") as run:
+    with RunStore.open(run_dir) as store, store.invocation("import") as run:
         store.add(dialogues, run)
 
 

@@ -15,8 +15,8 @@ import pytest
 
 from dialbench.llm.backends.local import LocalAPI
 from dialbench.llm.base import GenerationParams, Message, Request
-from dialbench.llm.model import Model
 from dialbench.llm.packaged import PACKAGED_MODELS, ensure_assembled
+from dialbench.llm.role_model import Model
 from dialbench.llm.runner import Runner
 from dialbench.llm.specs import ModelConfig
 

@@ -14,7 +14,7 @@ import pytest
 from dialbench.llm.cache import CallCache, StoreWriteFailed
 from dialbench.llm.collection import CALLS_THRESHOLD, calls_started, long_job
 from dialbench.llm.runner import MIN_WINDOW, CallFailed, Runner, StopRequested
-from dialbench.schema import Dialogue, Judgment, Run, Target, Turn
+from dialbench.schema import Dialogue, Invocation, Judgment, Target, Turn
 from dialbench.store import RunStore
 
 
@@ -67,7 +67,7 @@ def test_a_long_job_collects_nothing_while_it_builds_then_rarely() -> None:
 
 def test_records_the_writer_cannot_store_are_an_error_not_lost(tmp_path: Path) -> None:
     RunStore.open(tmp_path).close()
-    never_stored = Run(command="judge")
+    never_stored = Invocation(command="judge")
     judgment = Judgment(
         protocol="holistic",
         judge_model="m",
@@ -83,7 +83,7 @@ def test_records_the_writer_cannot_store_are_an_error_not_lost(tmp_path: Path) -
 
 def test_a_record_the_store_refuses_loses_nothing_written_with_it(tmp_path: Path) -> None:
     with RunStore.open(tmp_path) as store:
-        run = store.start_run("simulate")
+        run = store.start_invocation("simulate")
     good, other = (
         Dialogue(id=name, language="en", turns=[Turn(role="user", text="hi")])
         for name in ("good", "other")

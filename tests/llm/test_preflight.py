@@ -107,7 +107,9 @@ def test_judge_against_an_unreachable_server_stops_at_once(
     with pytest.raises(ModelsUnavailable, match="cannot connect"):
         judge(config, tmp_path)
     with RunStore.open(tmp_path) as store:
-        assert [run.command for run in store.runs()] == ["import"]  # the judge started nothing
+        assert [run.command for run in store.invocations()] == [
+            "import"
+        ]  # the judge started nothing
 
 
 def pipeline_file(tmp_path: Path) -> Path:

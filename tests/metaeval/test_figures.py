@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dialbench.metaeval.config import MetaEvalOptions, ScaleSpec
-from dialbench.metaeval.evaluate import MetaEvalReport, meta_evaluate
+from dialbench.metaeval.evaluate import MetaEvalTables, meta_evaluate
 from dialbench.ratings import Rating, flatten
 from dialbench.schema import Judgment, Target
 
@@ -34,7 +34,7 @@ def ratings(
     ]
 
 
-def evaluate(rows: list[Rating], **options: object) -> MetaEvalReport:
+def evaluate(rows: list[Rating], **options: object) -> MetaEvalTables:
     return meta_evaluate(rows, options=MetaEvalOptions(bootstrap_resamples=200, **options))  # type: ignore[arg-type]
 
 

@@ -20,7 +20,7 @@ from dialbench.metaeval import weighted
 from dialbench.metaeval.api import metaeval
 from dialbench.metaeval.config import DetectSpec, MetaevalConfig, MetaEvalOptions
 from dialbench.metaeval.detection import confusion_scores, resampled_f1
-from dialbench.metaeval.evaluate import MetaEvalReport, meta_evaluate
+from dialbench.metaeval.evaluate import MetaEvalTables, meta_evaluate
 from dialbench.metaeval.inference import observed_and_resampled
 from dialbench.metaeval.panels import build_panels, ratings_frame
 from dialbench.metaeval.references import HUMAN_CEILING, ceiling_panels
@@ -63,7 +63,7 @@ def dbdc_like(
     return rows
 
 
-def evaluate(rows: list[Rating], resamples: int = 200) -> MetaEvalReport:
+def evaluate(rows: list[Rating], resamples: int = 200) -> MetaEvalTables:
     options = MetaEvalOptions(
         scales=ORDER,  # type: ignore[arg-type]
         detect=DETECT,
@@ -157,7 +157,7 @@ def test_turns_of_one_dialogue_are_not_independent_evidence() -> None:
                                       dimension="overall", value=value, language="en"))  # fmt: skip
         return out
 
-    def figures(report: MetaEvalReport) -> list[float]:
+    def figures(report: MetaEvalTables) -> list[float]:
         return [
             figure
             for c in report.correlation
@@ -258,7 +258,7 @@ def test_a_run_resamples_self_chats_by_their_chatseed(tmp_path: Path) -> None:
         )
         for k in range(6)
     ]
-    with RunStore.open(tmp_path / "run") as store, store.run("import") as run:
+    with RunStore.open(tmp_path / "run") as store, store.invocation("import") as run:
         store.add([*seeds, *chats], run)
         store.add(
             [
@@ -400,7 +400,7 @@ def test_a_run_whose_judge_rated_a_subset_gets_the_ceiling_on_that_subset(
         name, index = item.split("#")
         return ids[name], 2 * int(index) + 1
 
-    with RunStore.open(tmp_path / "run") as store, store.run("import") as run:
+    with RunStore.open(tmp_path / "run") as store, store.invocation("import") as run:
         store.add(list(dialogues.values()), run)
         store.add(
             [

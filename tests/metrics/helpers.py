@@ -30,7 +30,7 @@ def fake_encoder() -> Encoder:
 
 def annotated_run(folder: Path) -> Path:
     """20 dialogues per language; a chatbot turn that says "sorry" is labelled a breakdown."""
-    with RunStore.open(folder) as store, store.run("test") as run:
+    with RunStore.open(folder) as store, store.invocation("test") as run:
         dialogues, annotations = [], []
         for language in ("en", "de"):
             for n in range(20):

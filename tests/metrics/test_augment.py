@@ -11,12 +11,12 @@ import pytest
 
 from dialbench.llm.runner import Runner
 from dialbench.metrics.config import AugmentConfig, DataConfig, MetricTrainConfig, TargetConfig
-from dialbench.metrics.model import load_model
 from dialbench.metrics.qe import ESTIMATORS
 from dialbench.metrics.qe.embedding import embedding_similarity
 from dialbench.metrics.qe.estimator import QEResources, keep_top
 from dialbench.metrics.qe.llm import LLMQualityEstimator
 from dialbench.metrics.qe.round_trip_chrf import round_trip_chrf
+from dialbench.metrics.saved_metric import load_model
 from dialbench.metrics.train import train_metric
 from dialbench.metrics.translate import ModelTranslator, TranslationRequest
 from dialbench.schema import Dialogue, Turn
@@ -139,7 +139,7 @@ def test_every_language_streams_at_the_translators_own_concurrency(tmp_path: Pat
     """3 English dialogues of 2 turns give 6 texts; 3 languages, 18 calls each way. At 12 calls
     in flight the limit binds, and only calls of different languages can fill it."""
     run = tmp_path / "run"
-    with RunStore.open(run) as store, store.run("test") as record:
+    with RunStore.open(run) as store, store.invocation("test") as record:
         store.add(
             [
                 Dialogue(

@@ -29,7 +29,7 @@ def test_splice_and_sentiment_templates() -> None:
 
 def test_labels_from_annotations_or_a_judge(tmp_path: Path) -> None:
     data = graded_dialogues()[:3]
-    with RunStore.open(tmp_path) as store, store.run("test") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("test") as run:
         store.add([d for d, _, _ in data], run)
         target = Target(dialogue_id=data[0][0].id)
         store.add(

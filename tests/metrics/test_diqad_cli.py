@@ -12,7 +12,7 @@ from dialbench import import_file
 from dialbench.errors import DialbenchError
 from dialbench.io.importer import ImportOptions, load_records
 from dialbench.metrics.diqad.data import breakdown_grades
-from dialbench.metrics.diqad.model import load_classifier
+from dialbench.metrics.diqad.saved_classifier import load_classifier
 from dialbench.schema import Annotation, Dialogue, Judgment
 from dialbench.store import RunStore
 from tests.conftest import RunCli

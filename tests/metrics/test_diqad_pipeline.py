@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from dialbench.errors import DialbenchError
-from dialbench.metrics.diqad.model import load_classifier
+from dialbench.metrics.diqad.saved_classifier import load_classifier
 from dialbench.pipeline.config import load_pipeline
 from tests.conftest import RunCli
 from tests.metrics.helpers import graded_files

@@ -14,7 +14,7 @@ from dialbench import examples
 from dialbench.errors import DialbenchError, InputError
 from dialbench.metrics.config import MetricTrainConfig, TeacherConfig, load_config
 from dialbench.metrics.examples import teacher_labels
-from dialbench.metrics.model import load_model
+from dialbench.metrics.saved_metric import load_model
 from dialbench.metrics.score import score_run
 from dialbench.metrics.train import train_metric
 from dialbench.pipeline.config import load_pipeline
@@ -59,7 +59,7 @@ def verdict(
 
 
 def add(run: Path, judgments: list[Judgment]) -> None:
-    with RunStore.open(run) as store, store.run("judge") as record:
+    with RunStore.open(run) as store, store.invocation("judge") as record:
         store.add(judgments, record)
 
 
@@ -127,7 +127,7 @@ def test_a_distilled_metric_learns_the_teacher_and_scores_like_it(
     assert all(d.pearson is not None and d.pearson > 0.8 for d in info.dev), info.dev
 
     with RunStore.open(judged) as store:
-        with store.run("score") as run:
+        with store.invocation("score") as run:
             summary = score_run(load_model(tmp_path / "model"), store, run, encoder=fake_encoder())
         scored = list(store.records(Judgment, protocol="metric:sensibleness-distilled"))
         texts = {d.id: d for d in store.records(Dialogue)}

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from dialbench import examples
-from dialbench.metrics.model import load_model
+from dialbench.metrics.saved_metric import load_model
 from dialbench.pipeline.config import load_pipeline
 from dialbench.pipeline.execute import run_pipeline
 from dialbench.pipeline.graph import build_graph

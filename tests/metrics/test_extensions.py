@@ -29,7 +29,7 @@ from dialbench.metrics.config import (
     load_config,
 )
 from dialbench.metrics.diqad import DIQAD_CLASSIFIERS
-from dialbench.metrics.diqad.model import load_classifier, score_dialogues
+from dialbench.metrics.diqad.saved_classifier import load_classifier, score_dialogues
 from dialbench.metrics.encoders import ENCODERS, Encoder, EncoderSpec
 from dialbench.metrics.qe import ESTIMATORS
 from dialbench.metrics.qe.embedding import embedding_similarity
@@ -37,7 +37,7 @@ from dialbench.metrics.qe.estimator import QEResources
 from dialbench.metrics.qe.round_trip_chrf import round_trip_chrf
 from dialbench.metrics.train import train_metric
 from dialbench.metrics.translate import TranslationRequest, Translator
-from dialbench.schema import Judgment, Run
+from dialbench.schema import Invocation, Judgment
 from dialbench.store import RunStore
 from tests.conftest import Register
 from tests.metrics.helpers import (
@@ -165,6 +165,6 @@ def test_a_new_diqad_classifier_trains_saves_and_judges(register: Register, tmp_
     assert info.heldout["accuracy"] is not None
     assert info.heldout["accuracy"] > 0.8
     graded = graded_dialogues()
-    judged = score_dialogues(info, model, [d for d, _, _ in graded], Run(command="test"))
+    judged = score_dialogues(info, model, [d for d, _, _ in graded], Invocation(command="test"))
     correct = [j.result == {"quality": q} for j, (_, q, _) in zip(judged, graded, strict=True)]
     assert sum(correct) > 0.8 * len(graded)

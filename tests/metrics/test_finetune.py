@@ -18,7 +18,7 @@ from dialbench.metrics.config import (
     MetricTrainConfig,
     TargetConfig,
 )
-from dialbench.metrics.model import load_model
+from dialbench.metrics.saved_metric import load_model
 from dialbench.metrics.score import score_run
 from dialbench.metrics.train import train_metric
 from dialbench.schema import Judgment
@@ -85,7 +85,7 @@ def test_fine_tune_save_load_score(tmp_path: Path) -> None:
     assert "hf/head.safetensors" in info.heads
     assert {d.language for d in info.dev} == {"en", "de"}
     model = load_model(tmp_path / "model")
-    with RunStore.open(run) as store, store.run("score") as record:
+    with RunStore.open(run) as store, store.invocation("score") as record:
         summary = score_run(model, store, record, heldout_only=True)
         judgments = list(store.records(Judgment, protocol="metric:sens-ft"))
     assert summary.judgments == len(judgments) == 2 * len(info.heldout_dialogues)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from dialbench import examples
-from dialbench.metrics.model import load_model
+from dialbench.metrics.saved_metric import load_model
 from dialbench.schema import Dialogue, Judgment
 from dialbench.store import RunStore
 from tests.conftest import RunCli

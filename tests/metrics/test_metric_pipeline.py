@@ -8,10 +8,10 @@ from pathlib import Path
 import yaml
 
 from dialbench.metrics.api import MetricScoreResult
-from dialbench.metrics.model import load_model
+from dialbench.metrics.saved_metric import load_model
 from dialbench.pipeline.config import load_pipeline
 from dialbench.pipeline.execute import run_pipeline
-from dialbench.pipeline.stage import StageOutput
+from dialbench.pipeline.stage import StageResult
 from dialbench.schema import Judgment
 from dialbench.store import RunStore
 from tests.metrics.test_metric_cli import CONFIG
@@ -38,7 +38,7 @@ def test_train_score_and_metaeval_in_one_pipeline(tmp_path: Path, dbdc_slice: Pa
     path = tmp_path / "pipeline.yaml"
     path.write_text(yaml.safe_dump(pipeline), encoding="utf-8")
     config = load_pipeline(path)
-    outputs: dict[str, StageOutput | None] = {}
+    outputs: dict[str, StageResult | None] = {}
     report = run_pipeline(
         config, tmp_path / "run", listener=lambda r, out: outputs.__setitem__(r.name, out)
     )

@@ -20,7 +20,7 @@ TWINS = {d.id: without_tools(d) for d in TOOL_DIALOGUES}
 def test_the_packaged_metric_scores_chatbot_turns_as_if_no_tool_had_been_called(
     tmp_path: Path,
 ) -> None:
-    with RunStore.open(tmp_path) as store, store.run("import") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("import") as run:
         store.add([*TOOL_DIALOGUES, *TWINS.values()], run)
     result = score_metric(MetricScoreConfig(model="sensibleness"), tmp_path)
     assert (result.dialogues, result.judgments) == (4, 8)

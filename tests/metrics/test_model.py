@@ -13,7 +13,7 @@ from dialbench import examples
 from dialbench.errors import DialbenchError
 from dialbench.metrics.config import DataConfig, MetricTrainConfig, TargetConfig
 from dialbench.metrics.encoders import Encoder
-from dialbench.metrics.model import load_model
+from dialbench.metrics.saved_metric import load_model
 from dialbench.metrics.score import MANY_TURNS, encoder_processes, score_run
 from dialbench.metrics.train import train_metric
 from dialbench.schema import Judgment
@@ -50,7 +50,7 @@ def test_train_save_load_and_score(run_dir: Path, tmp_path: Path) -> None:
     assert other.version != info.version
 
     model = load_model(tmp_path / "m1")
-    with RunStore.open(run_dir) as store, store.run("score") as run:
+    with RunStore.open(run_dir) as store, store.invocation("score") as run:
         summary = score_run(model, store, run, encoder=fake_encoder(), heldout_only=True)
         judgments = list(store.records(Judgment, protocol="metric:sens"))
     assert summary.judgments == len(judgments) == 2 * len(info.heldout_dialogues)
@@ -92,7 +92,7 @@ def test_scoring_refuses_another_encoder(run_dir: Path, tmp_path: Path) -> None:
     other = Encoder("fake", "2", DIM, fake_encoder()._encode)
     with (
         RunStore.open(run_dir) as store,
-        store.run("score") as run,
+        store.invocation("score") as run,
         pytest.raises(DialbenchError, match="trained on encoder fake 1"),
     ):
         score_run(model, store, run, encoder=other)
@@ -133,7 +133,7 @@ def test_mlp_head_is_plain_arrays_that_predict_as_the_fitted_network(
     from sklearn.decomposition import PCA
     from sklearn.neural_network import MLPRegressor
 
-    from dialbench.metrics.model import MLPHead
+    from dialbench.metrics.saved_metric import MLPHead
     from dialbench.metrics.train import fit_mlp
 
     rng = np.random.default_rng(0)
@@ -151,13 +151,13 @@ def test_mlp_head_is_plain_arrays_that_predict_as_the_fitted_network(
     model = load_model(tmp_path / "mlp")
     assert isinstance(model.heads["all"], MLPHead)
     assert info.version != train_metric(_config(run_dir), tmp_path / "r", fake_encoder()).version
-    with RunStore.open(run_dir) as store, store.run("score") as run:
+    with RunStore.open(run_dir) as store, store.invocation("score") as run:
         summary = score_run(model, store, run, encoder=fake_encoder(), heldout_only=True)
     assert summary.judgments == 2 * len(info.heldout_dialogues)
 
 
 def test_blended_heads_predict_the_weighted_sum_of_theirs() -> None:
-    from dialbench.metrics.model import blend
+    from dialbench.metrics.saved_metric import blend
     from dialbench.metrics.train import fit_mlp
 
     rng = np.random.default_rng(1)

@@ -15,7 +15,6 @@ from dialbench.domains import DOMAINS, never_measured_line
 from dialbench.errors import DialbenchError, InputErrors
 from dialbench.metrics.api import MetricScoreResult
 from dialbench.metrics.encoders import load_encoder
-from dialbench.metrics.model import MetricModel, load_model
 from dialbench.metrics.packaged import (
     PACKAGED,
     CardFigure,
@@ -26,10 +25,11 @@ from dialbench.metrics.packaged import (
     shown_card,
     unmeasured_domains,
 )
+from dialbench.metrics.saved_metric import MetricModel, load_model
 from dialbench.metrics.score import check_encoder
 from dialbench.pipeline.config import load_pipeline
 from dialbench.pipeline.execute import run_pipeline
-from dialbench.pipeline.stage import StageOutput
+from dialbench.pipeline.stage import StageResult
 from dialbench.schema import Judgment
 from dialbench.store import RunStore
 from tests.conftest import RunCli
@@ -211,7 +211,7 @@ def test_the_pipeline_stage_takes_the_name(tmp_path: Path, dbdc_slice: Path) -> 
     }
     path = tmp_path / "pipeline.yaml"
     path.write_text(yaml.safe_dump(pipeline), encoding="utf-8")
-    outputs: dict[str, StageOutput | None] = {}
+    outputs: dict[str, StageResult | None] = {}
     report = run_pipeline(
         load_pipeline(path), tmp_path / "run", listener=lambda r, o: outputs.__setitem__(r.name, o)
     )

@@ -66,7 +66,7 @@ def test_a_stateful_bot_gets_one_session_per_dialogue_and_the_new_message_only(
     simulate(config(user_script(), http_bot(server, stateful=True)), tmp_path / "run", quiet=True)
     with RunStore.open(tmp_path / "run") as store:
         dialogues = list(store.records(Dialogue))
-        stored_run = store.runs()[0]
+        stored_run = store.invocations()[0]
     sessions = [d.metadata["chatbot_session"] for d in dialogues]
     assert len(set(sessions)) == 4
     for dialogue, session in zip(dialogues, sessions, strict=True):

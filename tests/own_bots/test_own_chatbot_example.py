@@ -93,7 +93,7 @@ def test_the_faq_bot_as_a_function_and_as_a_service(folder: Path, service: str) 
     dialbench(folder, "simulate", "simulate_http.yaml", "--run", "runs/faq", "--quiet")
     with RunStore.open(folder / "runs" / "faq", create=False) as store:
         dialogues = list(store.records(Dialogue))
-        configs = [str(run.config) for run in store.runs()]
+        configs = [str(run.config) for run in store.invocations()]
     bots = sorted({d.participants.assistant for d in dialogues})
     assert bots == ["http:faq-bot", "python:faq_bot:reply"]
     assert len(dialogues) == 4  # en and de, one context each, for each bot

@@ -12,7 +12,7 @@ import yaml
 
 from dialbench.llm.base import Request
 from dialbench.pipeline.config import load_pipeline
-from dialbench.pipeline.execute import PipelineReport, run_pipeline
+from dialbench.pipeline.execute import PipelineResult, run_pipeline
 from dialbench.pipeline.plan import plan_pipeline
 from dialbench.pipeline.stage import first_of
 from dialbench.schema import Benchmark, Dialogue, Judgment, StageRecord
@@ -69,7 +69,7 @@ def pipeline(**changes: object) -> dict[str, object]:
     return {"stages": stages}
 
 
-def run(tmp_path: Path, data: dict[str, object]) -> tuple[PipelineReport, dict[str, int]]:
+def run(tmp_path: Path, data: dict[str, object]) -> tuple[PipelineResult, dict[str, int]]:
     """Run the pipeline; the calls each scripted model received during the run."""
     path = tmp_path / "pipeline.yaml"
     path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
@@ -78,7 +78,7 @@ def run(tmp_path: Path, data: dict[str, object]) -> tuple[PipelineReport, dict[s
     return report, {m.spec: len(m.requests) - before[m.spec] for m in MODELS}
 
 
-def statuses(report: PipelineReport) -> dict[str, str]:
+def statuses(report: PipelineResult) -> dict[str, str]:
     return {stage.name: stage.status for stage in report.stages}
 
 

@@ -71,7 +71,7 @@ def pilot(run_dir: Path, flags: dict[str, np.ndarray]) -> None:
                 raw_output="{}",
             )
         )
-    with RunStore.open(run_dir) as store, store.run("pilot") as run:
+    with RunStore.open(run_dir) as store, store.invocation("pilot") as run:
         store.add(dialogues, run)
         store.add(judgments, run)
 

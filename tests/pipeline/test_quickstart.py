@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 import yaml
 
-from dialbench.metaeval.api import MetaevalOutput
+from dialbench.metaeval.api import MetaevalResult
 from dialbench.metaeval.references import HUMAN_CEILING
 from dialbench.pipeline.config import load_pipeline
 from dialbench.pipeline.execute import run_pipeline
-from dialbench.pipeline.stage import StageOutput
+from dialbench.pipeline.stage import StageResult
 from dialbench.schema import Dialogue, Judgment
 from dialbench.store import RunStore
 
@@ -48,7 +48,7 @@ def test_the_quickstart_runs_every_stage_for_real(tmp_path: Path) -> None:
     path = tmp_path / "quickstart.yaml"
     path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
     config = load_pipeline(path)
-    outputs: dict[str, StageOutput | None] = {}
+    outputs: dict[str, StageResult | None] = {}
     report = run_pipeline(
         config, tmp_path / "run", listener=lambda r, out: outputs.__setitem__(r.name, out)
     )
@@ -66,7 +66,7 @@ def test_the_quickstart_runs_every_stage_for_real(tmp_path: Path) -> None:
     assert outputs["curate"] is not None
     metaeval = outputs["metaeval"]
     assert metaeval is not None
-    assert isinstance(metaeval.result, MetaevalOutput)
+    assert isinstance(metaeval.result, MetaevalResult)
     rows = metaeval.result.report.correlation
     judge_rows = [r for r in rows if r.rater.startswith(SMALLEST_CHAT_MODEL)]
     assert {r.dimension for r in judge_rows} == {"breakdown"}

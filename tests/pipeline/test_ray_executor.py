@@ -21,9 +21,9 @@ import yaml
 
 from dialbench.errors import DialbenchError
 from dialbench.pipeline.config import load_pipeline
-from dialbench.pipeline.execute import PipelineReport, run_pipeline
+from dialbench.pipeline.execute import PipelineResult, run_pipeline
 from dialbench.pipeline.executors import ExecutorOptions, create_executor
-from dialbench.schema import Dialogue, Judgment, Run
+from dialbench.schema import Dialogue, Invocation, Judgment
 from dialbench.store import RunStore
 from tests.conftest import DIALBENCH
 from tests.llm.loopback_server import Loopback, answered_dialogues, start_loopback
@@ -58,7 +58,7 @@ def write_pipeline(folder: Path, stages: list[dict[str, Any]], dialogues: int) -
     return path
 
 
-def run(path: Path, run_dir: Path, executor: str = "local", **options: Any) -> PipelineReport:
+def run(path: Path, run_dir: Path, executor: str = "local", **options: Any) -> PipelineResult:
     runner = create_executor(executor, ExecutorOptions(**options))
     try:
         return run_pipeline(load_pipeline(path), run_dir, executor=runner)
@@ -78,7 +78,7 @@ def cached_keys(run_dir: Path) -> set[str]:
         return {key for (key,) in db.execute("SELECT key FROM llm_cache")}
 
 
-def statuses(report: PipelineReport) -> dict[str, str]:
+def statuses(report: PipelineResult) -> dict[str, str]:
     return {stage.name: stage.status for stage in report.stages}
 
 
@@ -128,7 +128,7 @@ def running_judge(run_dir: Path) -> tuple[Path, int] | None:
                 cached = db.execute("SELECT COUNT(*) FROM llm_cache").fetchone()[0]
         except sqlite3.OperationalError:  # still being created
             continue
-        runs = [Run.model_validate_json(record) for (record,) in rows]
+        runs = [Invocation.model_validate_json(record) for (record,) in rows]
         for shard_run in runs:
             if shard_run.command == "judge" and shard_run.status == "running" and cached >= 3:
                 assert shard_run.pid is not None
@@ -143,7 +143,7 @@ def test_a_worker_killed_mid_shard_is_retried_and_asks_no_answered_call_again(
     stages = [{"stage": "judge", "protocol": "holistic", "judges": [judge]}]
     path = write_pipeline(tmp_path, stages, dialogues=24)
     repeated = server.stats()["repeated"]
-    reports: list[PipelineReport] = []
+    reports: list[PipelineResult] = []
     job = threading.Thread(target=lambda: reports.append(run(path, tmp_path / "ray", "ray")))
     job.start()
     deadline = time.monotonic() + 60
@@ -164,7 +164,7 @@ def test_a_worker_killed_mid_shard_is_retried_and_asks_no_answered_call_again(
     assert statuses(reports[0]) == {"import": "ran", "judge": "ran"}, reports[0]
     assert server.stats()["repeated"] == repeated
     with RunStore.open(folder, create=False) as shard:
-        judge_runs = [r.status for r in shard.runs() if r.command == "judge"]
+        judge_runs = [r.status for r in shard.invocations() if r.command == "judge"]
     assert judge_runs == ["interrupted", "finished"]
     assert len([j for j in contents(tmp_path / "ray") if j.startswith("j")]) == 24
     run(path, tmp_path / "local")
@@ -220,7 +220,7 @@ def test_each_ray_worker_hosts_its_own_llama_cpp_engine(cluster: None, tmp_path:
     sharded = run(path, tmp_path / "ray", "ray", shards=2)
     assert statuses(sharded) == {"import": "ran", "judge": "ran"}, sharded
     with RunStore.open(tmp_path / "ray") as store:
-        hosts = {r.pid for r in store.runs() if r.command == "judge"}
+        hosts = {r.pid for r in store.invocations() if r.command == "judge"}
     assert len(hosts) == 2  # the shards ran side by side, a model loaded in each worker
     assert os.getpid() not in hosts
     run(path, tmp_path / "local")

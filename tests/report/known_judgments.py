@@ -102,7 +102,7 @@ def judgments(dialogues: list[Dialogue]) -> list[Judgment]:
 
 
 def make_store(path: Path, seeded: bool = False) -> Path:
-    with RunStore.open(path) as store, store.run("test") as run:
+    with RunStore.open(path) as store, store.invocation("test") as run:
         made = dialogues(seeded)
         store.add(made, run)
         store.add(judgments(made), run)

@@ -35,7 +35,7 @@ from dialbench.report.protocols.issues import (
 from dialbench.report.writer import write_report
 from dialbench.schema import Dialogue, Judgment, Participants, Turn
 from dialbench.store import RunStore
-from dialbench.summary import HUMAN
+from dialbench.store_contents import HUMAN
 from tests.judge.scripted import ISSUE_KEYS
 
 
@@ -153,7 +153,7 @@ def test_unscored_tokens_and_cost_per_judge(frame: pd.DataFrame) -> None:
 
 
 def test_a_run_with_dialogues_but_no_judgments_reports_the_dataset(tmp_path: Path) -> None:
-    with RunStore.open(tmp_path) as store, store.run("test") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("test") as run:
         store.add([Dialogue(language="fr", turns=[Turn(role="user", text="bonjour")])], run)
         written = write_report(store, tmp_path / "report")
     assert [s.key for s in written.sections] == ["dataset"]
@@ -168,7 +168,7 @@ def test_an_empty_run_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_dialogues_without_a_chatbot_model_are_human_or_unknown(tmp_path: Path) -> None:
     make_store(tmp_path)
-    with RunStore.open(tmp_path) as store, store.run("more") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("more") as run:
         human = Dialogue(
             language="es", turns=[Turn(role="user", text="hola"), Turn(role="assistant", text="?")]
         )
@@ -182,7 +182,7 @@ def test_names_cannot_inject_markup_or_formulas_into_report_md_or_csv(
 ) -> None:
     chatbot = "<script>alert(1)</script>\u202e" + "x" * 80
     judge = '=HYPERLINK("http://evil","click")'
-    with RunStore.open(tmp_path) as store, store.run("test") as run:
+    with RunStore.open(tmp_path) as store, store.invocation("test") as run:
         hostile = Dialogue(
             language="en",
             participants=Participants(user="sim", assistant=chatbot),
@@ -260,7 +260,7 @@ def test_a_report_of_a_packaged_metric_says_where_it_was_measured(
         for j in judgments(dialogues)
         if j.judge_model == "judge-x"
     ]
-    with RunStore.open(tmp_path / "run") as scored, scored.run("test") as run:
+    with RunStore.open(tmp_path / "run") as scored, scored.invocation("test") as run:
         scored.add(dialogues, run)
         scored.add([Judgment.model_validate(j.model_dump()) for j in made], run)
         written = write_report(scored, tmp_path / "report")

@@ -48,7 +48,7 @@ def test_credentials_in_a_spec_are_used_for_the_call_and_stored_nowhere(
     assert base64.b64decode(sent.removeprefix("Basic ")) == f"user:{SECRET}".encode()
     with RunStore.open(tmp_path / "run") as store:
         (dialogue,) = store.records(Dialogue)
-        runs = store.runs()
+        runs = store.invocations()
     assert dialogue.participants.assistant == f"openai-compat:http://127.0.0.1:{port}/v1#bot"
     assert runs[0].config["chatbots"]["models"][0]["spec"] == dialogue.participants.assistant
     judge = cli("judge", "run", "--judge", secret_spec, "--protocol", "issues", ok=False)

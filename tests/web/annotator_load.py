@@ -39,7 +39,7 @@ def make_load_run(path: Path, annotators: int, dialogues: int) -> LoadRun:
     ]
     items = [BenchmarkItem(dialogue_id=d.id, language=d.language, reason="load") for d in made]
     with RunStore.open(path) as store:
-        with store.run("load setup") as run:
+        with store.invocation("load setup") as run:
             store.add([*made, Benchmark(name="load", items=items)], run)
         tokens = {
             f"annotator{n:02d}": add_annotator(

@@ -68,7 +68,7 @@ def test_add_refuses_bad_input_in_one_line(
 
 
 def _label(web_run: WebRun) -> None:
-    with RunStore.open(web_run.path, create=False) as store, store.run("test") as run:
+    with RunStore.open(web_run.path, create=False) as store, store.invocation("test") as run:
         store.add(
             [
                 Annotation(
@@ -201,9 +201,9 @@ def test_an_exported_csv_with_formula_characters_comes_back_as_it_was(
     for run in (web_run.path, tmp_path / "elsewhere"):
         if run != web_run.path:
             make_web_run(run)
-        with RunStore.open(run, create=False) as store, store.run("test") as made:
+        with RunStore.open(run, create=False) as store, store.invocation("test") as made:
             store.add([odd], made)
-    with RunStore.open(web_run.path, create=False) as store, store.run("test") as made:
+    with RunStore.open(web_run.path, create=False) as store, store.invocation("test") as made:
         store.add(
             [Annotation(annotator_id="alice", target=Target(dialogue_id=odd.id), labels=labels)],
             made,

@@ -49,7 +49,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         Dialogue(id=d, language="en", turns=[Turn(role="user", text=f"hi from {d}")])
         for d in ODD_IDS
     ]
-    with RunStore.open(run.path) as store, store.run("test setup") as setup:
+    with RunStore.open(run.path) as store, store.invocation("test setup") as setup:
         store.add([huge, *odd], setup)
     tokens = {
         **run.tokens,

@@ -144,7 +144,7 @@ def test_a_tool_turn_shows_its_call_and_result_to_organiser_and_annotator_and_is
     shown = [*TOOL_DIALOGUES, long]
     items = [BenchmarkItem(dialogue_id=d.id, language=d.language, reason="t") for d in shown]
     with RunStore.open(web_run.path, create=False) as store:
-        with store.run("tools") as run:
+        with store.invocation("tools") as run:
             store.add([*shown, Benchmark(name="tools", items=items)], run)
         token = add_annotator(store, "dora", "tools", ["en", "zh"]).token
     organiser, annotator = client(ORGANISER_TOKEN), client(token)

@@ -51,7 +51,7 @@ def test_every_acknowledged_write_is_stored_even_when_the_server_is_killed(
     assert lost_writes(load, result) == []
     with RunStore.open(load.path, create=False) as store:
         assert store.integrity_problems() == []
-        serve_runs = [run for run in store.runs() if run.command == "serve"]
+        serve_runs = [run for run in store.invocations() if run.command == "serve"]
     assert [run.status for run in serve_runs] == ["interrupted"]
 
 

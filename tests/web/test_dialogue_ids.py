@@ -49,7 +49,7 @@ def benchmark_for(run: Path, name: str, annotator: str, dialogue_ids: Iterable[s
     """A benchmark of English dialogues and its one annotator; the annotator's token."""
     items = [BenchmarkItem(dialogue_id=d, language="en", reason="test") for d in dialogue_ids]
     with RunStore.open(run, create=False) as store:
-        with store.run("test setup") as setup:
+        with store.invocation("test setup") as setup:
             store.add([Benchmark(name=name, items=items)], setup)
         return add_annotator(store, annotator, name, ["en"]).token
 

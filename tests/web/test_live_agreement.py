@@ -10,14 +10,14 @@ from pathlib import Path
 
 from web_run import WebRun
 
-from dialbench.metaeval.agreement import AgreementRow
+from dialbench.metaeval.agreement import HumanAgreementRow
 from dialbench.schema import Annotation, Target
 from dialbench.store import RunStore
 from dialbench.web.annotate import LiveAgreement
 
 
 def _label(web_run: WebRun, overall: int, complete: bool = True) -> None:
-    with RunStore.open(web_run.path, create=False) as store, store.run("test") as run:
+    with RunStore.open(web_run.path, create=False) as store, store.invocation("test") as run:
         store.add(
             [
                 Annotation(
@@ -34,7 +34,7 @@ def _label(web_run: WebRun, overall: int, complete: bool = True) -> None:
         )
 
 
-def _settled(live: LiveAgreement) -> list[AgreementRow]:
+def _settled(live: LiveAgreement) -> list[HumanAgreementRow]:
     """The table once the refresh this view started (if any) has finished."""
     shown = live.rows()
     if live.refreshing is not None:
@@ -47,7 +47,7 @@ def test_the_table_is_kept_while_nothing_changed_and_throttled_while_labels_stre
 ) -> None:
     live = LiveAgreement(web_run.path, refresh_seconds=0)
 
-    def settled() -> list[AgreementRow]:
+    def settled() -> list[HumanAgreementRow]:
         return _settled(live)
 
     assert settled() == []  # the first view computes it

@@ -197,7 +197,7 @@ def test_a_turn_protocol_s_scores_sit_beside_their_turn_and_an_unscored_one_has_
             error="unparseable",
         ),
     ]
-    with RunStore.open(run.path, create=False) as store, store.run("test") as setup:
+    with RunStore.open(run.path, create=False) as store, store.invocation("test") as setup:
         store.add(judgments, setup)
     app = create_app(run.path, "0" * 64, review=ReviewChoice(protocol="submetrics"))
     for alice in signed_in(app, run.tokens["alice"]):

@@ -9,13 +9,13 @@ from pydantic import ValidationError
 from dialbench.ratings import flatten
 from dialbench.schema import Judgment, Target
 from dialbench.web.review import (
+    JudgedDimension,
     ReviewIn,
     ReviewRefused,
-    Verdict,
     actions_of,
+    judged_dimensions,
     review_annotations,
     review_labels,
-    verdicts_of,
 )
 
 ISSUES = {
@@ -25,8 +25,8 @@ ISSUES = {
 }
 
 
-def _issues_verdicts() -> list[Verdict]:
-    return verdicts_of(ISSUES, [])
+def _issues_verdicts() -> list[JudgedDimension]:
+    return judged_dimensions(ISSUES, [])
 
 
 def test_verdicts_are_the_result_s_labels_with_the_judge_s_comment_text_left_out() -> None:
@@ -37,7 +37,7 @@ def test_verdicts_are_the_result_s_labels_with_the_judge_s_comment_text_left_out
         ("overall", "score", 2),
     ]
     assert verdicts[1].comment == "dismisses the user"
-    holistic = verdicts_of({"reason": "fine", "quality": 2.0}, [])
+    holistic = judged_dimensions({"reason": "fine", "quality": 2.0}, [])
     assert [(v.dimension, v.value, v.agreeable) for v in holistic] == [("quality", 2, True)]
 
 
@@ -67,14 +67,14 @@ def test_agreed_disagreed_corrected_and_skipped_verdicts_become_labels_shaped_as
 def test_an_answer_that_does_not_fit_its_verdict_is_refused_naming_it(
     dimension: str, action: object, says: str
 ) -> None:
-    verdicts = _issues_verdicts() + verdicts_of({"sensibleness": 3.42}, [])
+    verdicts = _issues_verdicts() + judged_dimensions({"sensibleness": 3.42}, [])
     with pytest.raises(ReviewRefused, match=says) as refused:
         review_labels(verdicts, {dimension: action}, ("reviews", "j-1"))  # type: ignore[dict-item]
     assert refused.value.location == ("reviews", "j-1", dimension)
 
 
 def test_an_unscored_judgment_is_answered_on_the_judge_s_dimensions_without_a_value() -> None:
-    verdicts = verdicts_of(None, _issues_verdicts())
+    verdicts = judged_dimensions(None, _issues_verdicts())
     assert [(v.dimension, v.value, v.agreeable) for v in verdicts] == [
         ("issues.unsafe", None, False),
         ("issues.lacks_empathy", None, False),
@@ -94,7 +94,7 @@ def test_a_stored_review_reads_back_as_the_answers_that_made_it() -> None:
 
 
 def test_an_expected_score_is_corrected_never_agreed_with() -> None:
-    (verdict,) = verdicts_of({"sensibleness": 3.42}, [])
+    (verdict,) = judged_dimensions({"sensibleness": 3.42}, [])
     assert not verdict.agreeable
     assert review_labels([verdict], {"sensibleness": 3}) == {"sensibleness": 3}
 

@@ -65,7 +65,7 @@ def dbdc3(tmp_path: Path) -> Dbdc3Run:
                 )
                 for k, turn in enumerate(turns[-2:])
             ]
-        with store.run("test") as run:
+        with store.invocation("test") as run:
             store.add([j for found in judgments.values() for j in found], run)
         tokens = {
             name: add_annotator(store, name, None, languages).token

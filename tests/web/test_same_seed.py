@@ -52,7 +52,7 @@ class Seeded:
 def seeded(web_run: WebRun) -> Seeded:
     """With a holistic quality beside bot-a's issues verdict."""
     dialogues = add_seed_dialogues(web_run.path)
-    with RunStore.open(web_run.path, create=False) as store, store.run("test setup") as run:
+    with RunStore.open(web_run.path, create=False) as store, store.invocation("test setup") as run:
         store.add([quality(dialogues[0], 3)], run)
     return Seeded(dialogues, unit_of(web_run, dialogues[0]))
 
@@ -126,7 +126,7 @@ def self_chats_and_a_stray(web_run: WebRun) -> list[Dialogue]:
 
     made = [grown(bot, {"chatseed_dialogue": human.id}) for bot in ("bot-a", "bot-b")]
     made.append(grown("bot-c", {}))
-    with RunStore.open(web_run.path, create=False) as store, store.run("test setup") as run:
+    with RunStore.open(web_run.path, create=False) as store, store.invocation("test setup") as run:
         store.add(made, run)
     return made
 
@@ -187,7 +187,7 @@ def test_pages_name_each_judge_as_the_list_and_the_report_do(
     options = JudgeConfiguration(options={"turns": "all"})
     calibrated = options.model_copy(update={"calibration": "ab" * 32})
     with RunStore.open(web_run.path, create=False) as store:
-        with store.run("test setup") as run:
+        with store.invocation("test setup") as run:
             store.add(
                 [quality(web_run.dialogues[0], 1, options), quality(bot_b, 2, calibrated)], run
             )

@@ -117,7 +117,7 @@ def _issues(dialogue: Dialogue, judge: str) -> Judgment:
 def make_web_run(path: Path) -> WebRun:
     dialogues = _dialogues()
     with RunStore.open(path) as store:
-        with store.run("test setup") as run:
+        with store.invocation("test setup") as run:
             store.add(dialogues, run)
             store.add(
                 [_issues(d, judge) for d in dialogues for judge in ("judge-x", "judge-y")], run
@@ -190,7 +190,7 @@ def add_seed_dialogues(path: Path) -> list[Dialogue]:
         )
         for chatbot, replies in SEED_REPLIES.items()
     ]
-    with RunStore.open(path, create=False) as store, store.run("test setup") as run:
+    with RunStore.open(path, create=False) as store, store.invocation("test setup") as run:
         store.add(dialogues, run)
         store.add([_issues(d, "judge-x") for d in dialogues], run)
     return dialogues

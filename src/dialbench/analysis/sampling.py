@@ -188,7 +188,7 @@ def sample_run(
         sample = set(picked)
         with (
             RunStore.open(destination_dir) as destination,
-            destination.run("sample", settings) as run,
+            destination.invocation("sample", settings) as run,
         ):
             for start in range(0, len(picked), COPY_BATCH):
                 copies = _copies(source, picked[start : start + COPY_BATCH], sample)

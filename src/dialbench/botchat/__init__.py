@@ -11,10 +11,10 @@ from dialbench.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from dialbench.botchat.config import SelfChatConfig
-    from dialbench.botchat.selfchat import SelfChatSummary
+    from dialbench.botchat.selfchat import SelfChatResult
 
-__all__ = ["SelfChatConfig", "SelfChatSummary"]
+__all__ = ["SelfChatConfig", "SelfChatResult"]
 
 __getattr__ = lazy_exports(
-    __name__, {".config": ["SelfChatConfig"], ".selfchat": ["SelfChatSummary"]}
+    __name__, {".config": ["SelfChatConfig"], ".selfchat": ["SelfChatResult"]}
 )

@@ -43,7 +43,7 @@ ELO_PER_NAT = SCALE / math.log(10)
 
 
 @dataclass(frozen=True)
-class Comparison:
+class Game:
     a: str
     b: str
     outcome: Outcome
@@ -54,7 +54,7 @@ class Comparison:
         return {"a": 1.0, "b": 0.0, "tie": 0.5}[self.outcome]
 
 
-def check_models(comparisons: Sequence[Comparison], models: Sequence[str]) -> list[str]:
+def rated_models(comparisons: Sequence[Game], models: Sequence[str]) -> list[str]:
     """The models to rate, each of which played; every one must be reachable from every other
     through comparisons, or their ratings are on unrelated scales."""
     if not models:
@@ -85,7 +85,7 @@ def check_models(comparisons: Sequence[Comparison], models: Sequence[str]) -> li
 
 
 def elo(
-    comparisons: Sequence[Comparison],
+    comparisons: Sequence[Game],
     models: Sequence[str],
     *,
     init: float = INIT,
@@ -109,7 +109,7 @@ def permutations(count: int, rounds: int, seed: int) -> npt.NDArray[np.int64]:
 
 
 def shuffled_elo_rounds(
-    comparisons: Sequence[Comparison], models: Sequence[str], orders: npt.NDArray[np.int64]
+    comparisons: Sequence[Game], models: Sequence[str], orders: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.float64]:
     """`elo` over each order of the comparisons (a row of `orders`): rows rounds, columns
     models. The rounds run side by side, one comparison step at a time."""
@@ -137,7 +137,7 @@ class BootstrapElo:
 
 
 def bootstrap_elo(
-    comparisons: Sequence[Comparison],
+    comparisons: Sequence[Game],
     models: Sequence[str],
     *,
     rounds: int = ELO_ROUNDS,
@@ -145,7 +145,7 @@ def bootstrap_elo(
 ) -> list[BootstrapElo]:
     """BotChat's bootstrap ELO: per seed, each model's median over `rounds` shuffles; then the
     mean over the seeds and the (population) standard deviation across them."""
-    models = check_models(comparisons, models)
+    models = rated_models(comparisons, models)
     medians = np.array(
         [
             np.median(
@@ -167,9 +167,7 @@ def bootstrap_elo(
     ]
 
 
-def _win_matrix(
-    comparisons: Sequence[Comparison], models: Sequence[str]
-) -> npt.NDArray[np.float64]:
+def _win_matrix(comparisons: Sequence[Game], models: Sequence[str]) -> npt.NDArray[np.float64]:
     """wins[i, j]: how often i beat j, a tie counting half to each."""
     at = {m: i for i, m in enumerate(models)}
     wins = np.zeros((len(models), len(models)))
@@ -180,7 +178,7 @@ def _win_matrix(
 
 
 def bradley_terry_strengths(
-    comparisons: Sequence[Comparison], models: Sequence[str]
+    comparisons: Sequence[Game], models: Sequence[str]
 ) -> npt.NDArray[np.float64]:
     """Maximum-likelihood θ (natural log-odds, mean zero) for the models, in their order."""
     return fit_win_matrix(_win_matrix(comparisons, models))
@@ -235,17 +233,17 @@ class BradleyTerry:
 
 
 def bradley_terry(
-    comparisons: Sequence[Comparison],
+    comparisons: Sequence[Game],
     models: Sequence[str],
     *,
     resamples: int = 1000,
     seed: int = 0,
 ) -> BradleyTerry:
     """Ratings on the ELO scale with 95 % cluster-bootstrap intervals, and P(i beats j)."""
-    models = check_models(comparisons, models)
+    models = rated_models(comparisons, models)
     theta = bradley_terry_strengths(comparisons, models)
     drawn = ClusterResamples.draw([c.cluster for c in comparisons], resamples, seed)
-    members: list[list[Comparison]] = [[] for _ in range(drawn.n_clusters)]
+    members: list[list[Game]] = [[] for _ in range(drawn.n_clusters)]
     for c, cluster in zip(comparisons, drawn.cluster, strict=True):
         members[cluster].append(c)
     # a draw's win matrix is the sum of its ChatSEEDs' matrices, each as often as it was drawn
@@ -324,7 +322,7 @@ def fit_with_covariate(
 
 
 def length_controlled(
-    comparisons: Sequence[Comparison],
+    comparisons: Sequence[Game],
     length_difference: Sequence[float],
     models: Sequence[str],
     *,
@@ -333,7 +331,7 @@ def length_controlled(
 ) -> LengthControlled:
     """Ratings on the ELO scale with the length effect taken out, β (log-odds per standard
     deviation of length difference), and 95 % cluster-bootstrap intervals for both."""
-    models = check_models(comparisons, models)
+    models = rated_models(comparisons, models)
     at = {m: i for i, m in enumerate(models)}
     a = np.array([at[c.a] for c in comparisons], dtype=np.int64)
     b = np.array([at[c.b] for c in comparisons], dtype=np.int64)

@@ -28,17 +28,17 @@ from dialbench.failures import Failures
 from dialbench.hashing import content_hash
 from dialbench.llm.base import GenerationParams, Message
 from dialbench.llm.collection import calls_started
-from dialbench.llm.model import Model
 from dialbench.llm.reply_text import reply_metadata
+from dialbench.llm.role_model import Model
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import ModelConfig
 from dialbench.prompts import load_prompt
 from dialbench.schema import (
     Dialogue,
+    Invocation,
     Participants,
     Provenance,
     Record,
-    Run,
     SeedContext,
     Turn,
     speaker_turns,
@@ -51,7 +51,7 @@ SYSTEM_PROMPT = "selfchat_system"
 MESSAGE_OVERHEAD_TOKENS = 8  # role markers and separators a chat template adds per message
 
 
-class SelfChatSummary(Record):
+class SelfChatResult(Record):
     run_id: str
     seeds: int
     planned: int
@@ -181,15 +181,17 @@ async def continue_chatseed(
 
 
 class SelfChat:
-    def __init__(self, config: SelfChatConfig, store: RunStore, run: Run, runner: Runner) -> None:
+    def __init__(
+        self, config: SelfChatConfig, store: RunStore, run: Invocation, runner: Runner
+    ) -> None:
         self.config = config
         self.store = store
         self.run_record = run
         self.models = [runner.model(m, role="selfchat") for m in config.models]
         self.slots = asyncio.Semaphore(config.concurrency)
-        self.summary = SelfChatSummary(run_id=run.id, seeds=0, planned=0)
+        self.summary = SelfChatResult(run_id=run.id, seeds=0, planned=0)
 
-    async def run(self, seeds: list[Dialogue]) -> SelfChatSummary:
+    async def run(self, seeds: list[Dialogue]) -> SelfChatResult:
         self.summary.seeds = len(seeds)
         jobs = []
         for seed in seeds:

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import cohen_kappa_score
 
-from dialbench.botchat.elo import Comparison, Outcome
+from dialbench.botchat.elo import Game, Outcome
 
 VERDICT_COLUMNS = ["judge", "first", "second", "first_model", "second_model", "winner"]
 OUTCOME: dict[str, Outcome] = {"first": "a", "second": "b", "tie": "tie"}
@@ -37,10 +37,10 @@ CONSISTENCY_DEFINITION = (
 )
 
 
-def comparisons(verdicts: pd.DataFrame) -> list[Comparison]:
+def comparisons(verdicts: pd.DataFrame) -> list[Game]:
     columns = ["first_model", "second_model", "winner", "cluster"]
     return [
-        Comparison(a=str(a), b=str(b), outcome=OUTCOME[str(winner)], cluster=str(cluster))
+        Game(a=str(a), b=str(b), outcome=OUTCOME[str(winner)], cluster=str(cluster))
         for a, b, winner, cluster in verdicts[columns].itertuples(index=False)
     ]
 

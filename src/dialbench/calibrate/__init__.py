@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 from dialbench.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from dialbench.calibrate.api import CalibrateOutput, calibrate
+    from dialbench.calibrate.api import CalibrateResult, calibrate
     from dialbench.calibrate.config import CalibrateConfig
 
-__all__ = ["CalibrateConfig", "CalibrateOutput", "calibrate"]
+__all__ = ["CalibrateConfig", "CalibrateResult", "calibrate"]
 
 __getattr__ = lazy_exports(
-    __name__, {".api": ["CalibrateOutput", "calibrate"], ".config": ["CalibrateConfig"]}
+    __name__, {".api": ["CalibrateResult", "calibrate"], ".config": ["CalibrateConfig"]}
 )

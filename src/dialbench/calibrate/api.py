@@ -23,7 +23,7 @@ from dialbench.store import AddResult, OnConflict, RunStore
 CALIBRATION_FILE = "calibration.json"
 
 
-class CalibrateOutput(Record):
+class CalibrateResult(Record):
     calibration: Calibration
     file: Path = Field(description="the calibration written (fitted) or read (applied)")
     applied: bool = Field(description="True where a saved calibration was applied, not fitted")
@@ -137,7 +137,7 @@ def _judges_missing(calibration: Calibration, answers: list[JudgeAnswers], run: 
     return [f"{judge}: calibrated, but {run} holds no judgment of it" for judge in missing]
 
 
-def calibrate(config: CalibrateConfig, run_dir: str | Path) -> CalibrateOutput:
+def calibrate(config: CalibrateConfig, run_dir: str | Path) -> CalibrateResult:
     """Fit a calibration (or, with `apply`, read one) and store the run's calibrated
     judgments."""
     run_dir = Path(run_dir)
@@ -157,13 +157,13 @@ def calibrate(config: CalibrateConfig, run_dir: str | Path) -> CalibrateOutput:
         notes = _judges_missing(calibration, answers, run_dir)
     with (
         RunStore.open(run_dir) as store,
-        store.run("calibrate", config.model_dump(mode="json")) as run,
+        store.invocation("calibrate", config.model_dump(mode="json")) as run,
     ):
         judgments, unmapped = calibrated_judgments(
             answers, calibration.maps, out_of_fold, calibration.digest, run.id
         )
         stored = store.add(judgments, run, on_conflict)
-    return CalibrateOutput(
+    return CalibrateResult(
         calibration=calibration,
         file=file,
         applied=config.apply is not None,

@@ -127,7 +127,7 @@ class Figure(Record):
     high: float | None = None
 
 
-class AgreementRow(Record):
+class CalibratedAgreementRow(Record):
     """Raw and calibrated answers against the humans on the same labelled items, the calibrated
     ones out of fold (fitted without the item's dialogue): Pearson with the mean human value
     (isotonic), or F1 of the positive class against each annotator (threshold), each with its
@@ -161,7 +161,7 @@ class Calibration(Record):
     protocol: str
     settings: FitSettings
     maps: list[FittedMap]
-    agreement: list[AgreementRow] = Field(default_factory=list)
+    agreement: list[CalibratedAgreementRow] = Field(default_factory=list)
     not_calibrated: list[str] = Field(
         default_factory=list, description="the cells left out, one line each, saying why"
     )

@@ -18,7 +18,7 @@ import pandas as pd
 from dialbench.calibrate.agreement import Compared, detection_agreement, numeric_agreement
 from dialbench.calibrate.answers import JudgeAnswers
 from dialbench.calibrate.config import (
-    AgreementRow,
+    CalibratedAgreementRow,
     CalibrationMap,
     CellKey,
     FitSettings,
@@ -202,7 +202,7 @@ def _compare(parts: list[Fitted], panel: Panel, resamples: int, seed: int) -> tu
 
 def agreement_rows(
     fitted: list[Fitted], panels: Panels, resamples: int, seed: int
-) -> Iterator[AgreementRow]:
+) -> Iterator[CalibratedAgreementRow]:
     """Per cell, then for each judge dimension and human dimension its languages pooled."""
     groups: dict[tuple[str, str, str, str], list[Fitted]] = {}
     for part in fitted:
@@ -216,7 +216,7 @@ def agreement_rows(
             every.append((ALL_LANGUAGES, parts, panels[(dimension, ALL_LANGUAGES)]))
         for language, members, panel in every:
             compared, n_items = _compare(members, panel, resamples, seed)
-            yield AgreementRow(
+            yield CalibratedAgreementRow(
                 judge_model=model,
                 configuration=configuration,
                 judge_dimension=judge_dimension,

@@ -15,8 +15,8 @@ from dialbench.cli.options import DEFAULT_RUN, PairOption, RunDir, ScaleOption, 
 from dialbench.cli.terminal_tables import figure, table
 
 if TYPE_CHECKING:
-    from dialbench.calibrate.api import CalibrateOutput
-    from dialbench.calibrate.config import AgreementRow, Figure
+    from dialbench.calibrate.api import CalibrateResult
+    from dialbench.calibrate.config import CalibratedAgreementRow, Figure
 
 console = Console()
 
@@ -34,10 +34,10 @@ FIGURES = {
 }
 
 
-def print_agreement(rows: list[AgreementRow], title: str) -> None:
+def print_agreement(rows: list[CalibratedAgreementRow], title: str) -> None:
     """One table per judge and dimension, a line per language; its notes beneath it."""
     configurations: dict[str, set[str]] = {}
-    groups: dict[tuple[str, str, str, str], list[AgreementRow]] = {}
+    groups: dict[tuple[str, str, str, str], list[CalibratedAgreementRow]] = {}
     for row in rows:
         configurations.setdefault(row.judge_model, set()).add(row.configuration)
         key = (row.judge_model, row.configuration, row.judge_dimension, row.dimension)
@@ -69,7 +69,7 @@ def print_agreement(rows: list[AgreementRow], title: str) -> None:
             console.print(f"note: {note}", markup=False, soft_wrap=True)
 
 
-def print_calibrate_output(done: CalibrateOutput) -> None:
+def print_calibrate_output(done: CalibrateResult) -> None:
     calibration = done.calibration
     if done.applied:
         title = (

@@ -88,7 +88,7 @@ def check(
     """Is RUN (the candidate) significantly worse than the baseline anywhere, by more than the
     margin allowed there? Default margin: 3% of each figure's scale (0.03 on a rate, 0.12 on
     1-5, 0.06 on 0-2). Exit 0: no regression; 1: a regression; 2: nothing to compare."""
-    from dialbench.figures.verdict import check_versions
+    from dialbench.figures.decision import check_versions
 
     try:
         config = gate_config(thresholds, margin, dimension, language, protocol, alpha, correction)

@@ -16,7 +16,7 @@ from dialbench.errors import DialbenchError
 from dialbench.io.validation import describe_error
 from dialbench.judge.api import judge
 from dialbench.judge.config import DEFAULT_STORE_EVERY, JudgeConfig
-from dialbench.judge.judging import JudgeRunSummary
+from dialbench.judge.judging import JudgeResult
 from dialbench.judge.prompt_language import PromptLanguage
 from dialbench.judge.registry import PROTOCOLS
 from dialbench.judge.settings import JudgeSettings
@@ -39,7 +39,7 @@ def _protocol_help() -> str:
     return ". ".join(lines)
 
 
-def print_judge_summary(summary: JudgeRunSummary) -> None:
+def print_judge_summary(summary: JudgeResult) -> None:
     """One line per judge: plain text stays readable in any terminal width and in logs."""
     console.print(
         f"{summary.protocol}: {summary.dialogues} dialogue(s), {summary.seconds:.1f} s",
@@ -67,7 +67,7 @@ def print_judge_summary(summary: JudgeRunSummary) -> None:
         console.print(f"note: {note}", highlight=False, soft_wrap=True, markup=False)
 
 
-def _nothing_usable(summary: JudgeRunSummary) -> str | None:
+def _nothing_usable(summary: JudgeResult) -> str | None:
     """Why the command produced nothing usable (every judgment unscored), if it did not."""
     if any(t.ok or t.already_ok or t.deferred for t in summary.judges):
         return None
@@ -75,7 +75,7 @@ def _nothing_usable(summary: JudgeRunSummary) -> str | None:
     return f"every judgment is unscored (stored as such); the first error: {first}"
 
 
-def print_judged(summary: JudgeRunSummary, *, strict: bool = False) -> None:
+def print_judged(summary: JudgeResult, *, strict: bool = False) -> None:
     """The summary, one line per judge, and the unscored by reason; an error when every
     judgment came back unscored (with `strict`, when any did)."""
     print_judge_summary(summary)

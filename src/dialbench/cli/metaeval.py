@@ -14,11 +14,11 @@ from dialbench.cli.options import PairOption, ScaleOption, dimension_pairs
 from dialbench.cli.terminal_tables import KeyedTable, figure, screen_width
 
 if TYPE_CHECKING:
-    from dialbench.metaeval.agreement import AgreementRow
-    from dialbench.metaeval.api import MetaevalOutput
+    from dialbench.metaeval.agreement import HumanAgreementRow
+    from dialbench.metaeval.api import MetaevalResult
     from dialbench.metaeval.correlation import CorrelationRow
     from dialbench.metaeval.detection import DetectionRow
-    from dialbench.metaeval.evaluate import MetaEvalReport
+    from dialbench.metaeval.evaluate import MetaEvalTables
 
 # Kept here rather than imported, so `--help` does not load the statistics stack.
 UNKNOWN_LANGUAGE = "und"
@@ -37,7 +37,7 @@ R = TypeVar("R", bound=_OfDimension)
 TEXT = ("dimension", "lang", "scale", "rater", "note")
 
 
-def _one_panel(report: MetaEvalReport) -> tuple[MetaEvalReport, str | None]:
+def _one_panel(report: MetaEvalTables) -> tuple[MetaEvalTables, str | None]:
     """With one language, its tables equal the "all" ones: keep "all" and say which it is."""
     from dialbench.schema import ALL_LANGUAGES
 
@@ -59,7 +59,7 @@ def _one_panel(report: MetaEvalReport) -> tuple[MetaEvalReport, str | None]:
     return shown, f"every item is in one language, {language}: 'all' is {language}"
 
 
-def _scale(row: AgreementRow) -> str:
+def _scale(row: HumanAgreementRow) -> str:
     """The dimension's scale, and the level alpha was computed at where they differ."""
     if row.alpha_level == row.scale:
         return row.scale
@@ -77,7 +77,7 @@ def _by_dimension(rows: Sequence[R]) -> dict[str, list[R]]:
     return grouped
 
 
-def _agreement_table(rows: list[AgreementRow]) -> KeyedTable:
+def _agreement_table(rows: list[HumanAgreementRow]) -> KeyedTable:
     return KeyedTable(
         "Human agreement",
         ("dimension", "lang", "scale", "alpha", "items", "annotators"),
@@ -164,11 +164,11 @@ def written_summary(paths: Sequence[Path]) -> str:
     return f"{len(paths)} files ({', '.join([*named, *kinds])})"
 
 
-def print_metaeval_output(output: MetaevalOutput) -> None:
+def print_metaeval_output(output: MetaevalResult) -> None:
     print_metaeval_summary(output.report)
 
 
-def print_metaeval_summary(full: MetaEvalReport) -> None:
+def print_metaeval_summary(full: MetaEvalTables) -> None:
     report, language_note = _one_panel(full)
     tables = [
         _agreement_table(report.agreement),

@@ -29,7 +29,7 @@ from dialbench.store import RunStore
 
 if TYPE_CHECKING:
     from dialbench.metrics.diqad.train import DiqadTrainResult
-    from dialbench.metrics.model import MetricInfo
+    from dialbench.metrics.saved_metric import MetricInfo
 
 console = Console()
 DEFAULT_ROLES = ["assistant"]  # typer reads option defaults, never mutates them
@@ -362,7 +362,7 @@ def diqad_score(
     ] = False,
 ) -> None:
     """Write one 0/1/2 Judgment per dialogue (protocol metric:NAME)."""
-    from dialbench.metrics.diqad.model import load_classifier, score_dialogues
+    from dialbench.metrics.diqad.saved_classifier import load_classifier, score_dialogues
     from dialbench.schema import Dialogue
 
     info, classifier = load_classifier(model)
@@ -370,7 +370,7 @@ def diqad_score(
     with RunStore.open(run, create=False) as store:
         dialogues = [d for d in store.records(Dialogue) if not heldout_only or d.id in held]
         config = {"model": str(model), "version": info.version}
-        with store.run(f"metric diqad score {info.name}", config) as record:
+        with store.invocation(f"metric diqad score {info.name}", config) as record:
             judgments = score_dialogues(info, classifier, dialogues, record)
             store.add(judgments, record, on_conflict="replace")
     console.print(

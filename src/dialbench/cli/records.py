@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from dialbench.io.personal_data import RedactionCounts
-    from dialbench.summary import StoreSummary
+    from dialbench.store_contents import StoreContents
 
 console = Console()
 
@@ -295,7 +295,7 @@ def _counts_table(title: str, counts: dict[str, int], total: int) -> Table:
     return table(title, (key, "count", "share"), shown, text=(key,))
 
 
-def _print_summary(summary: StoreSummary) -> None:
+def _print_summary(summary: StoreContents) -> None:
     console.print(f"[bold]{escape(summary.path)}[/] (schema v{summary.schema_version})")
     runs = ", ".join(f"{n} {kind}" for kind, n in summary.runs.items()) or "none"
     console.print(f"runs: {runs}", markup=False)
@@ -346,10 +346,10 @@ def _print_summary(summary: StoreSummary) -> None:
 @app.command()
 def show(run: RunDir = DEFAULT_RUN, as_json: AsJson = False) -> None:
     """Summarise a run: dialogues by language, source and model; judgments by protocol."""
-    from dialbench.summary import summarize
+    from dialbench.store_contents import count_contents
 
     with RunStore.open(run, create=False) as store:
-        summary = summarize(store)
+        summary = count_contents(store)
     if as_json:
         print(summary.model_dump_json(indent=2))
     else:

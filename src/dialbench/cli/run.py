@@ -16,12 +16,12 @@ from dialbench.cli.terminal_tables import figure, table
 from dialbench.errors import DialbenchError
 from dialbench.registry import Registry
 from dialbench.store import RunStore
-from dialbench.summary import stored_failures
+from dialbench.store_contents import stored_failures
 
 if TYPE_CHECKING:
-    from dialbench.pipeline.execute import PipelineReport, StageReport
+    from dialbench.pipeline.execute import PipelineResult, StageOutcome
     from dialbench.pipeline.plan import PipelinePlan
-    from dialbench.pipeline.stage import StageOutput
+    from dialbench.pipeline.stage import StageResult
 
 console = Console()
 DEFAULT_PIPELINE_RUN = Path("runs/pipeline")
@@ -39,7 +39,7 @@ STAGE_PRINTERS: Registry[Callable[[Any], None]] = Registry(
 )
 
 
-def _show(report: StageReport, output: StageOutput | None) -> None:
+def _show(report: StageOutcome, output: StageResult | None) -> None:
     """A stage as it settles: a line, then its own figures where it has a printer."""
     timing = f" ({report.seconds:.1f} s)" if report.status == "ran" else ""
     line = f"[{report.name}] {MARKS.get(report.status, report.status)}{timing}: {report.summary}"
@@ -152,7 +152,7 @@ def _stopping() -> None:
     )
 
 
-def _end(report: PipelineReport, run_dir: Path, strict: bool) -> None:
+def _end(report: PipelineResult, run_dir: Path, strict: bool) -> None:
     """Exit 130 when stopped; a failed stage is an error on stderr (exit 1), where a script or
     a log of errors finds it, besides its line among the stages. Then the failed dialogues and
     judgments the run holds, by reason (with `strict`, exit 1 on any)."""

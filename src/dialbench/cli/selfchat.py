@@ -10,7 +10,7 @@ from rich.console import Console
 
 from dialbench.botchat.api import selfchat
 from dialbench.botchat.config import SelfChatConfig
-from dialbench.botchat.selfchat import SelfChatSummary
+from dialbench.botchat.selfchat import SelfChatResult
 from dialbench.cli.app import app
 from dialbench.cli.failures import StrictOption, close_with_failures
 from dialbench.cli.options import DEFAULT_RUN, RunDir
@@ -29,7 +29,7 @@ def _model(spec: str, concurrency: int) -> ModelConfig:
     return config if config.local else ModelConfig(spec=spec, max_concurrency=concurrency)
 
 
-def _print_summary(summary: SelfChatSummary) -> None:
+def _print_summary(summary: SelfChatResult) -> None:
     console.print(
         f"selfchat run {summary.run_id}: {summary.seeds} ChatSEED(s), {summary.planned} "
         f"dialogue(s): {summary.already_stored} already stored, {summary.generated} generated "

@@ -17,7 +17,7 @@ from dialbench.cli.options import DEFAULT_RUN, RunOption
 from dialbench.errors import DialbenchError
 from dialbench.io.validation import describe_error
 from dialbench.seeds import crossed_coverage_table
-from dialbench.simulate import SimulationConfig, SimulationSummary, build_contexts, load_config
+from dialbench.simulate import SimulationConfig, SimulationResult, build_contexts, load_config
 from dialbench.simulate import simulate as run_simulation
 
 console = Console()
@@ -83,7 +83,7 @@ def _coverage(config: SimulationConfig) -> Table:
     return table
 
 
-def _summary(summary: SimulationSummary, run_dir: Path) -> Table:
+def _summary(summary: SimulationResult, run_dir: Path) -> Table:
     table = Table(title=escape(f"Simulation run {summary.run_id} in {run_dir}"))
     table.add_column("")
     table.add_column("dialogues", justify="right")

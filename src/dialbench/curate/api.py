@@ -104,7 +104,7 @@ def _outcomes(
 
 def _store(store: RunStore, config: CurateConfig, benchmark: Benchmark) -> tuple[Benchmark, str]:
     """Stored under its name inside a `curate` run; a different one of that name is refused."""
-    with store.run("curate", config.model_dump(mode="json")) as run:
+    with store.invocation("curate", config.model_dump(mode="json")) as run:
         stored = store.get(Benchmark, benchmark.id)
         if stored is not None:
             same = stored.model_dump(exclude={"provenance"}) == benchmark.model_dump(

@@ -19,7 +19,7 @@ from dialbench.judge.protocols.issues import IssuesAnswer, IssuesProtocol
 from dialbench.ratings import JudgeNames, choose_judge, configuration_of
 from dialbench.schema import Dialogue, Judgment
 from dialbench.store import RunStore
-from dialbench.summary import HUMAN
+from dialbench.store_contents import HUMAN
 
 Excluded = dict[str, list[str]]
 UNSCORED = "unscored"

@@ -71,7 +71,7 @@ def write_csv(frame: pd.DataFrame, path: Path) -> Path:
 def plot(frame: pd.DataFrame, path: Path) -> Path:
     """One row per language, one panel per aspect: shares before (all candidates) and after."""
     languages = list(dict.fromkeys(frame["language"]))
-    figure, axes = plt.subplots(
+    canvas, axes = plt.subplots(
         len(languages), len(ASPECTS), figsize=(15, 0.5 + 2.6 * len(languages)), squeeze=False
     )
     for row, language in enumerate(languages):
@@ -95,8 +95,8 @@ def plot(frame: pd.DataFrame, path: Path) -> Path:
             ax.tick_params(labelsize=7)
             ax.set_title(plot_label(f"{language}: {aspect}", width=60), fontsize=9)
             ax.legend(fontsize=6, loc="lower right")
-    figure.supxlabel("share of the language's dialogues", fontsize=9)
-    return save_png(figure, path)
+    canvas.supxlabel("share of the language's dialogues", fontsize=9)
+    return save_png(canvas, path)
 
 
 def write_markdown(

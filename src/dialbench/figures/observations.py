@@ -134,7 +134,7 @@ def protocol_observations(frame: pd.DataFrame, run: RunReads) -> dict[str, pd.Da
 def chatbot_observations(parts: Iterable[pd.DataFrame]) -> pd.DataFrame:
     """Protocols' observations as one frame; judgments of human dialogues (no chatbot) are not
     chatbot figures."""
-    from dialbench.summary import HUMAN
+    from dialbench.store_contents import HUMAN
 
     found = [part for part in parts if not part.empty]
     if not found:

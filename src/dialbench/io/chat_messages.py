@@ -2,7 +2,7 @@
 
 OpenAI's chat-completions messages are the lingua franca: Langfuse and LangSmith log them as
 generations' inputs, LangChain's own message dicts map onto them, and OpenTelemetry's parts say
-the same things. Each reader turns its log's messages into `Message`s (located by line and field,
+the same things. Each reader turns its log's messages into `LoggedMessage`s (located by line and field,
 so a problem found later still names where it was), and `conversation.py` makes turns of them.
 """
 
@@ -51,7 +51,7 @@ class ToolCall:
 
 
 @dataclass
-class Message:
+class LoggedMessage:
     """One message: a user's or system's text, an assistant's text and the calls it made, or a
     tool's result. A result names the call it answers (`answers`); a legacy function result
     only the function (`calls` empty, `answers` None, `name` set); a call logged with its result
@@ -174,7 +174,7 @@ def _langchain_as_openai(raw: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def openai_message(raw: Any, where: Where, model: str | None = None) -> Message:
+def openai_message(raw: Any, where: Where, model: str | None = None) -> LoggedMessage:
     """One chat-completions message (or a LangChain one, in its own shape)."""
     if not isinstance(raw, dict):
         raise where.error(f"expected a message object, got {type(raw).__name__}")
@@ -185,27 +185,27 @@ def openai_message(raw: Any, where: Where, model: str | None = None) -> Message:
         raise (where / "role").error("a message has no role")
     text, others = content_text(raw.get("content"), where / "content")
     if role in SYSTEM_ROLES:
-        return Message("system", text, where, non_text_parts=others)
+        return LoggedMessage("system", text, where, non_text_parts=others)
     if role == "user":
-        return Message("user", text, where, non_text_parts=others)
+        return LoggedMessage("user", text, where, non_text_parts=others)
     if role == "assistant":
         if not text and isinstance(raw.get("refusal"), str):
             text = raw["refusal"]
         calls = _openai_calls(raw, where)
-        return Message("assistant", text, where, calls, model=model, non_text_parts=others)
+        return LoggedMessage("assistant", text, where, calls, model=model, non_text_parts=others)
     if role == "tool":
         answers = raw.get("tool_call_id")
         if not isinstance(answers, str) or not answers:
             raise (where / "tool_call_id").error("a tool message has no tool_call_id")
         at = where / "tool_call_id"
-        return Message("tool", text, at, answers=answers, non_text_parts=others)
+        return LoggedMessage("tool", text, at, answers=answers, non_text_parts=others)
     if role == "function":
         name = raw.get("name")
-        return Message("tool", text, where, name=name if isinstance(name, str) else None)
+        return LoggedMessage("tool", text, where, name=name if isinstance(name, str) else None)
     raise (where / "role").error(f"unknown role {role!r}")
 
 
-def openai_messages(raw: Any, where: Where) -> list[Message]:
+def openai_messages(raw: Any, where: Where) -> list[LoggedMessage]:
     """A list of chat-completions messages."""
     if not isinstance(raw, list):
         raise where.error(f"expected a list of messages, got {type(raw).__name__}")
@@ -222,13 +222,13 @@ def _looks_like_message(value: Any) -> bool:
     )
 
 
-def logged_messages(value: Any, where: Where, speaker: MessageRole) -> list[Message] | None:
+def logged_messages(value: Any, where: Where, speaker: MessageRole) -> list[LoggedMessage] | None:
     """The messages in a traced model call's input or output, however the tracer wrote them: a
     list of messages (LangChain's batches: a list of lists), `{"messages": ...}`, one message,
     a chat completion (`choices`), LangChain's `generations`, or plain text (the `speaker`'s),
     bare or under one of TEXT_KEYS; None when the value holds none of these."""
     if isinstance(value, str):
-        return [Message(speaker, value, where)] if value else []
+        return [LoggedMessage(speaker, value, where)] if value else []
     if isinstance(value, list) and value and all(isinstance(v, list) for v in value):
         return logged_messages(value[0], where / 0, speaker)
     if isinstance(value, list) and value and all(_looks_like_message(v) for v in value):
@@ -250,8 +250,8 @@ def logged_messages(value: Any, where: Where, speaker: MessageRole) -> list[Mess
         if isinstance(first, dict) and _looks_like_message(first.get("message")):
             return [openai_message(first["message"], at / "message")]
         if isinstance(first, dict) and isinstance(first.get("text"), str):
-            return [Message("assistant", first["text"], at / "text")]
+            return [LoggedMessage("assistant", first["text"], at / "text")]
     text_key = next((k for k in TEXT_KEYS if isinstance(value.get(k), str)), None)
     if text_key is not None:
-        return [Message(speaker, value[text_key], where / text_key)]
+        return [LoggedMessage(speaker, value[text_key], where / text_key)]
     return None

@@ -17,12 +17,12 @@ from typing import Any, Generic, TypeVar
 from pydantic import JsonValue
 
 from dialbench.errors import InputError
-from dialbench.io.chat_messages import Message, ToolCall
+from dialbench.io.chat_messages import LoggedMessage, ToolCall
 from dialbench.io.file_format import Item, ReadRequest
 from dialbench.io.language import language_of
 
 
-def _common_prefix(first: Sequence[Message], second: Sequence[Message]) -> int:
+def _common_prefix(first: Sequence[LoggedMessage], second: Sequence[LoggedMessage]) -> int:
     length = 0
     for a, b in zip(first, second, strict=False):
         if a.key() != b.key():
@@ -31,7 +31,7 @@ def _common_prefix(first: Sequence[Message], second: Sequence[Message]) -> int:
     return length
 
 
-def _overlap(history: Sequence[Message], piece: Sequence[Message]) -> int:
+def _overlap(history: Sequence[LoggedMessage], piece: Sequence[LoggedMessage]) -> int:
     """How many of the history's last messages the piece starts with."""
     for size in range(min(len(history), len(piece)), 0, -1):
         ends = [m.key() for m in history[-size:]]
@@ -40,7 +40,7 @@ def _overlap(history: Sequence[Message], piece: Sequence[Message]) -> int:
     return 0
 
 
-def merged(history: list[Message], piece: list[Message]) -> list[Message]:
+def merged(history: list[LoggedMessage], piece: list[LoggedMessage]) -> list[LoggedMessage]:
     """The history with a later call's messages: a piece that repeats the history and goes on
     replaces it; one the history already holds changes nothing; where both go on from a shared
     start (a regenerated reply) the longer wins; a piece sharing no start follows the history,
@@ -75,7 +75,7 @@ class _ToolTurns:
             self.unanswered.append((call.name, turn))
         return turn
 
-    def answer(self, message: Message) -> bool:
+    def answer(self, message: LoggedMessage) -> bool:
         """Give the result to its call's turn; False when no call it answers was made."""
         if message.answers is not None:
             turn = self.by_id.get(message.answers)
@@ -88,13 +88,13 @@ class _ToolTurns:
         return True
 
 
-def _notes(message: Message) -> dict[str, JsonValue]:
+def _notes(message: LoggedMessage) -> dict[str, JsonValue]:
     if not message.non_text_parts:
         return {}
     return {"metadata": {"non_text_parts": dict(message.non_text_parts)}}
 
 
-def turns_of(messages: Sequence[Message]) -> list[dict[str, Any]]:
+def turns_of(messages: Sequence[LoggedMessage]) -> list[dict[str, Any]]:
     """The turns of a conversation's messages (system messages are no turns); a result whose
     call no earlier message made is an error at the result."""
     turns: list[dict[str, Any]] = []
@@ -120,14 +120,16 @@ def turns_of(messages: Sequence[Message]) -> list[dict[str, Any]]:
     return turns
 
 
-def _matching_call(history: Sequence[Message], use: ToolCall) -> ToolCall | None:
+def _matching_call(history: Sequence[LoggedMessage], use: ToolCall) -> ToolCall | None:
     calls = [call for message in history for call in message.calls]
     if use.call_id is not None:
         return next((call for call in calls if call.call_id == use.call_id), None)
     return next((c for c in calls if c.name == use.name and c.result is None), None)
 
 
-def with_tool_uses(history: list[Message], uses: Sequence[Message]) -> list[Message]:
+def with_tool_uses(
+    history: list[LoggedMessage], uses: Sequence[LoggedMessage]
+) -> list[LoggedMessage]:
     """The history with the tool calls logged on their own (tool spans, retriever runs): a call
     the history's messages made gets its result; any other goes before the first assistant
     message logged after it began (the reply it was made for), else at the end."""
@@ -147,7 +149,7 @@ def with_tool_uses(history: list[Message], uses: Sequence[Message]) -> list[Mess
     return placed
 
 
-def _system_prompt(messages: Sequence[Message]) -> str | None:
+def _system_prompt(messages: Sequence[LoggedMessage]) -> str | None:
     prompts = [m.text for m in messages if m.role == "system" and m.text]
     return "\n\n".join(dict.fromkeys(prompts)) or None
 
@@ -161,7 +163,7 @@ def _language(turns: list[dict[str, Any]], request: ReadRequest) -> str | None:
 def dialogue_item(
     path: str,
     line: int | None,
-    messages: Sequence[Message],
+    messages: Sequence[LoggedMessage],
     request: ReadRequest,
     source: str,
     metadata: dict[str, JsonValue],
@@ -252,8 +254,8 @@ class Window(Generic[T]):
 @dataclass
 class _Open:
     line: int | None
-    history: list[Message] = field(default_factory=list)
-    system: dict[str, Message] = field(default_factory=dict)
+    history: list[LoggedMessage] = field(default_factory=list)
+    system: dict[str, LoggedMessage] = field(default_factory=dict)
     pieces: int = 0
 
 
@@ -269,7 +271,9 @@ class Conversations:
         self.path, self.request, self.source = path, request, source
         self.open: Window[_Open] = Window()
 
-    def add(self, key: str, line: int | None, messages: list[Message], now: int) -> list[Item]:
+    def add(
+        self, key: str, line: int | None, messages: list[LoggedMessage], now: int
+    ) -> list[Item]:
         """Add the messages of record `now`, a call; returns the conversations it completed."""
         done = [self._dialogue(k, conversation) for k, conversation in self.open.quiet(now)]
         said = [m for m in messages if m.role != "system"]
@@ -304,13 +308,13 @@ class Trail:
     line: int | None
     conversation_id: str | None = None
     trace_ids: list[str] = field(default_factory=list)
-    calls: list[list[Message]] = field(default_factory=list)
-    uses: list[Message] = field(default_factory=list)
+    calls: list[list[LoggedMessage]] = field(default_factory=list)
+    uses: list[LoggedMessage] = field(default_factory=list)
 
-    def messages(self) -> list[Message]:
+    def messages(self) -> list[LoggedMessage]:
         """The calls in the order they began, merged into one history, with the tool uses."""
-        system: dict[str, Message] = {}
-        history: list[Message] = []
+        system: dict[str, LoggedMessage] = {}
+        history: list[LoggedMessage] = []
         for call in sorted(self.calls, key=lambda messages: messages[0].at or 0.0):
             for message in call:
                 if message.role == "system":

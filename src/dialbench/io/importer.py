@@ -31,11 +31,11 @@ from dialbench.io.validation import Problems, validated_items
 from dialbench.schema import (
     RECORD_TYPES,
     Dialogue,
+    Invocation,
     Judgment,
     LanguageCode,
     Provenance,
     Record,
-    Run,
     StoredRecord,
     left_out_when_none,
 )
@@ -236,7 +236,7 @@ def load_records(path: str | Path, options: ImportOptions) -> Loaded:
     return loaded
 
 
-class ImportReport(Record):
+class ImportResult(Record):
     file: str
     format: str
     records: RecordKind
@@ -252,7 +252,7 @@ class ImportReport(Record):
     run_id: str
 
 
-def _traced(record: StoredRecord, run: Run, path: Path, line: int | None) -> StoredRecord:
+def _traced(record: StoredRecord, run: Invocation, path: Path, line: int | None) -> StoredRecord:
     """Give a record without provenance the import that brought it in: file, line and run."""
     if not isinstance(record, Dialogue | Judgment) or record.provenance is not None:
         return record
@@ -269,7 +269,7 @@ def import_file(
     on_conflict: OnConflict = "error",
     check: Callable[[Path, Loaded], None] | None = None,
     progress: StepProgress | None = None,
-) -> ImportReport:
+) -> ImportResult:
     """Import one file; a bad file raises before anything is written, naming file and line.
     `check` looks at the records (with their lines) a batch at a time first, and raises what it
     refuses."""
@@ -288,7 +288,7 @@ def import_file(
     }
     to_store = checked.read - len(checked.repeats.dropped)
     counts = Counter[str]()
-    with store.run("import", config) as run:
+    with store.invocation("import", config) as run:
         problems = Problems()
         kept = checked.repeats.kept(_records(path, options, problems))
         for batch in _batches(kept):
@@ -298,7 +298,7 @@ def import_file(
                 progress("storing", counts.total(), to_store)
         if problems.errors or counts.total() != to_store:
             raise InputError(path, "changed while it was imported: import it again")
-    return ImportReport(
+    return ImportResult(
         file=str(path),
         format=str(options.format),
         records=options.records,

@@ -27,7 +27,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import JsonValue
 
 from dialbench.errors import InputError
-from dialbench.io.chat_messages import Message, Where
+from dialbench.io.chat_messages import LoggedMessage, Where
 from dialbench.io.conversation import Conversations, Trails, Window, dialogue_item
 from dialbench.io.file_format import FileFormat, Item, ReadRequest
 from dialbench.io.json_records import leading_keys, read_json_records
@@ -43,7 +43,7 @@ class LoggedCall:
     dialogue by itself), and what to keep about it when it is."""
 
     conversation: str | None
-    messages: list[Message]
+    messages: list[LoggedMessage]
     about: dict[str, JsonValue] = field(default_factory=dict)
 
 

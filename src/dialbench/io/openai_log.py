@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from dialbench.io.chat_messages import Message, Where, openai_message, openai_messages
+from dialbench.io.chat_messages import LoggedMessage, Where, openai_message, openai_messages
 from dialbench.io.log_reader import LoggedCall, LogReader
 
 NAME = "openai-log"
@@ -63,7 +63,7 @@ def _refusal(line: dict[str, Any]) -> str:
     )
 
 
-def _response_message(response: Any, where: Where) -> list[Message]:
+def _response_message(response: Any, where: Where) -> list[LoggedMessage]:
     if response is None:
         return []
     if not isinstance(response, dict):
@@ -79,7 +79,7 @@ def _response_message(response: Any, where: Where) -> list[Message]:
     return [openai_message(choice["message"], at, model if isinstance(model, str) else None)]
 
 
-def _call(line: dict[str, Any], where: Where) -> tuple[dict[str, Any], list[Message]]:
+def _call(line: dict[str, Any], where: Where) -> tuple[dict[str, Any], list[LoggedMessage]]:
     """The request (what names the conversation) and the messages of one logged call."""
     if isinstance(line.get("request"), dict) and "messages" in line["request"]:
         request, at = line["request"], where / "request"

@@ -38,7 +38,7 @@ from pydantic import JsonValue
 
 from dialbench.io import otlp
 from dialbench.io.chat_messages import (
-    Message,
+    LoggedMessage,
     ToolCall,
     ToolKind,
     Where,
@@ -76,7 +76,7 @@ def _call_id(value: Any) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
 
 
-def _part_message(raw: Any, where: Where, model: str | None) -> list[Message]:
+def _part_message(raw: Any, where: Where, model: str | None) -> list[LoggedMessage]:
     """One message of `gen_ai.input.messages` / `gen_ai.output.messages` (v1.37+): its parts'
     text, tool calls and tool results; other parts (blobs, files, reasoning) are counted."""
     if not isinstance(raw, dict):
@@ -97,26 +97,28 @@ def _part_message(raw: Any, where: Where, model: str | None) -> list[Message]:
             calls.append(ToolCall(str(part["name"]), arguments, _call_id(part.get("id"))))
         elif kind == "tool_call_response":
             result = as_text(part.get("response", part.get("result")))
-            results.append(Message("tool", result, at, answers=_call_id(part.get("id"))))
+            results.append(LoggedMessage("tool", result, at, answers=_call_id(part.get("id"))))
         else:
             others[str(kind)] += 1
     text = "\n".join(texts)
     if role == "system":
-        return [Message("system", text, where)]
+        return [LoggedMessage("system", text, where)]
     if role == "assistant":
-        said = Message("assistant", text, where, calls, model=model, non_text_parts=others)
+        said = LoggedMessage("assistant", text, where, calls, model=model, non_text_parts=others)
         return [said, *results]
     if role == "user":
         asked = (
-            [Message("user", text, where, non_text_parts=others)] if texts or not results else []
+            [LoggedMessage("user", text, where, non_text_parts=others)]
+            if texts or not results
+            else []
         )
         return [*asked, *results]
     if role == "tool":
-        return results or [Message("tool", text, where, name=raw.get("name"))]
+        return results or [LoggedMessage("tool", text, where, name=raw.get("name"))]
     raise (where / "role").error(f"unknown role {role!r}")
 
 
-def _part_messages(value: Any, where: Where, model: str | None = None) -> list[Message]:
+def _part_messages(value: Any, where: Where, model: str | None = None) -> list[LoggedMessage]:
     messages = _json(value, where)
     if not isinstance(messages, list):
         raise where.error(f"expected a list of messages, got {type(messages).__name__}")
@@ -125,11 +127,11 @@ def _part_messages(value: Any, where: Where, model: str | None = None) -> list[M
     ]
 
 
-def _instructions(value: Any, where: Where) -> list[Message]:
+def _instructions(value: Any, where: Where) -> list[LoggedMessage]:
     parts = _json(value, where)
     parts = parts if isinstance(parts, list) else [parts]
     texts = [as_text(p.get("content")) if isinstance(p, dict) else as_text(p) for p in parts]
-    return [Message("system", "\n".join(texts), where)]
+    return [LoggedMessage("system", "\n".join(texts), where)]
 
 
 def _indexed(attributes: dict[str, Any], prefix: str) -> list[tuple[str, dict[str, Any]]]:
@@ -160,7 +162,9 @@ def _indexed(attributes: dict[str, Any], prefix: str) -> list[tuple[str, dict[st
     return shaped
 
 
-def _indexed_messages(attributes: dict[str, Any], where: Where, model: str | None) -> list[Message]:
+def _indexed_messages(
+    attributes: dict[str, Any], where: Where, model: str | None
+) -> list[LoggedMessage]:
     messages = []
     for prefix, default in (("gen_ai.prompt.", "user"), ("gen_ai.completion.", "assistant")):
         for key, raw in _indexed(attributes, prefix):
@@ -170,9 +174,9 @@ def _indexed_messages(attributes: dict[str, Any], where: Where, model: str | Non
     return messages
 
 
-def _event_messages(events: Any, where: Where, model: str | None) -> list[Message]:
+def _event_messages(events: Any, where: Where, model: str | None) -> list[LoggedMessage]:
     """The messages of v1.28 to v1.36's span events, and of the content events before them."""
-    messages: list[Message] = []
+    messages: list[LoggedMessage] = []
     for index, event in enumerate(events or []):
         at = where / index
         name = event.get("name") if isinstance(event, dict) else None
@@ -199,8 +203,10 @@ def _event_messages(events: Any, where: Where, model: str | None) -> list[Messag
     return messages
 
 
-def _current_messages(attributes: dict[str, Any], where: Where, model: str | None) -> list[Message]:
-    messages: list[Message] = []
+def _current_messages(
+    attributes: dict[str, Any], where: Where, model: str | None
+) -> list[LoggedMessage]:
+    messages: list[LoggedMessage] = []
     if "gen_ai.system_instructions" in attributes:
         key = "gen_ai.system_instructions"
         messages.extend(_instructions(attributes[key], where / key))
@@ -248,8 +254,8 @@ def _tool_use(
 @dataclass
 class _Span:
     operation: str | None
-    messages: list[Message]
-    use: Message | None
+    messages: list[LoggedMessage]
+    use: LoggedMessage | None
 
 
 def _span(span: Any, resource: dict[str, Any], where: Where) -> Piece[_Span]:
@@ -273,7 +279,9 @@ def _span(span: Any, resource: dict[str, Any], where: Where) -> Piece[_Span]:
     for message in messages:
         message.at = start
     call = _tool_use(operation, span, attributes, at)
-    use = None if call is None else Message("tool", call.result or "", where, [call], at=start)
+    use = (
+        None if call is None else LoggedMessage("tool", call.result or "", where, [call], at=start)
+    )
     names = tuple(
         str(attributes[key]) if attributes.get(key) not in (None, "") else None
         for key in CONVERSATION_KEYS

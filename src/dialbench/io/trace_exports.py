@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from dialbench.io.chat_messages import (
-    Message,
+    LoggedMessage,
     ToolCall,
     ToolKind,
     Where,
@@ -60,13 +60,13 @@ def tool_use(
     *,
     call_id: str | None = None,
     at: float | None = None,
-) -> Message:
+) -> LoggedMessage:
     """A tool or retriever step as a tool message holding its one finished call."""
     call = ToolCall(name, parsed_arguments(arguments), call_id, kind, result)
-    return Message("tool", result or "", where, [call], at=at)
+    return LoggedMessage("tool", result or "", where, [call], at=at)
 
 
-def _timed(messages: list[Message], at: float | None) -> list[Message]:
+def _timed(messages: list[LoggedMessage], at: float | None) -> list[LoggedMessage]:
     for message in messages:
         message.at = at
     return messages
@@ -78,9 +78,9 @@ class TracedExchange:
     its model calls' messages, and its tool steps."""
 
     trace_id: str
-    own: list[Message] = field(default_factory=list)
-    calls: list[list[Message]] = field(default_factory=list)
-    uses: list[Message] = field(default_factory=list)
+    own: list[LoggedMessage] = field(default_factory=list)
+    calls: list[list[LoggedMessage]] = field(default_factory=list)
+    uses: list[LoggedMessage] = field(default_factory=list)
 
     def set_own(
         self, asked: Any, answered: Any, where: Where, start: float | None, end: float | None

@@ -10,17 +10,17 @@ from dialbench.lazy_exports import lazy_exports
 if TYPE_CHECKING:
     from dialbench.judge.api import judge
     from dialbench.judge.config import JudgeConfig
-    from dialbench.judge.judging import JudgeRunSummary
+    from dialbench.judge.judging import JudgeResult
     from dialbench.judge.settings import JudgeSettings
 
-__all__ = ["JudgeConfig", "JudgeRunSummary", "JudgeSettings", "judge"]
+__all__ = ["JudgeConfig", "JudgeResult", "JudgeSettings", "judge"]
 
 __getattr__ = lazy_exports(
     __name__,
     {
         ".api": ["judge"],
         ".config": ["JudgeConfig"],
-        ".judging": ["JudgeRunSummary"],
+        ".judging": ["JudgeResult"],
         ".settings": ["JudgeSettings"],
     },
 )

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from dialbench.errors import DialbenchError
 from dialbench.judge.config import JudgeConfig
-from dialbench.judge.few_shot import FewShotSummary, HumanExample, examples_in_run
-from dialbench.judge.judging import JudgeRunSummary, judge_dialogues, select_dialogues
+from dialbench.judge.few_shot import FewShotResult, HumanExample, examples_in_run
+from dialbench.judge.judging import JudgeResult, judge_dialogues, select_dialogues
 from dialbench.judge.protocol import JudgeProtocol
 from dialbench.llm.batch import BatchCollector
 from dialbench.llm.collection import long_job
@@ -29,7 +29,7 @@ def judge(
     batch: bool = False,
     shard: Shard | None = None,
     examples: Sequence[HumanExample] | None = None,
-) -> JudgeRunSummary:
+) -> JudgeResult:
     """Judge the run directory's dialogues: judgments are stored, usage is recorded.
 
     `batch`: uncached calls are submitted as provider batches (the summary names them).
@@ -51,12 +51,12 @@ def judge(
         )
         few_shot = _few_shot_summary(protocol, source, dialogues)
         with (
-            store.run("judge", config.model_dump(mode="json")) as record,
+            store.invocation("judge", config.model_dump(mode="json")) as record,
             Runner(run_dir, run_id=record.id, quiet=quiet, batch=collector) as runner,
         ):
             models = [runner.model(judge, role="judge") for judge in config.judges]
 
-            async def job() -> JudgeRunSummary:
+            async def job() -> JudgeResult:
                 summary = await judge_dialogues(
                     store,
                     runner,
@@ -105,10 +105,10 @@ def _use_examples(
 
 def _few_shot_summary(
     protocol: JudgeProtocol, source: str | None, dialogues: Sequence[Dialogue]
-) -> FewShotSummary | None:
+) -> FewShotResult | None:
     if source is None or protocol.examples is None:
         return None
-    return FewShotSummary(
+    return FewShotResult(
         source=source,
         wanted=protocol.examples.wanted,
         chosen=protocol.examples.ids(),

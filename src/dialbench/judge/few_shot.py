@@ -166,7 +166,7 @@ class ChosenExamples(Record):
         return [message for shot in shots for message in (shot.item, shot.answer)]
 
 
-class FewShotSummary(Record):
+class FewShotResult(Record):
     """What few-shot judging showed and held out, for the run's summary."""
 
     source: str = Field(description="where the examples came from")

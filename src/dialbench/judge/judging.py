@@ -32,20 +32,20 @@ from dialbench.errors import DialbenchError
 from dialbench.failures import Failures
 from dialbench.hashing import canonical_json
 from dialbench.judge.config import DEFAULT_STORE_EVERY
-from dialbench.judge.few_shot import FewShotSummary
+from dialbench.judge.few_shot import FewShotResult
 from dialbench.judge.protocol import JudgeProtocol, PairProtocol, Question, Task
 from dialbench.llm.base import CallDeferred
 from dialbench.llm.expected import TOP_LOGPROBS, expectation
-from dialbench.llm.model import Model
+from dialbench.llm.role_model import Model
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.structured import StructuredResult, file_hashes
 from dialbench.schema import (
     Dialogue,
+    Invocation,
     JudgeConfiguration,
     Judgment,
     Provenance,
     Record,
-    Run,
     Usage,
     standard_language_tag,
     utc_now,
@@ -73,13 +73,13 @@ class JudgeTally(Record):
         return self.failures.count
 
 
-class JudgeRunSummary(Record):
+class JudgeResult(Record):
     protocol: str
     dialogues: int
     seconds: float
     judges: list[JudgeTally]
     batches: list[str] = Field(default_factory=list, description="ids of batches to wait for")
-    few_shot: FewShotSummary | None = Field(
+    few_shot: FewShotResult | None = Field(
         default=None, description="the examples shown and the dialogues held out (few_shot=N)"
     )
     notes: list[str] = Field(default_factory=list, description="what the run did not do as asked")
@@ -259,7 +259,7 @@ def _fallen_back(job: _Job) -> str | None:
     return used if configured is not None and used != configured.structured_mode else None
 
 
-async def _judge(protocol: JudgeProtocol, job: _Job, run: Run) -> Judgment | None:
+async def _judge(protocol: JudgeProtocol, job: _Job, run: Invocation) -> Judgment | None:
     """The judgment, or None when a call went to a batch (every question is still asked, so
     the batch holds all of them)."""
     answers: dict[str, JsonValue] = {}
@@ -321,12 +321,12 @@ async def judge_dialogues(
     protocol: JudgeProtocol,
     judges: Sequence[Model],
     dialogues: Sequence[Dialogue],
-    run: Run,
+    run: Invocation,
     *,
     store_every: int = DEFAULT_STORE_EVERY,
     shard: Shard | None = None,
     limit: int | None = None,
-) -> JudgeRunSummary:
+) -> JudgeResult:
     """Judge the dialogues with every judge (side by side in one run) under one protocol.
 
     The judges are models of `runner` (`runner.model(spec, role="judge")`). `shard`: only the
@@ -382,7 +382,7 @@ async def judge_dialogues(
     await runner.gather([judged(job) for job in jobs], f"{protocol.name} judgments")
     store_finished()
     await runner.stored()
-    return JudgeRunSummary(
+    return JudgeResult(
         protocol=protocol.name,
         dialogues=len(dialogues),
         seconds=time.perf_counter() - started,

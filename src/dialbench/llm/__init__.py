@@ -17,7 +17,7 @@ from dialbench.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from dialbench.llm.base import Completion, GenerationParams, Message, ModelError, Request
-    from dialbench.llm.model import Model
+    from dialbench.llm.role_model import Model
     from dialbench.llm.runner import CallFailed, Runner
     from dialbench.llm.specs import DEFAULT_LOCAL_MODEL, ModelConfig, ModelSpecError, parse_spec
     from dialbench.llm.structured import StructuredResult

@@ -23,7 +23,7 @@ from pydantic import ConfigDict
 from dialbench.errors import DialbenchError
 from dialbench.hashing import canonical_json, content_hash
 from dialbench.llm.base import Completion, Request
-from dialbench.schema import Record, Run, StoredRecord, UsageLine
+from dialbench.schema import Invocation, Record, StoredRecord, UsageLine
 from dialbench.store import CachedCall, RunStore
 
 
@@ -58,7 +58,7 @@ class _Flush:
 @dataclass(frozen=True)
 class _Records:
     records: Sequence[StoredRecord]
-    run: Run
+    run: Invocation
 
 
 class StoreWriteFailed(DialbenchError):
@@ -93,7 +93,7 @@ class CallCache:
         self._pending[entry.key] = entry.completion
         self._queue.put(entry)
 
-    def put_records(self, records: Sequence[StoredRecord], run: Run) -> None:
+    def put_records(self, records: Sequence[StoredRecord], run: Invocation) -> None:
         """Store records (a stored id is replaced) after every call put so far."""
         self._queue.put(_Records(list(records), run))
 

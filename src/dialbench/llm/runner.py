@@ -24,14 +24,14 @@ from dialbench.llm.backends import create_api
 from dialbench.llm.base import CallDeferred, Completion, ModelAPI, ModelError, Request
 from dialbench.llm.cache import CacheEntry, CallCache, cache_key
 from dialbench.llm.collection import calls_started, long_job
-from dialbench.llm.model import Model
 from dialbench.llm.pace import EndpointPace
 from dialbench.llm.prices import PriceTable
 from dialbench.llm.progress import call_progress
 from dialbench.llm.redaction import shown_error
 from dialbench.llm.reply_text import storable_completion
+from dialbench.llm.role_model import Model
 from dialbench.llm.specs import ModelConfig
-from dialbench.schema import Run, StoredRecord, UsageLine
+from dialbench.schema import Invocation, StoredRecord, UsageLine
 
 if TYPE_CHECKING:
     from dialbench.llm.batch import BatchCollector
@@ -237,7 +237,7 @@ class Runner:
                         job.close()
         return [results[index] for index in range(len(jobs))]
 
-    def store(self, records: Sequence[StoredRecord], run: Run) -> None:
+    def store(self, records: Sequence[StoredRecord], run: Invocation) -> None:
         """Store records a job made from its calls, from the cache's writer thread after those
         calls, so the event loop never waits on SQLite; a stored id is replaced."""
         if self.cache is None:

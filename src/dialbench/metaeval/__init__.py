@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 from dialbench.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
-    from dialbench.metaeval.api import MetaevalOutput, metaeval
+    from dialbench.metaeval.api import MetaevalResult, metaeval
     from dialbench.metaeval.config import MetaevalConfig
 
-__all__ = ["MetaevalConfig", "MetaevalOutput", "metaeval"]
+__all__ = ["MetaevalConfig", "MetaevalResult", "metaeval"]
 
 __getattr__ = lazy_exports(
-    __name__, {".api": ["MetaevalOutput", "metaeval"], ".config": ["MetaevalConfig"]}
+    __name__, {".api": ["MetaevalResult", "metaeval"], ".config": ["MetaevalConfig"]}
 )

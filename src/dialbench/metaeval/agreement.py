@@ -13,7 +13,7 @@ from dialbench.metaeval.scales import KRIPPENDORFF_LEVEL
 from dialbench.schema import Record
 
 
-class AgreementRow(Record):
+class HumanAgreementRow(Record):
     """alpha uses the level of the dimension's scale (nominal for binary labels); kappa is
     unweighted, the mean over annotator pairs that share at least two items."""
 
@@ -94,7 +94,7 @@ def _mean_kappa(
     return float(np.mean(finite)), len(finite), None
 
 
-def agreement(panel: Panel, pairs: list[KappaRow], max_annotators: int) -> AgreementRow:
+def agreement(panel: Panel, pairs: list[KappaRow], max_annotators: int) -> HumanAgreementRow:
     """Alpha over all annotators; kappa as the mean of the defined pairwise values in `pairs`."""
     alpha, alpha_note = krippendorff_alpha(panel)
     kappa, n_pairs, kappa_note = (
@@ -103,7 +103,7 @@ def agreement(panel: Panel, pairs: list[KappaRow], max_annotators: int) -> Agree
     notes = [n for n in (alpha_note, kappa_note) if n]
     if len(panel.annotators) < 2:
         notes = ["one annotator only: agreement needs two"]
-    return AgreementRow(
+    return HumanAgreementRow(
         dimension=panel.dimension,
         language=panel.language,
         scale=panel.spec.scale,

@@ -11,15 +11,15 @@ from dialbench.errors import DialbenchError
 from dialbench.io.long_format import read_ratings
 from dialbench.llm.specs import ModelSpecError, parse_spec
 from dialbench.metaeval.config import MetaevalConfig
-from dialbench.metaeval.evaluate import MetaEvalReport, meta_evaluate
+from dialbench.metaeval.evaluate import MetaEvalTables, meta_evaluate
 from dialbench.metaeval.report import write_metaeval_report
 from dialbench.ratings import JudgeNames, Rating, configuration_summary, from_store
 from dialbench.schema import Judgment, Record
 from dialbench.store import RunStore
 
 
-class MetaevalOutput(Record):
-    report: MetaEvalReport
+class MetaevalResult(Record):
+    report: MetaEvalTables
     folder: Path
     written: list[Path]
     warnings: list[str] = Field(default_factory=list)
@@ -59,7 +59,7 @@ def configuration_notes(judgments: list[Judgment]) -> list[str]:
     return notes
 
 
-def metaeval(config: MetaevalConfig, run_dir: str | Path | None = None) -> MetaevalOutput:
+def metaeval(config: MetaevalConfig, run_dir: str | Path | None = None) -> MetaevalResult:
     """Meta-evaluate: every figure written to the output folder, and the report returned."""
     ratings: list[Rating] = []
     judgments: list[Judgment] = []
@@ -89,7 +89,7 @@ def metaeval(config: MetaevalConfig, run_dir: str | Path | None = None) -> Metae
     folder = config.output or (
         Path(run_dir) / "metaeval" if run_dir is not None else Path("metaeval")
     )
-    return MetaevalOutput(
+    return MetaevalResult(
         report=report,
         folder=folder,
         written=write_metaeval_report(report, folder),

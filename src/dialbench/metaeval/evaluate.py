@@ -10,7 +10,7 @@ import pandas as pd
 from pydantic import Field
 
 from dialbench.errors import DialbenchError
-from dialbench.metaeval.agreement import AgreementRow, KappaRow, agreement, pairwise_kappa
+from dialbench.metaeval.agreement import HumanAgreementRow, KappaRow, agreement, pairwise_kappa
 from dialbench.metaeval.classification import ClassificationRow, classification
 from dialbench.metaeval.config import MetaEvalOptions
 from dialbench.metaeval.correlation import CorrelationRow, correlations
@@ -37,8 +37,8 @@ from dialbench.resampling import MIN_CLUSTERS
 from dialbench.schema import Judgment, Record
 
 
-class MetaEvalReport(Record):
-    agreement: list[AgreementRow] = Field(default_factory=list)
+class MetaEvalTables(Record):
+    agreement: list[HumanAgreementRow] = Field(default_factory=list)
     kappa_pairs: list[KappaRow] = Field(default_factory=list)
     detection: list[DetectionRow] = Field(default_factory=list)
     classification: list[ClassificationRow] = Field(default_factory=list)
@@ -57,7 +57,7 @@ def meta_evaluate(
     *,
     chatseeds: Mapping[str, str] | None = None,
     agreement_only: bool = False,
-) -> MetaEvalReport:
+) -> MetaEvalTables:
     """Every figure, resampling self-chats by the ChatSEED they continue (`chatseeds`, dialogue
     -> seed) and other items by dialogue; with `agreement_only`, the humans' agreement alone
     (alpha and kappa, as the web app shows it live), without the resampled figures."""
@@ -65,7 +65,7 @@ def meta_evaluate(
     frame = ratings_frame(ratings, options.default_language, chatseeds)
     if not (frame["kind"] == "human").any():
         raise DialbenchError("no human ratings: give annotations (in the run or with --against)")
-    report = MetaEvalReport()
+    report = MetaEvalTables()
     with warnings.catch_warnings():
         # Undefined statistics (constant input, one class) are reported as None with a note;
         # the libraries' own warnings about them would only repeat that.
@@ -78,7 +78,7 @@ def meta_evaluate(
     return report
 
 
-def _inference_notes(report: MetaEvalReport) -> list[str]:
+def _inference_notes(report: MetaEvalTables) -> list[str]:
     """How the intervals were drawn, what "all" is, and where too few dialogues hold them up."""
     counts = [(r.language, r.n_dialogues) for r in report.correlation] + [
         (r.language, r.n_dialogues) for r in report.detection
@@ -97,7 +97,7 @@ def _inference_notes(report: MetaEvalReport) -> list[str]:
 
 
 def _fill(
-    report: MetaEvalReport, frame: pd.DataFrame, options: MetaEvalOptions, agreement_only: bool
+    report: MetaEvalTables, frame: pd.DataFrame, options: MetaEvalOptions, agreement_only: bool
 ) -> None:
     limit = options.max_pairwise_annotators
     for panel in build_panels(frame, options.scales, report.notes, options.detect):

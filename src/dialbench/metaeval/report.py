@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
-from dialbench.metaeval.evaluate import MetaEvalReport
+from dialbench.metaeval.evaluate import MetaEvalTables
 from dialbench.metaeval.pvalues import p_value_text
 from dialbench.metaeval.references import HUMAN_CEILING, is_ceiling
 from dialbench.plotting import file_stem, plot_label, save_png
@@ -28,7 +28,7 @@ TITLES = {
 }
 
 
-def tables(report: MetaEvalReport) -> dict[str, pd.DataFrame]:
+def tables(report: MetaEvalTables) -> dict[str, pd.DataFrame]:
     return {
         name: pd.DataFrame([row.model_dump() for row in getattr(report, name)])
         for name in TITLES
@@ -109,7 +109,7 @@ def plot_detection(detection: pd.DataFrame, folder: Path) -> list[Path]:
         raters = list(dict.fromkeys(part["rater"]))
         if all(map(is_ceiling, raters)):
             continue
-        figure, axes = plt.subplots(
+        canvas, axes = plt.subplots(
             2, 1, figsize=(max(6, 1.2 * part["dimension"].nunique()), 7), sharex=True
         )
         for ax, column, title in zip(
@@ -122,10 +122,10 @@ def plot_detection(detection: pd.DataFrame, folder: Path) -> list[Path]:
             _bar_groups(ax, part, "dimension", column, raters, bounds)
             ax.set_ylabel(title)
         axes[0].legend(fontsize=8, loc="best")
-        figure.suptitle(
+        canvas.suptitle(
             f"Detection vs. humans — {plot_label(str(language))} (whiskers: 95% intervals)"
         )
-        paths.append(save_png(figure, folder / f"detection_{file_stem(str(language))}.png"))
+        paths.append(save_png(canvas, folder / f"detection_{file_stem(str(language))}.png"))
     return paths
 
 
@@ -137,12 +137,12 @@ def plot_correlation(correlation: pd.DataFrame, folder: Path) -> list[Path]:
         raters = list(dict.fromkeys(part["rater"]))
         if all(map(is_ceiling, raters)):
             continue
-        figure, ax = plt.subplots(figsize=(max(6, 1.2 * part["language"].nunique()), 4))
+        canvas, ax = plt.subplots(figsize=(max(6, 1.2 * part["language"].nunique()), 4))
         _bar_groups(ax, part, "language", "r", raters, ("ci_low", "ci_high"))
         ax.set_ylabel("Spearman with mean human score\n(whiskers: 95% over dialogues)")
         ax.legend(fontsize=8, loc="best")
         ax.set_title(f"{plot_label(str(dimension))}: correlation with humans per language")
-        paths.append(save_png(figure, folder / f"correlation_{file_stem(str(dimension))}.png"))
+        paths.append(save_png(canvas, folder / f"correlation_{file_stem(str(dimension))}.png"))
     return paths
 
 
@@ -160,7 +160,7 @@ def _markdown(frame: pd.DataFrame) -> str:
     )
 
 
-def write_metaeval_report(report: MetaEvalReport, folder: Path) -> list[Path]:
+def write_metaeval_report(report: MetaEvalTables, folder: Path) -> list[Path]:
     """Write every table (CSV), report.md with all tables and plots, and report.json."""
     folder.mkdir(parents=True, exist_ok=True)
     frames = tables(report)

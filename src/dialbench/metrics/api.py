@@ -28,7 +28,7 @@ class MetricScoreResult(Record):
 
 def score_metric(config: MetricScoreConfig, run_dir: str | Path) -> MetricScoreResult:
     """Write one Judgment per turn of the chosen roles (protocol metric:NAME)."""
-    from dialbench.metrics.model import load_model  # numpy heads, the encoder when it runs
+    from dialbench.metrics.saved_metric import load_model  # numpy heads, the encoder when it runs
     from dialbench.metrics.score import human_scores, score_run
 
     loaded = load_model(metric_folder(config.model))
@@ -41,7 +41,7 @@ def score_metric(config: MetricScoreConfig, run_dir: str | Path) -> MetricScoreR
             "roles": config.roles,
             "turns": config.turns,
         }
-        with store.run(f"metric score {info.name}", settings) as record:
+        with store.invocation(f"metric score {info.name}", settings) as record:
             summary = score_run(
                 loaded,
                 store,

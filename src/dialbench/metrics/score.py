@@ -18,14 +18,14 @@ from dialbench.metrics.encoders import ENCODERS, Encoder, load_encoder
 from dialbench.metrics.examples import Example, turn_example
 from dialbench.metrics.features import featurize
 from dialbench.metrics.finetune import FOLDER, FineTunedMetric
-from dialbench.metrics.model import EncoderInfo, MetricInfo, MetricModel
+from dialbench.metrics.saved_metric import EncoderInfo, MetricInfo, MetricModel
 from dialbench.schema import (
     Annotation,
     Dialogue,
+    Invocation,
     JudgeConfiguration,
     Judgment,
     Provenance,
-    Run,
     Speaker,
     Target,
     base_language,
@@ -45,7 +45,7 @@ def encoder_processes(turns: int) -> int:
 
 
 @dataclass
-class ScoreSummary:
+class ScoreCounts:
     judgments: int = 0
     dialogues: int = 0
     seconds: float = 0.0
@@ -140,7 +140,7 @@ def check_encoder(model: MetricModel, encoder: Encoder) -> None:
 def score_run(
     model: MetricModel,
     store: RunStore,
-    run: Run,
+    run: Invocation,
     *,
     roles: Iterable[Speaker] = ("assistant",),
     last_only: bool = False,
@@ -148,7 +148,7 @@ def score_run(
     languages: Iterable[str] = (),
     encoder: Encoder | None = None,
     workers: int | None = None,
-) -> ScoreSummary:
+) -> ScoreCounts:
     """Judge every turn of the given roles (only each dialogue's last with `last_only`);
     re-scoring replaces the same judgments. `workers`
     processes encode when no `encoder` is given (default: `encoder_processes`). The seconds
@@ -174,7 +174,7 @@ def score_run(
         processes = workers or encoder_processes(turns)
         scorer = encoder or load_encoder(model.info.encoder.name, workers=processes)
         check_encoder(model, scorer)
-    summary = ScoreSummary(dialogues=len(dialogues))
+    summary = ScoreCounts(dialogues=len(dialogues))
     configuration = model.info.configuration()
     provenance = Provenance(
         run_id=run.id, config_hash=run.config_hash, models={"metric": model.info.judge_model}

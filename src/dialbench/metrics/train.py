@@ -37,7 +37,9 @@ from dialbench.metrics.examples import (
 )
 from dialbench.metrics.features import featurize
 from dialbench.metrics.finetune import FOLDER, FineTunedMetric, available_model
-from dialbench.metrics.model import (
+from dialbench.metrics.qe import ESTIMATORS
+from dialbench.metrics.qe.estimator import QEResources
+from dialbench.metrics.saved_metric import (
     FINE_TUNED,
     DevFigure,
     EncoderInfo,
@@ -49,8 +51,6 @@ from dialbench.metrics.model import (
     MLPHead,
     save_model,
 )
-from dialbench.metrics.qe import ESTIMATORS
-from dialbench.metrics.qe.estimator import QEResources
 from dialbench.metrics.translate import ModelTranslator, Translator
 from dialbench.schema import ALL_LANGUAGES, Dialogue, base_language
 from dialbench.store import RunStore

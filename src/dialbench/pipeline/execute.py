@@ -30,14 +30,14 @@ from dialbench.pipeline.config import PipelineConfig
 from dialbench.pipeline.executors import Executor
 from dialbench.pipeline.executors.local import LocalExecutor
 from dialbench.pipeline.graph import Node, build_graph, settled
-from dialbench.pipeline.stage import StageOutput
+from dialbench.pipeline.stage import StageResult
 from dialbench.schema import Record, StageRecord
 from dialbench.store import STORE_FILENAME, RunStore
 
 Status = Literal["ran", "up to date", "failed", "not run", "stopped"]
 
 
-class StageReport(Record):
+class StageOutcome(Record):
     name: str
     stage: str
     status: Status
@@ -45,9 +45,9 @@ class StageReport(Record):
     summary: str = ""
 
 
-class PipelineReport(Record):
+class PipelineResult(Record):
     run_dir: Path
-    stages: list[StageReport] = Field(default_factory=list)
+    stages: list[StageOutcome] = Field(default_factory=list)
     seconds: float = 0.0
     stopped: bool = False
 
@@ -56,7 +56,7 @@ class PipelineReport(Record):
         return any(stage.status == "failed" for stage in self.stages)
 
 
-Listener = Callable[[StageReport, StageOutput | None], None]
+Listener = Callable[[StageOutcome, StageResult | None], None]
 
 
 def finished_identities(run_dir: Path) -> set[str]:
@@ -76,15 +76,18 @@ def stage_model_problems(node: Node, checked: Checked) -> list[ModelProblem]:
     return model_problems(models_in(node.stage), f"stage {node.name}", checked)
 
 
-def _record(run_dir: Path, node: Node, output: StageOutput, seconds: float) -> None:
+def _record(run_dir: Path, node: Node, output: StageResult, seconds: float) -> None:
     record = StageRecord(
         id=node.identity, name=node.name, stage=node.stage.stage, summary=output.summary
     )
-    with RunStore.open(run_dir) as store, store.run("pipeline-stage", {"name": node.name}) as run:
+    with (
+        RunStore.open(run_dir) as store,
+        store.invocation("pipeline-stage", {"name": node.name}) as run,
+    ):
         store.add([record.model_copy(update={"seconds": seconds})], run, on_conflict="replace")
 
 
-def _execute(executor: Executor, run_dir: Path, node: Node) -> tuple[StageOutput, float]:
+def _execute(executor: Executor, run_dir: Path, node: Node) -> tuple[StageResult, float]:
     started = time.perf_counter()
     output = executor.run(node, run_dir)
     seconds = time.perf_counter() - started
@@ -100,7 +103,7 @@ def run_pipeline(
     listener: Listener | None = None,
     on_stopping: Callable[[], None] | None = None,
     executor: Executor | None = None,
-) -> PipelineReport:
+) -> PipelineResult:
     """Run every stage not already done; `force` names stages to run again all the same.
     `listener` hears of each stage as it settles, `on_stopping` of a first Ctrl-C; a second
     one is raised as KeyboardInterrupt with the stages' threads still running. `executor`:
@@ -124,24 +127,24 @@ def run_pipeline(
     with RunStore.open(run_dir):  # created and migrated here, not by stages racing to do it
         pass
     started = time.perf_counter()
-    reports: dict[str, StageReport] = {}
+    reports: dict[str, StageOutcome] = {}
     identities: dict[str, str] = {}
 
     def settle(
         node: Node,
         status: Status,
         summary: str = "",
-        output: StageOutput | None = None,
+        output: StageResult | None = None,
         seconds: float = 0.0,
     ) -> None:
-        report = StageReport(
+        report = StageOutcome(
             name=node.name, stage=node.stage.stage, status=status, seconds=seconds, summary=summary
         )
         reports[node.name] = report
         if listener is not None:
             listener(report, output)
 
-    running: dict[Future[tuple[StageOutput, float]], Node] = {}
+    running: dict[Future[tuple[StageResult, float]], Node] = {}
     stopped = False
     pool = ThreadPoolExecutor(max_workers=len(nodes), thread_name_prefix="stage")
     try:
@@ -186,7 +189,7 @@ def run_pipeline(
         if node.name not in reports:
             settle(node, "not run", "stopped before it started")
     order = [reports[node.name] for node in nodes]
-    return PipelineReport(
+    return PipelineResult(
         run_dir=run_dir, stages=order, seconds=time.perf_counter() - started, stopped=stopped
     )
 

@@ -112,7 +112,7 @@ C = TypeVar("C", bound=Record)
 
 
 @dataclass(frozen=True)
-class StageOutput:
+class StageResult:
     """What a stage did: one line for the log, and the stage function's own typed result."""
 
     summary: str
@@ -170,7 +170,7 @@ class Stage(Record):
         """This stage with relative input paths taken from the config file's folder."""
         return self
 
-    def execute(self, run_dir: Path) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageResult:
         """Run the stage on the run directory, without progress bars on a terminal (stages run
         side by side; the pipeline prints one line for each as it settles), with plain progress
         lines in a log (`quiet_on_a_terminal`)."""

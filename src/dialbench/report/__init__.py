@@ -12,10 +12,10 @@ from dialbench.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from dialbench.report.config import ReportConfig
-    from dialbench.report.writer import ReportOutput, report
+    from dialbench.report.writer import ReportResult, report
 
-__all__ = ["ReportConfig", "ReportOutput", "report"]
+__all__ = ["ReportConfig", "ReportResult", "report"]
 
 __getattr__ = lazy_exports(
-    __name__, {".config": ["ReportConfig"], ".writer": ["ReportOutput", "report"]}
+    __name__, {".config": ["ReportConfig"], ".writer": ["ReportResult", "report"]}
 )

@@ -23,7 +23,7 @@ from dialbench.report.context import ReportContext
 from dialbench.report.figures_section import figures_sections
 from dialbench.report.measured_domains import measured_domains_section
 from dialbench.report.protocols import PROTOCOL_SECTIONS
-from dialbench.report.section import Section, table
+from dialbench.report.section import Section, write_table
 from dialbench.store import RunStore
 
 CORRECTION: Correction = "holm"
@@ -80,7 +80,7 @@ def differences_section(context: ReportContext) -> list[Section]:
             title="Differences that hold",
             note=differences_note(differences),
             tables=[
-                table(
+                write_table(
                     context.folder,
                     "chatbot_differences",
                     "Differences that hold (first − second)",
@@ -102,7 +102,9 @@ def samples_section(frame: pd.DataFrame, folder: Path) -> list[Section]:
             title="Spread across samples",
             note="Items judged several times: mean standard deviation of their samples, and the "
             "share of items on which every sample agreed.",
-            tables=[table(folder, "sample_spread", "Per protocol, judge and dimension", spread)],
+            tables=[
+                write_table(folder, "sample_spread", "Per protocol, judge and dimension", spread)
+            ],
         )
     ]
 
@@ -114,7 +116,7 @@ def judges_section(frame: pd.DataFrame, folder: Path) -> Section:
         note="Unscored = no usable answer after the bounded re-ask, or a failed call: counted "
         "here, never turned into a label. Cost is empty for unpriced models.",
         tables=[
-            table(
+            write_table(
                 folder, "judges", "Per protocol, judge and language", tables.usage_by_judge(frame)
             )
         ],
@@ -130,7 +132,9 @@ def configurations_section(frame: pd.DataFrame, folder: Path) -> Section:
         "judge judged a protocol under several configurations, tables name it with the "
         "configuration in brackets, and each configuration's judgments are counted apart.",
         tables=[
-            table(folder, "configurations", "Per protocol and judge", tables.configurations(frame))
+            write_table(
+                folder, "configurations", "Per protocol and judge", tables.configurations(frame)
+            )
         ],
     )
 
@@ -144,7 +148,7 @@ def dataset_section(store: RunStore, folder: Path) -> Section:
         if rows:
             frame = pd.json_normalize([row.model_dump(mode="json") for row in rows])
             section.tables.append(
-                table(folder, f"dataset_{name}", name.replace("_", " ").capitalize(), frame)
+                write_table(folder, f"dataset_{name}", name.replace("_", " ").capitalize(), frame)
             )
     return section
 

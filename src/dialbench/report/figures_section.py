@@ -12,7 +12,7 @@ from dialbench.judge.protocol import JudgeProtocol
 from dialbench.judge.protocol_figures import is_rate
 from dialbench.report.chatbot_figures import figure_table, interval_cells, protocol_figures
 from dialbench.report.context import ReportContext
-from dialbench.report.section import Section, table
+from dialbench.report.section import Section, write_table
 
 INTERVALS = "Each figure has its 95% interval [low–high] over the seeds the dialogues grew from."
 
@@ -50,7 +50,7 @@ def figures_sections(context: ReportContext, protocol: type[JudgeProtocol]) -> l
             title=declared.title,
             note=f"{declared.note} {INTERVALS}",
             tables=[
-                table(
+                write_table(
                     context.folder,
                     declared.table,
                     declared.caption,

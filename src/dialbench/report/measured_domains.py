@@ -14,7 +14,7 @@ from dialbench.domains import DOMAINS, unmeasured
 from dialbench.llm.measured import measured_judges
 from dialbench.llm.packaged import PACKAGED_MODELS
 from dialbench.metrics.packaged import MetricCard, packaged_metrics, unmeasured_domains
-from dialbench.report.section import Section, table
+from dialbench.report.section import Section, write_table
 
 NOTE = (
     "The figures that say how far these packaged evaluators agree with the truth "
@@ -69,6 +69,6 @@ def measured_domains_section(frame: pd.DataFrame, folder: Path) -> list[Section]
             key="measured_domains",
             title="Where these evaluators were measured",
             note=NOTE,
-            tables=[table(folder, "measured_domains", "Per packaged evaluator", domains)],
+            tables=[write_table(folder, "measured_domains", "Per packaged evaluator", domains)],
         )
     ]

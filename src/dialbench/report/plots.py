@@ -17,7 +17,7 @@ def stacked_distribution(
     table: pd.DataFrame, by: list[str], levels: list[int], title: str, path: Path
 ) -> Path:
     """Horizontal stacked shares of each score level, one bar per row of `by`, with its count."""
-    figure, ax = plt.subplots(figsize=(7, 2.0 + 0.4 * len(table)))
+    canvas, ax = plt.subplots(figsize=(7, 2.0 + 0.4 * len(table)))
     labels = [
         " · ".join(plot_label(str(value)) for value in row) + f" (n={n})"
         for row, n in zip(table[by].itertuples(index=False), table["judgments"], strict=True)
@@ -35,4 +35,4 @@ def stacked_distribution(
         title="score", ncol=len(levels), fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2)
     )
     ax.set_title(plot_label(title, width=90), fontsize=10)
-    return save_png(figure, path)
+    return save_png(canvas, path)

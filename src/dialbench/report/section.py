@@ -30,7 +30,7 @@ class Section(Record):
     tables: list[ReportTable] = Field(default_factory=list)
 
 
-def table(
+def write_table(
     folder: Path,
     name: str,
     title: str,

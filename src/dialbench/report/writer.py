@@ -19,7 +19,7 @@ from dialbench.store import RunStore
 from dialbench.version import __version__
 
 
-class ReportOutput(Record):
+class ReportResult(Record):
     folder: Path
     html: Path
     markdown: Path
@@ -39,7 +39,7 @@ def _markdown(run: Path, sections: list[Section], notes: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_report(store: RunStore, folder: Path) -> ReportOutput:
+def write_report(store: RunStore, folder: Path) -> ReportResult:
     """Every table and figure the run's dialogues and judgments support, written to `folder`."""
     run = store.path.parent
     dialogues = store.count(Dialogue)
@@ -77,12 +77,12 @@ def write_report(store: RunStore, folder: Path) -> ReportOutput:
     html_path, markdown_path = folder / "index.html", folder / "report.md"
     html_path.write_text(html, encoding="utf-8")
     markdown_path.write_text(_markdown(run, sections, notes), encoding="utf-8")
-    return ReportOutput(
+    return ReportResult(
         folder=folder, html=html_path, markdown=markdown_path, sections=sections, notes=notes
     )
 
 
-def report(config: ReportConfig, run_dir: str | Path) -> ReportOutput:
+def report(config: ReportConfig, run_dir: str | Path) -> ReportResult:
     """The report of the run directory's store, written to `config.output` (default: RUN/report)."""
     with RunStore.open(run_dir, create=False) as store:
         return write_report(store, config.output or Path(run_dir) / "report")

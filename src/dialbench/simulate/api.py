@@ -11,7 +11,7 @@ from dialbench.llm.runner import Runner
 from dialbench.sharding import Shard, owned
 from dialbench.simulate.config import SimulationConfig
 from dialbench.simulate.progress import progress_bar
-from dialbench.simulate.simulation import Simulation, SimulationSummary, build_contexts
+from dialbench.simulate.simulation import Simulation, SimulationResult, build_contexts
 from dialbench.store import RunStore
 
 
@@ -21,7 +21,7 @@ def simulate(
     *,
     quiet: bool = False,
     shard: Shard | None = None,
-) -> SimulationSummary:
+) -> SimulationResult:
     """Generate every dialogue of the config not yet stored in `run_dir`; usage is recorded.
 
     `shard`: only the contexts it owns; a context's dialogues share its first user turn, so
@@ -31,7 +31,7 @@ def simulate(
     with (
         long_job(),
         RunStore.open(run_dir) as store,
-        store.run("simulate", config.model_dump(mode="json")) as run,
+        store.invocation("simulate", config.model_dump(mode="json")) as run,
         Runner(run_dir, run_id=run.id, quiet=quiet) as runner,
         progress_bar(quiet=quiet) as progress,
     ):

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dialbench.llm.base import Conversation, GenerationParams
-from dialbench.llm.model import Model
 from dialbench.llm.reply_text import reply_metadata
+from dialbench.llm.role_model import Model
 from dialbench.prompts import load_prompt
 from dialbench.schema import Turn, speaker_turns
 

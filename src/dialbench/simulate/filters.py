@@ -13,7 +13,7 @@ from importlib import resources
 
 from pydantic import Field
 
-from dialbench.llm.model import Model
+from dialbench.llm.role_model import Model
 from dialbench.prompts import load_prompt
 from dialbench.schema import Dialogue, Record, base_language
 from dialbench.simulate.language import detected_language, language_name

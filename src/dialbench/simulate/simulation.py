@@ -25,7 +25,7 @@ from dialbench.llm.collection import calls_started
 from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.specs import ModelConfig
 from dialbench.prompts import load_prompt
-from dialbench.schema import Dialogue, Participants, Provenance, Record, Run, SeedContext
+from dialbench.schema import Dialogue, Invocation, Participants, Provenance, Record, SeedContext
 from dialbench.seeds import LanguageTarget, load_seed_texts, sample_contexts, starter_texts
 from dialbench.simulate import chatbot, filters, user, validator
 from dialbench.simulate.chatbot import Chatbot
@@ -38,7 +38,7 @@ from dialbench.store import RunStore
 SOURCE, EXCLUDED_SOURCE = "medal", "medal-excluded"
 
 
-class SimulationSummary(Record):
+class SimulationResult(Record):
     run_id: str
     planned: int = Field(description="dialogues the config asks for")
     generated: int = 0
@@ -92,7 +92,7 @@ def dialogue_id(context: SeedContext, user_spec: str, chatbot_spec: str, setting
     return "d-" + content_hash(key)[:24]
 
 
-def session_for(dialogue: str, run: Run) -> str:
+def session_for(dialogue: str, run: Invocation) -> str:
     """A stateful bot's session: the dialogue's, new in each run that plays it."""
     return f"{dialogue}.{run.id}"
 
@@ -100,7 +100,9 @@ def session_for(dialogue: str, run: Run) -> str:
 class Simulation:
     """Holds the run's models and store; `run()` generates whatever is not stored yet."""
 
-    def __init__(self, config: SimulationConfig, store: RunStore, run: Run, runner: Runner) -> None:
+    def __init__(
+        self, config: SimulationConfig, store: RunStore, run: Invocation, runner: Runner
+    ) -> None:
         self.config = config
         self.store = store
         self.run_record = run
@@ -124,7 +126,7 @@ class Simulation:
         for bot in config.chatbots.models:  # a bot's missing module or function, before any call
             runner.model(bot, "assistant")
         self.slots = asyncio.Semaphore(config.concurrency)
-        self.summary = SimulationSummary(run_id=run.id, planned=0)
+        self.summary = SimulationResult(run_id=run.id, planned=0)
         self.progress: tuple[Progress, TaskID] | None = None
 
     def _user(self, model: ModelConfig) -> UserAgent:

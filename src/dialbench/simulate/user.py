@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dialbench.llm.base import GenerationParams
-from dialbench.llm.model import Model
+from dialbench.llm.role_model import Model
 from dialbench.prompts import load_prompt
 from dialbench.schema import Record, SeedContext, Turn, speaker_turns
 from dialbench.simulate.config import Form

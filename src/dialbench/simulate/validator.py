@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from dialbench.llm.base import GenerationParams
-from dialbench.llm.model import Model
+from dialbench.llm.role_model import Model
 from dialbench.llm.yesno import YesNo
 from dialbench.prompts import load_prompt
 from dialbench.schema import GenerationAttempt, SeedContext, Turn

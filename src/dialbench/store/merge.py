@@ -19,7 +19,7 @@ class ShardMerge(RunLog, RecordTables, ModelCalls):
         already here unchanged is left as it is and absorbing twice changes nothing; one whose
         content changed is replaced, as the stage that made it would have done here."""
         counts = Counter[str]()
-        for run in other.runs():
+        for run in other.invocations():
             if run.id in skip_runs:
                 continue
             self._keep_run(run)

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal, TypeVar
 
-from dialbench.schema import Record, Run, StoredRecord
+from dialbench.schema import Invocation, Record, StoredRecord
 from dialbench.store.connection import StoreConnection, StoreError
 from dialbench.store.tables import TABLES, Table, record_json
 
@@ -29,7 +29,7 @@ class RecordTables(StoreConnection):
     """The records' tables: one row a record, its JSON beside the columns it is filtered by."""
 
     def add(
-        self, records: Sequence[StoredRecord], run: Run, on_conflict: OnConflict = "error"
+        self, records: Sequence[StoredRecord], run: Invocation, on_conflict: OnConflict = "error"
     ) -> AddResult:
         """Store a batch of records in one transaction.
 

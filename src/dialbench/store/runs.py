@@ -12,7 +12,7 @@ from typing import Any, Self
 
 from dialbench.errors import DialbenchError
 from dialbench.machine import computed_on
-from dialbench.schema import Run, RunStatus, utc_now
+from dialbench.schema import Invocation, InvocationStatus, utc_now
 from dialbench.store.connection import StoreConnection
 from dialbench.store.tables import TABLES, record_json
 from dialbench.version import __version__
@@ -29,8 +29,8 @@ class RunLog(StoreConnection):
         store._mark_interrupted_runs()
         return store
 
-    def start_run(self, command: str, config: dict[str, Any] | None = None) -> Run:
-        run = Run(
+    def start_invocation(self, command: str, config: dict[str, Any] | None = None) -> Invocation:
+        run = Invocation(
             command=command,
             config=config or {},
             dialbench_version=__version__,
@@ -45,7 +45,9 @@ class RunLog(StoreConnection):
             )
         return run
 
-    def finish_run(self, run: Run, status: RunStatus = "finished") -> Run:
+    def finish_invocation(
+        self, run: Invocation, status: InvocationStatus = "finished"
+    ) -> Invocation:
         ended = None if status == "interrupted" else utc_now()
         done = run.model_copy(
             update={"status": status, "finished_at": ended, "processor": computed_on()}
@@ -58,32 +60,34 @@ class RunLog(StoreConnection):
         return done
 
     @contextmanager
-    def run(self, command: str, config: dict[str, Any] | None = None) -> Iterator[Run]:
+    def invocation(
+        self, command: str, config: dict[str, Any] | None = None
+    ) -> Iterator[Invocation]:
         """A run record that ends `finished`, or `failed` if the block raises.
 
         A block that rejects its input (a `DialbenchError`) before storing anything leaves no
         run behind: nothing was done, so there is nothing to account for.
         """
-        run = self.start_run(command, config)
+        run = self.start_invocation(command, config)
         try:
             yield run
         except DialbenchError:
             if self._run_stored_anything(run):
-                self.finish_run(run, "failed")
+                self.finish_invocation(run, "failed")
             else:
                 with self.transaction() as db:
                     db.execute("DELETE FROM runs WHERE id = ?", (run.id,))
             raise
         except BaseException:
-            self.finish_run(run, "failed")
+            self.finish_invocation(run, "failed")
             raise
-        self.finish_run(run)
+        self.finish_invocation(run)
 
-    def runs(self) -> list[Run]:
+    def invocations(self) -> list[Invocation]:
         rows = self._db.execute("SELECT record FROM runs ORDER BY started_at, id")
-        return [Run.model_validate_json(record) for (record,) in rows]
+        return [Invocation.model_validate_json(record) for (record,) in rows]
 
-    def _keep_run(self, run: Run) -> None:
+    def _keep_run(self, run: Invocation) -> None:
         """Store another store's run as it is there: added, or the one here of that id brought
         to its status and record."""
         with self.transaction() as db:
@@ -94,7 +98,7 @@ class RunLog(StoreConnection):
                 (run.id, run.command, run.status, run.started_at.isoformat(), record_json(run)),
             )
 
-    def _run_stored_anything(self, run: Run) -> bool:
+    def _run_stored_anything(self, run: Invocation) -> bool:
         tables = [table.name for table in TABLES.values()] + ["llm_usage"]
         return any(
             self._db.execute(f"SELECT 1 FROM {name} WHERE run_id = ? LIMIT 1", (run.id,)).fetchone()
@@ -106,9 +110,9 @@ class RunLog(StoreConnection):
         host = socket.gethostname()
         rows = self._db.execute("SELECT record FROM runs WHERE status = 'running'").fetchall()
         for (record,) in rows:
-            run = Run.model_validate_json(record)
+            run = Invocation.model_validate_json(record)
             if run.host == host and run.pid is not None and not _process_exists(run.pid):
-                self.finish_run(run, "interrupted")
+                self.finish_invocation(run, "interrupted")
 
 
 def _process_exists(pid: int) -> bool:

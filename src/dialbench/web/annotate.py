@@ -18,7 +18,7 @@ from typing import Annotated
 from pydantic import ConfigDict, Field, JsonValue, field_validator, model_validator
 
 from dialbench.issue_labels import load_issue_labels
-from dialbench.metaeval.agreement import AgreementRow
+from dialbench.metaeval.agreement import HumanAgreementRow
 from dialbench.schema import Annotation, Annotator, Record, Target, utc_now
 from dialbench.store import RunStore
 from dialbench.web.annotators import USER_HUMANLIKE
@@ -149,7 +149,7 @@ def with_gold_scores(store: RunStore, team: Team, progress: list[Progress]) -> l
     return scored
 
 
-def agreement_rows(store: RunStore) -> list[AgreementRow]:
+def agreement_rows(store: RunStore) -> list[HumanAgreementRow]:
     """Krippendorff's alpha and kappa between annotators, per dimension and language, from the
     meta-evaluation's own code, over finished labels; none until two annotators share an item."""
     from dialbench.metaeval.evaluate import meta_evaluate
@@ -173,7 +173,7 @@ def _in_background(parent: int) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def _agreement_of(run_dir: Path) -> list[AgreementRow]:
+def _agreement_of(run_dir: Path) -> list[HumanAgreementRow]:
     """`agreement_rows` of a run, in the process that refreshes the organiser's table."""
     with RunStore.open(run_dir, create=False) as store:
         return agreement_rows(store)
@@ -195,7 +195,7 @@ class LiveAgreement:
         self._process: ProcessPoolExecutor | None = None
         self._computing = threading.Lock()
         self._starting = threading.Lock()
-        self._rows: list[AgreementRow] | None = None
+        self._rows: list[HumanAgreementRow] | None = None
         self._version = -1
         self._computed = 0.0
 
@@ -204,7 +204,7 @@ class LiveAgreement:
         """Whether `rows` answers at once (the first table has been computed)."""
         return self._rows is not None
 
-    def rows(self) -> list[AgreementRow]:
+    def rows(self) -> list[HumanAgreementRow]:
         if self._rows is None:
             self._refresh(in_process=True)
         elif time.monotonic() - self._computed >= self.refresh_seconds:
@@ -226,7 +226,7 @@ class LiveAgreement:
                 self._rows, self._version = rows, version
             self._computed = time.monotonic()
 
-    def _computed_apart(self) -> list[AgreementRow] | None:
+    def _computed_apart(self) -> list[HumanAgreementRow] | None:
         """The table from the agreement process; None when that process was killed (the next
         refresh starts another)."""
         if self._process is None:

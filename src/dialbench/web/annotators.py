@@ -88,7 +88,7 @@ def add_annotator(
         token_sha256=sha256_text(token),
         created_at=utc_now(),
     )
-    with store.run("annotate add", {"name": name, "benchmark": benchmark}) as run:
+    with store.invocation("annotate add", {"name": name, "benchmark": benchmark}) as run:
         store.add([annotator], run)
     return NewAnnotator(annotator=annotator, token=token)
 
@@ -101,7 +101,7 @@ def _new_secret(store: RunStore, name: str, command: str, revoke: bool) -> NewAn
     changed = annotator.model_copy(
         update={"token_sha256": sha256_text(token), "revoked_at": utc_now() if revoke else None}
     )
-    with store.run(command, {"name": name}) as run:
+    with store.invocation(command, {"name": name}) as run:
         store.add([changed], run, on_conflict="replace")
     return NewAnnotator(annotator=changed, token=token)
 

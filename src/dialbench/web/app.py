@@ -71,14 +71,14 @@ def create_app(
         """One `serve` run per server process: every label saved is stored under it."""
         with RunStore.open(run_dir, create=False) as store:
             context.serving.append(
-                store.start_run("serve", context.settings.model_dump(mode="json"))
+                store.start_invocation("serve", context.settings.model_dump(mode="json"))
             )
         context.agreement.warm_up()
         try:
             yield
         finally:
             with RunStore.open(run_dir, create=False) as store:
-                store.finish_run(context.serving.pop())
+                store.finish_invocation(context.serving.pop())
             context.close()
 
     app = FastAPI(

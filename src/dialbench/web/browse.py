@@ -14,7 +14,7 @@ from dialbench.issue_labels import ISSUES_PREFIX
 from dialbench.ratings import flatten, named_judgments, placed_judgments
 from dialbench.schema import Annotation, Benchmark, Dialogue, Judgment, ParseStatus, Record
 from dialbench.store import RunStore
-from dialbench.summary import HUMAN
+from dialbench.store_contents import HUMAN
 
 SHOWN_ROWS = 500
 

@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment
 
 from dialbench.issue_labels import IssueLabels
-from dialbench.schema import Annotator, Run
+from dialbench.schema import Annotator, Invocation
 from dialbench.store import RunStore
 from dialbench.web.annotate import LiveAgreement
 from dialbench.web.annotators import AssignmentSettings
@@ -61,7 +61,7 @@ class WebContext:
     labels: IssueLabels
     agreement: LiveAgreement
     review: ReviewTask | None = None  # the judge under review (`serve --review`)
-    serving: list[Run] = field(default_factory=list)  # the `serve` run, once started
+    serving: list[Invocation] = field(default_factory=list)  # the `serve` run, once started
 
     def store(self) -> RunStore:
         return self.stores.get()

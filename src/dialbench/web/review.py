@@ -14,7 +14,7 @@ from pydantic import ConfigDict, Field, JsonValue
 from dialbench.ratings import leaves
 from dialbench.schema import Annotation, Judgment, Record, utc_now
 
-VerdictKind = Literal["yes/no", "score", "label"]
+DimensionKind = Literal["yes/no", "score", "label"]
 Correction = Annotated[int, Field(ge=0, le=9)]  # a digit key
 Action = Literal["agree", "disagree", "skip"] | bool | Correction
 
@@ -28,12 +28,12 @@ class ReviewRefused(ValueError):
         self.message = message
 
 
-class Verdict(Record):
+class JudgedDimension(Record):
     """One dimension of a judgment: where it sits in the result, what kind of value it holds,
     the judge's value (None: it gave none, the judgment is unscored) and its comment on it."""
 
     path: tuple[str, ...]
-    kind: VerdictKind
+    kind: DimensionKind
     value: bool | int | float | str | None = None
     comment: str | None = None
 
@@ -51,7 +51,7 @@ class Verdict(Record):
         return self.value is not None
 
 
-def kind_of(value: JsonValue) -> VerdictKind | None:
+def kind_of(value: JsonValue) -> DimensionKind | None:
     if isinstance(value, bool):
         return "yes/no"
     if isinstance(value, int | float):
@@ -59,9 +59,9 @@ def kind_of(value: JsonValue) -> VerdictKind | None:
     return "label" if isinstance(value, str) else None
 
 
-def verdicts_of(
-    result: Mapping[str, JsonValue] | None, unscored: Sequence[Verdict]
-) -> list[Verdict]:
+def judged_dimensions(
+    result: Mapping[str, JsonValue] | None, unscored: Sequence[JudgedDimension]
+) -> list[JudgedDimension]:
     """A judgment's verdicts: each value of its result that is a label (its text, such as
     comments and reasons, is not), with the judge's comment on it where the result holds one
     (`comments.KEY` beside `issues.KEY`). An unscored judgment (`result` None) is reviewed on
@@ -78,7 +78,7 @@ def verdicts_of(
         if kind == "score" and isinstance(value, float) and value.is_integer():
             value = int(value)
         found.append(
-            Verdict(
+            JudgedDimension(
                 path=path,
                 kind=kind,
                 value=value,
@@ -88,7 +88,7 @@ def verdicts_of(
     return found
 
 
-def reviewed_value(verdict: Verdict, action: Action, at: tuple[str, ...]) -> JsonValue:
+def reviewed_value(verdict: JudgedDimension, action: Action, at: tuple[str, ...]) -> JsonValue:
     """The label a verdict gets from the reviewer's action; `ReviewRefused` when it does not fit."""
     if action == "skip":
         return None
@@ -108,7 +108,7 @@ def reviewed_value(verdict: Verdict, action: Action, at: tuple[str, ...]) -> Jso
 
 
 def review_labels(
-    verdicts: Sequence[Verdict], actions: Mapping[str, Action], at: tuple[str, ...] = ()
+    verdicts: Sequence[JudgedDimension], actions: Mapping[str, Action], at: tuple[str, ...] = ()
 ) -> dict[str, JsonValue]:
     """The labels of the verdicts reviewed (`actions`, by dimension), nested as the result."""
     known = {verdict.dimension: verdict for verdict in verdicts}
@@ -139,7 +139,9 @@ def label_at(labels: Mapping[str, JsonValue], path: tuple[str, ...]) -> tuple[bo
     return True, branch
 
 
-def actions_of(verdicts: Sequence[Verdict], labels: Mapping[str, JsonValue]) -> dict[str, Action]:
+def actions_of(
+    verdicts: Sequence[JudgedDimension], labels: Mapping[str, JsonValue]
+) -> dict[str, Action]:
     """What a stored review says of each verdict, as the page shows it: the inverse of
     `review_labels` (a correction to the judge's own value reads as agreement). A value the page
     cannot give (labels imported from elsewhere) leaves its verdict unreviewed."""
@@ -171,7 +173,7 @@ class ReviewIn(Record):
 
 
 def review_annotations(
-    sent: ReviewIn, reviewer: str, judged: Mapping[str, tuple[Judgment, list[Verdict]]]
+    sent: ReviewIn, reviewer: str, judged: Mapping[str, tuple[Judgment, list[JudgedDimension]]]
 ) -> list[Annotation]:
     """One annotation per judgment answered (`judged`: the dialogue's judgments under review,
     by id, with their verdicts), `complete` once the dialogue is done."""

@@ -19,9 +19,9 @@ from dialbench.web.context import annotator_of, context_of, page, writer
 from dialbench.web.request_body import parsed_body
 from dialbench.web.review import (
     Action,
+    JudgedDimension,
     ReviewIn,
     ReviewRefused,
-    Verdict,
     actions_of,
     review_annotations,
 )
@@ -35,7 +35,7 @@ class JudgmentReview:
     (dimension -> action) and the judge's own words (reason, ...)."""
 
     judgment: Judgment
-    verdicts: list[Verdict]
+    verdicts: list[JudgedDimension]
     actions: dict[str, Action]
     notes: list[tuple[str, str]]
 

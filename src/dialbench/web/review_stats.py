@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pydantic import JsonValue
 
 from dialbench.schema import ALL_LANGUAGES, Annotation
-from dialbench.web.review import Verdict, kind_of, label_at
+from dialbench.web.review import JudgedDimension, kind_of, label_at
 from dialbench.web.review_task import ReviewTask
 
 
@@ -32,7 +32,7 @@ class Agreement:
     def mean_abs_difference(self) -> float | None:
         return self.score_differences / self.scores if self.scores else None
 
-    def add(self, verdict: Verdict, label: JsonValue) -> None:
+    def add(self, verdict: JudgedDimension, label: JsonValue) -> None:
         if label is None or kind_of(label) != verdict.kind:
             return
         if verdict.agreeable:

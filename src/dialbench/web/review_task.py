@@ -22,7 +22,7 @@ from dialbench.errors import DialbenchError
 from dialbench.ratings import JudgeNames, choose_judge
 from dialbench.schema import BenchmarkItem, Judgment, Record
 from dialbench.store import RunStore
-from dialbench.web.review import Verdict, verdicts_of
+from dialbench.web.review import JudgedDimension, judged_dimensions
 
 REVIEW_OPTION = "--review-judge"
 
@@ -40,7 +40,7 @@ class ReviewTask:
     judge: str
     judgments: dict[str, list[Judgment]]  # dialogue id -> its judgments reviewed, turn by turn
     languages: dict[str, str]  # dialogue id -> its language
-    unscored: list[Verdict]  # the dimensions an unscored judgment is reviewed on
+    unscored: list[JudgedDimension]  # the dimensions an unscored judgment is reviewed on
     samples: int  # the most samples the judge drew of one target
     dialogue_of: dict[str, str] = field(init=False)  # judgment id -> its dialogue
     dialogues: frozenset[str] = field(init=False)
@@ -61,10 +61,10 @@ class ReviewTask:
     def turn_level(self) -> bool:
         return any(j.target.kind == "turn" for found in self.judgments.values() for j in found)
 
-    def verdicts(self, judgment: Judgment) -> list[Verdict]:
-        return verdicts_of(judgment.result, self.unscored)
+    def verdicts(self, judgment: Judgment) -> list[JudgedDimension]:
+        return judged_dimensions(judgment.result, self.unscored)
 
-    def judged(self, dialogue_id: str) -> dict[str, tuple[Judgment, list[Verdict]]]:
+    def judged(self, dialogue_id: str) -> dict[str, tuple[Judgment, list[JudgedDimension]]]:
         """A dialogue's judgments under review, by id, with their verdicts."""
         return {j.id: (j, self.verdicts(j)) for j in self.judgments.get(dialogue_id, [])}
 
@@ -97,7 +97,7 @@ class ReviewTask:
             firsts, key=lambda j: (position[j.target.dialogue_id], j.target.turn_index or 0)
         )
         for judgment in in_run_order:
-            if verdicts_of(judgment.result, unscored):
+            if judged_dimensions(judgment.result, unscored):
                 kept[judgment.target.dialogue_id].append(judgment)
         if not kept:
             raise DialbenchError(f"{judge} gave no verdict to review in {run} ({choice.protocol})")
@@ -111,11 +111,11 @@ class ReviewTask:
         )
 
 
-def _dimensions(judgments: Iterable[Judgment]) -> list[Verdict]:
+def _dimensions(judgments: Iterable[Judgment]) -> list[JudgedDimension]:
     """Every dimension the judge gave a value on, in the order first met, without values."""
-    found: dict[tuple[str, ...], Verdict] = {}
+    found: dict[tuple[str, ...], JudgedDimension] = {}
     for judgment in judgments:
-        for verdict in verdicts_of(judgment.result, []):
+        for verdict in judged_dimensions(judgment.result, []):
             found.setdefault(
                 verdict.path, verdict.model_copy(update={"value": None, "comment": None})
             )

@@ -8,11 +8,11 @@ from dialbench.issue_labels import ISSUES_PREFIX
 from dialbench.ratings import flatten, named_judgments
 from dialbench.schema import Dialogue, Judgment, Record, SeedContext, Turn
 from dialbench.store import RunStore
-from dialbench.summary import HUMAN
+from dialbench.store_contents import HUMAN
 from dialbench.web.browse import chatbot_of
 
 
-class Verdict(Record):
+class JudgmentView(Record):
     """One judgment of a dialogue, its judge named as in the report; `scores` are the judged
     dimensions but the issue flags (overall, quality, a winner), which the page lists apart."""
 
@@ -24,7 +24,7 @@ class Verdict(Record):
 class SeedColumn(Record):
     chatbot: str
     dialogue: Dialogue
-    verdicts: list[Verdict]
+    verdicts: list[JudgmentView]
 
 
 class SeedView(Record):
@@ -77,10 +77,10 @@ def _shared_turns(dialogues: list[Dialogue]) -> int:
     return shared
 
 
-def _verdicts(judgments: list[tuple[Judgment, str]]) -> list[Verdict]:
+def _judgment_views(judgments: list[tuple[Judgment, str]]) -> list[JudgmentView]:
     ordered = sorted(judgments, key=lambda pair: (pair[0].protocol, pair[1], pair[0].sample_index))
     return [
-        Verdict(
+        JudgmentView(
             judge=judge,
             judgment=judgment,
             scores=[
@@ -116,7 +116,7 @@ def seed_view(store: RunStore, unit: str, chatbots: list[str]) -> SeedView | Non
         missing=[c for c in chatbots if c not in present],
         shared=_shared_turns(shown),
         columns=[
-            SeedColumn(chatbot=chatbot_of(d), dialogue=d, verdicts=_verdicts(judged[d.id]))
+            SeedColumn(chatbot=chatbot_of(d), dialogue=d, verdicts=_judgment_views(judged[d.id]))
             for d in shown
         ],
     )

@@ -73,7 +73,7 @@ def sentiment_shift(model: Pipeline, dialogues: Sequence[Dialogue]) -> dict[str,
     }
 
 
-class ClassifierReport(Record):
+class ClassifierEvaluation(Record):
     classifier: str
     seconds: float = Field(description="fitting on the training dialogues")
     heldout: Figures
@@ -88,7 +88,7 @@ def evaluate(
     domains: Sequence[str],
     heldout: Sequence[bool],
     seed: int = 0,
-) -> tuple[ClassifierReport, Pipeline]:
+) -> tuple[ClassifierEvaluation, Pipeline]:
     """Fit on the training dialogues; figures on the held-out ones, leave-one-domain-out over
     all of them (when there are two domains or more), and the sentiment shift of the held-out
     ones. Returns the fitted model too."""
@@ -98,7 +98,7 @@ def evaluate(
     started = time.perf_counter()
     model = unfitted.fit(texts[~dev], y[~dev])
     seconds = time.perf_counter() - started
-    report = ClassifierReport(
+    report = ClassifierEvaluation(
         classifier=name,
         seconds=round(seconds, 2),
         heldout=scores(y[dev].tolist(), model.predict(texts[dev]).tolist()),

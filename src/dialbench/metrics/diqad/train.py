@@ -10,8 +10,8 @@ from pydantic import Field
 from dialbench.errors import DialbenchError
 from dialbench.metrics.diqad.config import DiqadTrainConfig
 from dialbench.metrics.diqad.data import domain, labelled_dialogues, split
-from dialbench.metrics.diqad.evaluate import ClassifierReport, evaluate
-from dialbench.metrics.diqad.model import DiqadInfo, save_classifier
+from dialbench.metrics.diqad.evaluate import ClassifierEvaluation, evaluate
+from dialbench.metrics.diqad.saved_classifier import DiqadInfo, save_classifier
 from dialbench.schema import Record
 
 
@@ -20,7 +20,7 @@ class DiqadTrainResult(Record):
     labels: dict[int, int] = Field(description="label (0, 1, 2) -> dialogues")
     heldout: int = Field(description="dialogues held out from training")
     domains: int
-    reports: list[ClassifierReport] = Field(
+    reports: list[ClassifierEvaluation] = Field(
         description="per classifier: held-out figures, each domain left out, the sentiment shift"
     )
     saved: DiqadInfo | None = None

@@ -23,12 +23,12 @@ from dialbench.io.validation import validate_record
 from dialbench.schema import Record
 
 if TYPE_CHECKING:
-    from dialbench.metrics.model import MetricInfo
+    from dialbench.metrics.saved_metric import MetricInfo
 
 PACKAGED = Path(__file__).parent
 CARD = "card.json"
 MODEL_FILE = "metric.json"
-"""The model directory's description (`dialbench.metrics.model.METADATA`, named here too so a
+"""The model directory's description (`dialbench.metrics.saved_metric.METADATA`, named here too so a
 pipeline file resolves a packaged name without loading numpy)."""
 
 
@@ -122,7 +122,7 @@ def shown_card(info: MetricInfo) -> MetricCard:
 
 def packaged_metrics() -> list[tuple[MetricInfo, MetricCard]]:
     """Every packaged metric, loaded and verified, with the card its figures come from."""
-    from dialbench.metrics.model import load_model  # its features: not to resolve a name
+    from dialbench.metrics.saved_metric import load_model  # its features: not to resolve a name
 
     infos = [load_model(PACKAGED / name).info for name in packaged_names()]
     return [(info, shown_card(info)) for info in infos]

@@ -10,7 +10,7 @@ from typing import Protocol
 from pydantic import Field
 
 from dialbench.pipeline.graph import Node
-from dialbench.pipeline.stage import StageOutput
+from dialbench.pipeline.stage import StageResult
 from dialbench.registry import Registry
 from dialbench.schema import Record
 
@@ -21,7 +21,7 @@ class ExecutorOptions(Record):
 
 
 class Executor(Protocol):
-    def run(self, node: Node, run_dir: Path) -> StageOutput:
+    def run(self, node: Node, run_dir: Path) -> StageResult:
         """Run one stage on the run directory (called from the scheduler's threads)."""
         ...
 

@@ -8,7 +8,7 @@ from dialbench.errors import DialbenchError
 from dialbench.llm.runner import request_stop
 from dialbench.pipeline.executors import ExecutorOptions
 from dialbench.pipeline.graph import Node
-from dialbench.pipeline.stage import StageOutput
+from dialbench.pipeline.stage import StageResult
 
 
 class LocalExecutor:
@@ -16,7 +16,7 @@ class LocalExecutor:
         if options is not None and (options.address or options.shards):
             raise DialbenchError("--address and --shards are for --executor ray")
 
-    def run(self, node: Node, run_dir: Path) -> StageOutput:
+    def run(self, node: Node, run_dir: Path) -> StageResult:
         return node.stage.execute(run_dir)
 
     def stop(self) -> None:

@@ -41,7 +41,7 @@ from dialbench.pipeline.stage import (
     DIALOGUES,
     JUDGMENTS,
     Stage,
-    StageOutput,
+    StageResult,
 )
 from dialbench.schema import Annotation, Benchmark, Dialogue, Judgment, StoredRecord
 from dialbench.sharding import Shard
@@ -82,7 +82,7 @@ def seed_shard(run_dir: Path, folder: Path, reads: frozenset[str]) -> None:
     with (
         RunStore.open(run_dir, create=False) as source,
         RunStore.open(folder) as shard,
-        shard.run(SEED) as run,
+        shard.invocation(SEED) as run,
     ):
         for kind in kinds:
             records = list(source.records(kind))
@@ -98,7 +98,7 @@ def merge_shards(run_dir: Path, folders: list[Path]) -> AddResult:
             if not (folder / STORE_FILENAME).exists():
                 continue
             with RunStore.open(folder, create=False) as shard:
-                seeds = frozenset(run.id for run in shard.runs() if run.command == SEED)
+                seeds = frozenset(run.id for run in shard.invocations() if run.command == SEED)
                 merged = store.absorb(shard, skip_runs=seeds)
             total = AddResult(
                 added=total.added + merged.added,
@@ -130,7 +130,7 @@ class RayExecutor:
         self.in_flight: set[ray.ObjectRef[str]] = set()
         self.stopping = False
 
-    def run(self, node: Node, run_dir: Path) -> StageOutput:
+    def run(self, node: Node, run_dir: Path) -> StageResult:
         shards = [Shard(index=k, count=self.shards) for k in range(self.shards)]
         parts = [part for shard in shards if (part := node.stage.sharded(shard)) is not None]
         if len(parts) < len(shards):
@@ -158,7 +158,7 @@ class RayExecutor:
         merged = merge_shards(run_dir, folders)
         if failure is not None:
             raise failure
-        return StageOutput(
+        return StageResult(
             f"{len(shards)} shard(s) on Ray, {merged.added} new record(s) merged; "
             + "; ".join(summaries)
         )

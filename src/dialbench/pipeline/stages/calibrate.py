@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from dialbench.calibrate.config import CalibrateConfig
-from dialbench.pipeline.stage import ANNOTATIONS, FILES, JUDGMENTS, Stage, StageOutput, relative_to
+from dialbench.pipeline.stage import ANNOTATIONS, FILES, JUDGMENTS, Stage, StageResult, relative_to
 
 
 class CalibrateStage(Stage, CalibrateConfig):
@@ -33,12 +33,12 @@ class CalibrateStage(Stage, CalibrateConfig):
             }
         )
 
-    def execute(self, run_dir: Path) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageResult:
         from dialbench.calibrate.api import calibrate  # pandas, scikit-learn, when it runs
 
         output = calibrate(self.config(CalibrateConfig), run_dir)
         how = "applied from" if output.applied else "written to"
-        return StageOutput(
+        return StageResult(
             f"calibration {output.calibration.digest[:12]} {how} {output.file}: "
             f"{output.stored.added} calibrated judgment(s) added, {len(output.notes)} note(s)",
             output,

@@ -12,7 +12,7 @@ from dialbench.pipeline.stage import (
     FILES,
     JUDGMENTS,
     Stage,
-    StageOutput,
+    StageResult,
     relative_to,
 )
 
@@ -32,12 +32,12 @@ class CurateStage(Stage, CurateConfig):
     def resolve_paths(self, folder: Path) -> CurateStage:
         return self.model_copy(update={"keywords": relative_to(folder, self.keywords)})
 
-    def execute(self, run_dir: Path) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageResult:
         from dialbench.curate.api import curate  # pandas and the judges, when it runs
 
         result = curate(self.config(CurateConfig), run_dir)
         picked = ", ".join(f"{o.language} {o.picked}" for o in result.languages)
-        return StageOutput(
+        return StageResult(
             f"benchmark {result.benchmark.name} ({result.stored}): {picked}; {result.folder}",
             result,
         )

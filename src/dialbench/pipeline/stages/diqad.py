@@ -16,7 +16,7 @@ from dialbench.pipeline.stage import (
     FILES,
     JUDGMENTS,
     Stage,
-    StageOutput,
+    StageResult,
     relative_to,
 )
 
@@ -33,13 +33,13 @@ class DiqadStage(Stage, DiqadTrainConfig):
     def resolve_paths(self, folder: Path) -> DiqadStage:
         return self.model_copy(update={"save": relative_to(folder, self.save)})
 
-    def execute(self, run_dir: Path) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageResult:
         from dialbench.metrics.diqad.train import train_diqad
 
         result = train_diqad(self.config(DiqadTrainConfig), run_dir)
         uar = ", ".join(f"{r.classifier} {r.heldout['uar']:.2f}" for r in result.reports)
         saved = "" if result.saved is None else f"; saved {result.saved.judge_model} to {self.save}"
-        return StageOutput(
+        return StageResult(
             f"{result.dialogues} dialogue(s), {result.heldout} held out; "
             f"held-out UAR: {uar}{saved}",
             result,

@@ -11,7 +11,7 @@ from pydantic import Field, model_validator
 from dialbench import examples
 from dialbench.errors import DialbenchError
 from dialbench.io.importer import ImportOptions, Loaded, check_file, import_file
-from dialbench.pipeline.stage import PlanContext, Stage, StageEstimate, StageOutput, relative_to
+from dialbench.pipeline.stage import PlanContext, Stage, StageEstimate, StageResult, relative_to
 from dialbench.schema import Dialogue
 from dialbench.store import OnConflict, RunStore
 
@@ -51,10 +51,10 @@ class ImportStage(Stage, ImportOptions):
     def resolve_paths(self, folder: Path) -> ImportStage:
         return self.model_copy(update={"file": relative_to(folder, self.file)})
 
-    def execute(self, run_dir: Path) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageResult:
         with RunStore.open(run_dir) as store:
             report = import_file(store, self.path, self.config(ImportOptions), self.on_conflict)
-        return StageOutput(
+        return StageResult(
             f"{self.path.name}: read {report.read} {report.records}, added {report.added}, "
             f"already present {report.unchanged}",
             report,

@@ -10,7 +10,7 @@ from pydantic import field_validator
 from dialbench.judge.api import judge
 from dialbench.judge.config import JudgeConfig
 from dialbench.judge.few_shot import examples_in_run
-from dialbench.judge.judging import JudgeRunSummary
+from dialbench.judge.judging import JudgeResult
 from dialbench.judge.protocol import ASSISTANT_TURNS_PER_DIALOGUE, JudgeProtocol, Question
 from dialbench.llm.specs import as_model_configs
 from dialbench.pipeline.stage import (
@@ -22,7 +22,7 @@ from dialbench.pipeline.stage import (
     PlanContext,
     ShardableStage,
     StageEstimate,
-    StageOutput,
+    StageResult,
     quiet_on_a_terminal,
     relative_to,
     text_tokens,
@@ -42,7 +42,7 @@ def typical_dialogue() -> Dialogue:
     )
 
 
-def judged_summary(summary: JudgeRunSummary) -> str:
+def judged_summary(summary: JudgeResult) -> str:
     parts = [
         f"{t.judge_model}: {t.ok} ok, {t.unscored} unscored, {t.already_ok} already judged"
         for t in summary.judges
@@ -92,11 +92,11 @@ class JudgeStage(ShardableStage, JudgeConfig):
             protocol.use_examples(examples_in_run(source) if stored else [])
         return protocol
 
-    def execute(self, run_dir: Path) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageResult:
         summary = judge(
             self.config(JudgeConfig), run_dir, quiet=quiet_on_a_terminal(), shard=self.shard
         )
-        return StageOutput(judged_summary(summary), summary)
+        return StageResult(judged_summary(summary), summary)
 
     def estimate(self, context: PlanContext) -> StageEstimate:
         """Calls and prompt tokens from the protocol's own questions about a typical dialogue,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from dialbench.metaeval.config import MetaevalConfig
-from dialbench.pipeline.stage import ANNOTATIONS, FILES, JUDGMENTS, Stage, StageOutput, relative_to
+from dialbench.pipeline.stage import ANNOTATIONS, FILES, JUDGMENTS, Stage, StageResult, relative_to
 
 
 class MetaevalStage(Stage, MetaevalConfig):
@@ -33,8 +33,8 @@ class MetaevalStage(Stage, MetaevalConfig):
             }
         )
 
-    def execute(self, run_dir: Path) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageResult:
         from dialbench.metaeval.api import metaeval  # pandas, scikit-learn, when it runs
 
         output = metaeval(self.config(MetaevalConfig), run_dir)
-        return StageOutput(f"{len(output.written)} file(s) in {output.folder}", output)
+        return StageResult(f"{len(output.written)} file(s) in {output.folder}", output)

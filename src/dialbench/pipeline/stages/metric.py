@@ -19,7 +19,7 @@ from dialbench.pipeline.stage import (
     FILES,
     JUDGMENTS,
     Stage,
-    StageOutput,
+    StageResult,
     relative_to,
 )
 
@@ -53,7 +53,7 @@ class MetricStage(Stage, MetricScoreConfig):
     def input_files(self) -> list[Path]:
         """The training config when the stage trains, else the model it scores with (its
         metric.json holds the version and every head's hash)."""
-        from dialbench.metrics.model import METADATA  # numpy, jieba: only for a metric stage
+        from dialbench.metrics.saved_metric import METADATA  # numpy, jieba: only for a metric stage
 
         if self.train is not None:
             return [self.train]
@@ -71,7 +71,7 @@ class MetricStage(Stage, MetricScoreConfig):
             }
         )
 
-    def execute(self, run_dir: Path) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageResult:
         from dialbench.metrics.api import score_metric
 
         trained = ""
@@ -86,7 +86,7 @@ class MetricStage(Stage, MetricScoreConfig):
             truth = " with the teacher" if info.objective == "judge" else ""
             trained = f"trained {self.model} (held-out Pearson{truth}: {figures or '-'}); "
         result = score_metric(self.config(MetricScoreConfig), run_dir)
-        return StageOutput(
+        return StageResult(
             f"{trained}{result.judge_model}: {result.judgments} turn(s) in {result.dialogues} "
             f"dialogue(s), {result.turns_per_second:.0f} turns/s",
             result,

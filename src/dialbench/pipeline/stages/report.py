@@ -12,7 +12,7 @@ from dialbench.pipeline.stage import (
     FILES,
     JUDGMENTS,
     Stage,
-    StageOutput,
+    StageResult,
     relative_to,
 )
 from dialbench.report.config import ReportConfig
@@ -30,8 +30,8 @@ class ReportStage(Stage, ReportConfig):
     def resolve_paths(self, folder: Path) -> ReportStage:
         return self.model_copy(update={"output": relative_to(folder, self.output)})
 
-    def execute(self, run_dir: Path) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageResult:
         from dialbench.report.writer import report  # pandas, matplotlib, when it runs
 
         output = report(self.config(ReportConfig), run_dir)
-        return StageOutput(f"{len(output.sections)} section(s): {output.html}", output)
+        return StageResult(f"{len(output.sections)} section(s): {output.html}", output)

@@ -18,7 +18,7 @@ from dialbench.pipeline.stage import (
     PlanContext,
     ShardableStage,
     StageEstimate,
-    StageOutput,
+    StageResult,
     first_of,
     quiet_on_a_terminal,
 )
@@ -42,11 +42,11 @@ class SelfChatStage(ShardableStage, SelfChatConfig):
     def code_hashes(self) -> dict[str, str]:
         return {SYSTEM_PROMPT: load_prompt(SYSTEM_PROMPT, PACKAGE).sha256}
 
-    def execute(self, run_dir: Path) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageResult:
         summary = selfchat(
             self.config(SelfChatConfig), run_dir, quiet=quiet_on_a_terminal(), shard=self.shard
         )
-        return StageOutput(
+        return StageResult(
             f"{summary.generated} self-chat(s) from {summary.seeds} seed(s), "
             f"{summary.already_stored} already stored, {summary.failures.count} error(s)",
             summary,

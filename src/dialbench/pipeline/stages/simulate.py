@@ -13,7 +13,7 @@ from dialbench.pipeline.stage import (
     PlanContext,
     ShardableStage,
     StageEstimate,
-    StageOutput,
+    StageResult,
     quiet_on_a_terminal,
     relative_to,
 )
@@ -49,13 +49,13 @@ class SimulateStage(ShardableStage, SimulationConfig):
         )
         return self.model_copy(update={"seeds": seeds})
 
-    def execute(self, run_dir: Path) -> StageOutput:
+    def execute(self, run_dir: Path) -> StageResult:
         summary = simulate(
             self.config(SimulationConfig), run_dir, quiet=quiet_on_a_terminal(), shard=self.shard
         )
         rate = summary.acceptance_rate
         ends = ", ".join(f"{reason} {n}" for reason, n in sorted(summary.end_reasons.items()))
-        return StageOutput(
+        return StageResult(
             f"{summary.generated} dialogue(s) generated, {summary.already_stored} already stored"
             f" ({ends or 'none new'}); validator accepted "
             + ("-" if rate is None else f"{rate:.0%} of {summary.user_attempts} user attempts"),

@@ -25,7 +25,7 @@ from dialbench.judge.protocols.arena import CHOICES, OUTCOME_DEFINITION, ArenaPr
 from dialbench.plotting import file_stem, save_png
 from dialbench.report.context import ReportContext
 from dialbench.report.protocols.selfchat_lengths import lengths_sections
-from dialbench.report.section import Section, relative, table
+from dialbench.report.section import Section, relative, write_table
 from dialbench.schema import Dialogue
 
 
@@ -53,7 +53,7 @@ def heatmaps(verdicts: pd.DataFrame, folder: Path) -> list[Path]:
     for judge, n, part in groups(verdicts):
         matrix = win_matrix(part)
         models = sorted(set(matrix["model"]))
-        figure, axes = plt.subplots(1, 2, figsize=(4 + 2.4 * len(models), 1.5 + 1.2 * len(models)))
+        canvas, axes = plt.subplots(1, 2, figsize=(4 + 2.4 * len(models), 1.5 + 1.2 * len(models)))
         for ax, column, title in zip(
             axes, ("win_rate", "win_or_tie_rate"), ("win rate", "win + tie rate"), strict=True
         ):
@@ -76,8 +76,8 @@ def heatmaps(verdicts: pd.DataFrame, folder: Path) -> list[Path]:
                         text = f"{rates[r, c]:.0%}\nn={int(games[r, c])}"
                         ax.text(c, r, text, ha="center", va="center", fontsize="small")
             ax.set_title(f"{title} (row vs column)")
-        figure.suptitle(f"BotChat Arena, N = {n} — judge {judge}")
-        paths.append(save_png(figure, folder / f"arena_winrate_{file_stem(judge)}_n{n}.png"))
+        canvas.suptitle(f"BotChat Arena, N = {n} — judge {judge}")
+        paths.append(save_png(canvas, folder / f"arena_winrate_{file_stem(judge)}_n{n}.png"))
     return paths
 
 
@@ -90,11 +90,13 @@ def ratings_sections(
     rated = arena_ratings(verdicts, dialogues, rounds=DEFAULT_ROUNDS, resamples=DEFAULT_RESAMPLES)
     unrated = [f"Note: {note}." for note in rated.notes]
     tables = [
-        table(folder, "arena_win_tie_lose", "Win / tie / lose, both orders", win_tie_lose(verdicts))
+        write_table(
+            folder, "arena_win_tie_lose", "Win / tie / lose, both orders", win_tie_lose(verdicts)
+        )
     ]
     if not rated.table.empty:
         title = "Bootstrap ELO and Bradley–Terry with 95 % intervals"
-        tables.insert(0, table(folder, "arena_ratings", title, rated.table))
+        tables.insert(0, write_table(folder, "arena_ratings", title, rated.table))
     return [
         Section(
             key="arena-ratings",
@@ -129,8 +131,8 @@ def sections(frame: pd.DataFrame, context: ReportContext) -> list[Section]:
             title="BotChat Arena verdicts and position consistency per judge",
             note=f"{OUTCOME_DEFINITION} {CONSISTENCY_DEFINITION}",
             tables=[
-                table(folder, "arena_verdicts", "Verdicts per judge", counts),
-                table(
+                write_table(folder, "arena_verdicts", "Verdicts per judge", counts),
+                write_table(
                     folder,
                     "arena_order_consistency",
                     "Order flips per judge and length",

@@ -16,14 +16,14 @@ from dialbench.plotting import file_stem, save_png
 from dialbench.report.chatbot_figures import interval_cells, protocol_figures, with_intervals
 from dialbench.report.context import ReportContext
 from dialbench.report.protocols.selfchat_lengths import lengths_sections
-from dialbench.report.section import Section, relative, table
+from dialbench.report.section import Section, relative, write_table
 
 
 def gteval_plots(table: pd.DataFrame, folder: Path) -> list[Path]:
     """Figure 6: win / tie / lose shares against the human dialogue, one bar per model."""
     paths = []
     for judge, part in table.groupby("judge", sort=True):
-        figure, axes = plt.subplots(figsize=(6, 1.2 + 0.5 * len(part)))
+        canvas, axes = plt.subplots(figsize=(6, 1.2 + 0.5 * len(part)))
         left = np.zeros(len(part))
         for column, colour in (("wins", "tab:green"), ("ties", "tab:gray"), ("losses", "tab:red")):
             share = (part[column] / part["judgments"]).to_numpy(dtype=float)
@@ -34,7 +34,7 @@ def gteval_plots(table: pd.DataFrame, folder: Path) -> list[Path]:
         axes.set_xlabel("share of judgments (both orders)")
         axes.set_title(f"GTEval against the human dialogue — judge {judge}")
         axes.legend(fontsize="small", loc="lower right")
-        paths.append(save_png(figure, folder / f"gteval_{file_stem(str(judge))}.png"))
+        paths.append(save_png(canvas, folder / f"gteval_{file_stem(str(judge))}.png"))
     return paths
 
 
@@ -58,7 +58,7 @@ def sections(frame: pd.DataFrame, context: ReportContext) -> list[Section]:
             "the self-chats grew from (seeds); models sorted by win_or_tie_rate.",
             plots=relative(folder, gteval_plots(results, folder / "plots")),
             tables=[
-                table(
+                write_table(
                     folder,
                     "gteval",
                     "Per judge and model, both orders",

@@ -7,7 +7,7 @@ import pandas as pd
 
 from dialbench.judge.protocols.holistic import QUALITY_LEVELS, HolisticProtocol
 from dialbench.report.context import ReportContext
-from dialbench.report.section import Section, distribution_plots, table
+from dialbench.report.section import Section, distribution_plots, write_table
 from dialbench.report.tables import distribution
 
 
@@ -35,6 +35,6 @@ def sections(frame: pd.DataFrame, context: ReportContext) -> list[Section]:
             note="DiQAD: 0 fails the basics, 1 answers but lacks proactivity or "
             "informativeness, 2 meets all six dimensions.",
             plots=figures,
-            tables=[table(folder, "holistic_distribution", "Quality levels", levels)],
+            tables=[write_table(folder, "holistic_distribution", "Quality levels", levels)],
         )
     ]

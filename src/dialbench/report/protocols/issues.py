@@ -25,7 +25,7 @@ from dialbench.report.chatbot_figures import (
     protocol_figures,
 )
 from dialbench.report.context import ReportContext
-from dialbench.report.section import Section, distribution_plots, relative, table
+from dialbench.report.section import Section, distribution_plots, relative, write_table
 from dialbench.report.tables import all_languages_last, distribution
 from dialbench.schema import ALL_LANGUAGES
 
@@ -162,7 +162,7 @@ def issue_heatmaps(rates: pd.DataFrame, folder: Path) -> list[Path]:
             )
         ]
         height = 2.6 + 0.4 * len(part)
-        figure, (left, right) = plt.subplots(
+        canvas, (left, right) = plt.subplots(
             1,
             2,
             figsize=(2.2 + 0.9 * len(issues) + 1.2, height),
@@ -189,10 +189,10 @@ def issue_heatmaps(rates: pd.DataFrame, folder: Path) -> list[Path]:
         right.set_xticks([0], ["overall"])
         right.set_yticks([])
         right.set_title("mean 1-5")
-        figure.suptitle(
+        canvas.suptitle(
             f"Issues per chatbot and language — judge {plot_label(str(judge))}", fontsize=10
         )
-        paths.append(save_png(figure, folder / f"issues_heatmap_{file_stem(str(judge))}.png"))
+        paths.append(save_png(canvas, folder / f"issues_heatmap_{file_stem(str(judge))}.png"))
     return paths
 
 
@@ -203,7 +203,7 @@ def issue_proportion_bars(proportions: pd.DataFrame, folder: Path) -> list[Path]
         issues = list(dict.fromkeys(part["issue"]))
         languages = [*sorted(set(part["language"]) - {ALL_LANGUAGES}), ALL_LANGUAGES]
         width = 0.8 / len(languages)
-        figure, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(issues) * len(languages) / 3), 4))
+        canvas, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(issues) * len(languages) / 3), 4))
         for k, language in enumerate(languages):
             rows = part[part["language"] == language].set_index("issue").reindex(issues)
             xs = np.arange(len(issues)) - 0.4 + width * (k + 0.5)
@@ -225,7 +225,7 @@ def issue_proportion_bars(proportions: pd.DataFrame, folder: Path) -> list[Path]
         ax.set_title(
             f"Issue proportions per language — judge {plot_label(str(judge))}", fontsize=10
         )
-        paths.append(save_png(figure, folder / f"issue_proportions_{file_stem(str(judge))}.png"))
+        paths.append(save_png(canvas, folder / f"issue_proportions_{file_stem(str(judge))}.png"))
     return paths
 
 
@@ -248,7 +248,7 @@ def sections(frame: pd.DataFrame, context: ReportContext) -> list[Section]:
             "`dialbench serve`, each figure of the table links to its dialogues.",
             plots=relative(folder, issue_heatmaps(rates, folder / "plots")),
             tables=[
-                table(
+                write_table(
                     folder,
                     "issue_rates",
                     "Issue rates and mean overall",
@@ -262,7 +262,7 @@ def sections(frame: pd.DataFrame, context: ReportContext) -> list[Section]:
             title="Issue proportions per language",
             plots=relative(folder, issue_proportion_bars(proportions, folder / "plots")),
             tables=[
-                table(
+                write_table(
                     folder,
                     "issue_proportions",
                     "Dialogues flagged: share (flagged / judged)",
@@ -277,6 +277,6 @@ def sections(frame: pd.DataFrame, context: ReportContext) -> list[Section]:
             plots=distribution_plots(
                 folder, overall, ["language"], scale, "Overall score per language", "overall"
             ),
-            tables=[table(folder, "overall_distribution", "Overall scores", overall)],
+            tables=[write_table(folder, "overall_distribution", "Overall scores", overall)],
         ),
     ]

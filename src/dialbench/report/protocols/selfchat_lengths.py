@@ -15,7 +15,7 @@ from dialbench.judge.protocols.gteval import GTEvalProtocol
 from dialbench.judge.protocols.unieval import UniEvalProtocol
 from dialbench.plotting import save_png
 from dialbench.report.context import ReportContext
-from dialbench.report.section import Section, relative, table
+from dialbench.report.section import Section, relative, write_table
 from dialbench.schema import Judgment
 from dialbench.store import RunStore
 
@@ -32,13 +32,13 @@ def violin_plot(lengths: pd.DataFrame, path: Path) -> Path:
     a few tokens to thousands)."""
     models = sorted(lengths["model"].unique())
     data = [lengths.loc[lengths["model"] == m, "tokens"].clip(lower=1).to_numpy() for m in models]
-    figure, axes = plt.subplots(figsize=(max(4.0, 1.4 * len(models) + 2), 4))
+    canvas, axes = plt.subplots(figsize=(max(4.0, 1.4 * len(models) + 2), 4))
     axes.violinplot(data, showmedians=True)
     axes.set_xticks(range(1, len(models) + 1), models, rotation=20, ha="right")
     axes.set_yscale("log")
     axes.set_ylabel("cl100k_base tokens per utterance")
     axes.set_title("Self-chat utterance lengths per model")
-    return save_png(figure, path)
+    return save_png(canvas, path)
 
 
 def shows_lengths(store: RunStore, protocol: str) -> bool:
@@ -62,7 +62,7 @@ def lengths_sections(context: ReportContext, protocol: str) -> list[Section]:
             note=DEFINITION,
             plots=relative(folder, [violin]),
             tables=[
-                table(
+                write_table(
                     folder, "selfchat_lengths", "cl100k tokens per utterance", length_table(lengths)
                 )
             ],

@@ -17,7 +17,7 @@ from dialbench.plotting import file_stem, save_png
 from dialbench.report.chatbot_figures import interval_cells, protocol_figures, with_intervals
 from dialbench.report.context import ReportContext
 from dialbench.report.protocols.selfchat_lengths import lengths_sections
-from dialbench.report.section import Section, relative, table
+from dialbench.report.section import Section, relative, write_table
 
 
 def human_rates(frame: pd.DataFrame) -> pd.DataFrame:
@@ -51,7 +51,7 @@ def pass_plots(table: pd.DataFrame, folder: Path) -> list[Path]:
     """Figure 4: one line per chatbot, pass rate against N, one figure per judge."""
     paths = []
     for judge, part in table.dropna(subset=["rate"]).groupby("judge", sort=True):
-        figure, axes = plt.subplots(figsize=(6, 4))
+        canvas, axes = plt.subplots(figsize=(6, 4))
         for chatbot, line in part.groupby("chatbot", sort=True):
             axes.plot(line["n"], line["rate"], marker="o", label=str(chatbot))
         axes.set_xlabel("N (utterances, the ChatSEED included)")
@@ -60,7 +60,7 @@ def pass_plots(table: pd.DataFrame, folder: Path) -> list[Path]:
         axes.set_xticks(sorted(part["n"].unique()))
         axes.set_title(f"UniEval pass@N — judge {judge}")
         axes.legend(fontsize="small")
-        paths.append(save_png(figure, folder / f"unieval_pass_{file_stem(str(judge))}.png"))
+        paths.append(save_png(canvas, folder / f"unieval_pass_{file_stem(str(judge))}.png"))
     return paths
 
 
@@ -77,7 +77,7 @@ def pass_sections(context: ReportContext) -> list[Section]:
             title="UniEval pass@N per chatbot (BotChat Figure 4)",
             note=f"{DEFINITION} rate = passed / dialogues.",
             plots=relative(folder, pass_plots(passes, folder / "plots")),
-            tables=[table(folder, "unieval_pass", "Per judge, chatbot and N", passes)],
+            tables=[write_table(folder, "unieval_pass", "Per judge, chatbot and N", passes)],
         )
     ]
 
@@ -99,7 +99,7 @@ def sections(frame: pd.DataFrame, context: ReportContext) -> list[Section]:
             "[low–high] over the ChatSEEDs the dialogues grew from (seeds); "
             "median_first_ai_index over the dialogues judged AI-involved.",
             tables=[
-                table(
+                write_table(
                     context.folder,
                     "unieval_human_rates",
                     "Per judge and chatbot",

@@ -17,11 +17,11 @@ from dialbench.metrics.diqad.evaluate import Figures
 from dialbench.metrics.diqad.splice import splice
 from dialbench.schema import (
     Dialogue,
+    Invocation,
     JudgeConfiguration,
     Judgment,
     Provenance,
     Record,
-    Run,
     Target,
 )
 
@@ -76,7 +76,7 @@ def load_classifier(folder: Path) -> tuple[DiqadInfo, Pipeline]:
 
 
 def score_dialogues(
-    info: DiqadInfo, model: Pipeline, dialogues: Sequence[Dialogue], run: Run
+    info: DiqadInfo, model: Pipeline, dialogues: Sequence[Dialogue], run: Invocation
 ) -> list[Judgment]:
     """One 0/1/2 judgment per dialogue, as an LLM judge of whole dialogues writes it."""
     if not dialogues:

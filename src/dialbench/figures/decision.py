@@ -1,7 +1,7 @@
 """The gate's verdict on a candidate run against its baseline: a record for machines, one screen
 of text for people (`dialbench check`), and an assertion for a project's own tests.
 
-    from dialbench.figures.verdict import assert_no_regression
+    from dialbench.figures.decision import assert_no_regression
 
     def test_no_regression():
         assert_no_regression("runs/candidate", baseline="runs/baseline")
@@ -32,7 +32,7 @@ class GateRow(DifferenceRow):
     regression: bool
 
 
-class GateVerdict(Record):
+class GateDecision(Record):
     runs: ComparedRuns
     passed: bool
     checked: int
@@ -89,7 +89,7 @@ def _line(row: GateRow, judge: bool, chatbot: bool) -> str:
     )
 
 
-def verdict(comparison: Comparison, config: GateConfig) -> GateVerdict:
+def decide(comparison: Comparison, config: GateConfig) -> GateDecision:
     """`gate.gate` over the comparison's rows; an error when the config checks none of them."""
     checked = gate(comparison.frame(), config)
     if checked.empty:
@@ -97,7 +97,7 @@ def verdict(comparison: Comparison, config: GateConfig) -> GateVerdict:
         raise DialbenchError(f"the gate checks none of the figures compared: {', '.join(found)}")
     rows = [GateRow.model_validate(row) for row in frame_records(checked.drop(columns="rule"))]
     regressions = [row for row in rows if row.regression]
-    return GateVerdict(
+    return GateDecision(
         runs=comparison.runs,
         passed=not regressions,
         checked=len(rows),
@@ -112,13 +112,13 @@ def check_versions(
     baseline: str | Path,
     config: GateConfig | None = None,
     chatbots: Sequence[str] = (),
-) -> GateVerdict:
+) -> GateDecision:
     """The gate's verdict on two runs (`versions.compare_versions` pairs their chatbots)."""
     config = config or GateConfig()
     comparison = compare_versions(
         Path(baseline), Path(candidate), chatbots, config.correction, config.alpha
     )
-    return verdict(comparison, config)
+    return decide(comparison, config)
 
 
 def assert_no_regression(

@@ -21,7 +21,7 @@ class JudgmentCount(Record):
     unscored: int = 0
 
 
-class StoreSummary(Record):
+class StoreContents(Record):
     path: str
     schema_version: int
     runs: dict[str, int]
@@ -54,11 +54,11 @@ def _judgment_counts(store: RunStore) -> list[JudgmentCount]:
     return sorted(counts.values(), key=lambda c: (c.protocol, c.judge_model))
 
 
-def summarize(store: RunStore) -> StoreSummary:
+def count_contents(store: RunStore) -> StoreContents:
     def by(record_type: type[Dialogue] | type[Annotation], column: str) -> dict[str, int]:
         return {value or HUMAN: n for value, n in store.group_counts(record_type, column)}
 
-    records = store.runs()
+    records = store.invocations()
     runs = Counter(f"{run.command} ({run.status})" for run in records)
     imports = [run.config for run in records if run.command == "import"]
     personal_data = Counter(
@@ -68,7 +68,7 @@ def summarize(store: RunStore) -> StoreSummary:
     for config in imports:
         if isinstance(found := config.get("redacted"), dict):
             redacted.update({kind: n for kind, n in found.items() if isinstance(n, int) and n})
-    return StoreSummary(
+    return StoreContents(
         path=str(store.path),
         schema_version=store.schema_version,
         runs=dict(runs),
