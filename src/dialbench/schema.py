@@ -330,7 +330,8 @@ class JudgeConfiguration(Record):
 
 
 class Judgment(StoredRecord):
-    """One judge's verdict on one target under one protocol and configuration.
+    """One judge's answer on one target under one protocol and configuration: a verdict per
+    dimension.
 
     An output that could not be parsed is `unscored` with no result: never a default label.
     Judgments stored before configurations existed have none, and keep their ids.

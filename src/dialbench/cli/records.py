@@ -295,31 +295,31 @@ def _counts_table(title: str, counts: dict[str, int], total: int) -> Table:
     return table(title, (key, "count", "share"), shown, text=(key,))
 
 
-def _print_summary(summary: StoreContents) -> None:
-    console.print(f"[bold]{escape(summary.path)}[/] (schema v{summary.schema_version})")
-    runs = ", ".join(f"{n} {kind}" for kind, n in summary.runs.items()) or "none"
+def _print_contents(contents: StoreContents) -> None:
+    console.print(f"[bold]{escape(contents.path)}[/] (schema v{contents.schema_version})")
+    runs = ", ".join(f"{n} {kind}" for kind, n in contents.runs.items()) or "none"
     console.print(f"runs: {runs}", markup=False)
     console.print(
-        f"computed on: {'; '.join(summary.processors) or 'none'}", markup=False, soft_wrap=True
+        f"computed on: {'; '.join(contents.processors) or 'none'}", markup=False, soft_wrap=True
     )
-    if summary.imports_by_personal_data:
-        found = ", ".join(f"{n} {kind}" for kind, n in summary.redacted.items()) or "none found"
-        modes = summary.imports_by_personal_data
+    if contents.imports_by_personal_data:
+        found = ", ".join(f"{n} {kind}" for kind, n in contents.redacted.items()) or "none found"
+        modes = contents.imports_by_personal_data
         console.print(
             f"personal data: redacted by {modes.get('redact', 0)} import(s) ({found}), "
             f"kept as it is by {modes.get('keep', 0)}",
             markup=False,
         )
-    console.print(f"dialogues: {summary.dialogues}, turns: {summary.turns}")
+    console.print(f"dialogues: {contents.dialogues}, turns: {contents.turns}")
     for title, counts in (
-        ("dialogues by language", summary.by_language),
-        ("dialogues by source", summary.by_source),
-        ("dialogues by user model", summary.by_user_model),
-        ("dialogues by chatbot model", summary.by_chatbot_model),
+        ("dialogues by language", contents.by_language),
+        ("dialogues by source", contents.by_source),
+        ("dialogues by user model", contents.by_user_model),
+        ("dialogues by chatbot model", contents.by_chatbot_model),
     ):
         if counts:
-            console.print(_counts_table(title, counts, summary.dialogues))
-    if summary.judgments:
+            console.print(_counts_table(title, counts, contents.dialogues))
+    if contents.judgments:
         rows = [
             (
                 j.protocol,
@@ -328,16 +328,16 @@ def _print_summary(summary: StoreContents) -> None:
                 str(j.unscored),
                 f"{j.unscored / (j.ok + j.unscored):.1%}",
             )
-            for j in summary.judgments
+            for j in contents.judgments
         ]
         columns = ("protocol", "judge", "ok", "unscored", "unscored rate")
         console.print(table("judgments by protocol", columns, rows, text=("protocol", "judge")))
     else:
         console.print("judgments: none")
-    annotated = sum(summary.annotations_by_annotator.values())
+    annotated = sum(contents.annotations_by_annotator.values())
     if annotated:
         console.print(
-            _counts_table("annotations by annotator", summary.annotations_by_annotator, annotated)
+            _counts_table("annotations by annotator", contents.annotations_by_annotator, annotated)
         )
     else:
         console.print("annotations: none")
@@ -349,11 +349,11 @@ def show(run: RunDir = DEFAULT_RUN, as_json: AsJson = False) -> None:
     from dialbench.store_contents import count_contents
 
     with RunStore.open(run, create=False) as store:
-        summary = count_contents(store)
+        contents = count_contents(store)
     if as_json:
-        print(summary.model_dump_json(indent=2))
+        print(contents.model_dump_json(indent=2))
     else:
-        _print_summary(summary)
+        _print_contents(contents)
 
 
 @app.command("examples")

@@ -1,4 +1,4 @@
-"""The gate's verdict on a candidate run against its baseline: a record for machines, one screen
+"""The gate's decision on a candidate run against its baseline: a record for machines, one screen
 of text for people (`dialbench check`), and an assertion for a project's own tests.
 
     from dialbench.figures.decision import assert_no_regression
@@ -113,7 +113,7 @@ def check_versions(
     config: GateConfig | None = None,
     chatbots: Sequence[str] = (),
 ) -> GateDecision:
-    """The gate's verdict on two runs (`versions.compare_versions` pairs their chatbots)."""
+    """The gate's decision on two runs (`versions.compare_versions` pairs their chatbots)."""
     config = config or GateConfig()
     comparison = compare_versions(
         Path(baseline), Path(candidate), chatbots, config.correction, config.alpha
@@ -127,7 +127,7 @@ def assert_no_regression(
     config: GateConfig | None = None,
     chatbots: Sequence[str] = (),
 ) -> None:
-    """Fail (AssertionError, with the verdict's screen) when `run` regresses against
+    """Fail (AssertionError, with the decision's screen) when `run` regresses against
     `baseline`; the default config checks every figure with a margin of 3% of its scale."""
     found = check_versions(run, baseline, config, chatbots)
     if not found.passed:

@@ -2,8 +2,9 @@
 
 OpenAI's chat-completions messages are the lingua franca: Langfuse and LangSmith log them as
 generations' inputs, LangChain's own message dicts map onto them, and OpenTelemetry's parts say
-the same things. Each reader turns its log's messages into `LoggedMessage`s (located by line and field,
-so a problem found later still names where it was), and `conversation.py` makes turns of them.
+the same things. Each reader turns its log's messages into `LoggedMessage`s (located by line and
+field, so a problem found later still names where it was), and `conversation.py` makes turns of
+them.
 """
 
 from __future__ import annotations
