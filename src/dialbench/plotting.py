@@ -19,7 +19,7 @@ _BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def save_png(canvas: Figure, path: Path) -> Path:
-    """Lay out, write and close (pyplot keeps every open figure alive otherwise)."""
+    """Lay out, write and close (pyplot keeps every open canvas alive otherwise)."""
     canvas.tight_layout()
     canvas.savefig(path, dpi=DPI)
     plt.close(canvas)

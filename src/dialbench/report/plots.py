@@ -1,4 +1,4 @@
-"""The report's figures that any protocol can use, as PNGs (matplotlib, Agg): every bar and cell
+"""The report's plots that any protocol can use, as PNGs (matplotlib, Agg): every bar and cell
 is labelled with its count, so a rate over three dialogues never looks like one over three
 hundred."""
 

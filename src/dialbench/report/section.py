@@ -1,4 +1,4 @@
-"""A report section: its title, the note a reader needs to interpret it, its figures (PNG in
+"""A report section: its title, the note a reader needs to interpret it, its plots (PNG in
 `plots/`) and tables (CSV in `tables/`, HTML and markdown to show), and the helpers every
 section is built with."""
 
@@ -59,7 +59,7 @@ def relative(folder: Path, paths: list[Path]) -> list[str]:
 def distribution_plots(
     folder: Path, table: pd.DataFrame, by: list[str], levels: list[int], title: str, stem: str
 ) -> list[str]:
-    """One stacked-share figure per judge, as paths relative to the report folder."""
+    """One stacked-share plot per judge, as paths relative to the report folder."""
     paths = []
     for judge, part in table.groupby("judge", sort=True):
         path = folder / "plots" / f"{stem}_{file_stem(str(judge))}.png"

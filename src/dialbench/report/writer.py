@@ -40,7 +40,7 @@ def _markdown(run: Path, sections: list[Section], notes: list[str]) -> str:
 
 
 def write_report(store: RunStore, folder: Path) -> ReportResult:
-    """Every table and figure the run's dialogues and judgments support, written to `folder`."""
+    """Every table and plot the run's dialogues and judgments support, written to `folder`."""
     run = store.path.parent
     dialogues = store.count(Dialogue)
     context = ReportContext(store, folder)

@@ -25,7 +25,7 @@ def sections(frame: pd.DataFrame, context: ReportContext) -> list[Section]:
     levels = holistic_distribution(frame)
     if levels.empty:
         return []
-    figures = distribution_plots(
+    plots = distribution_plots(
         folder, levels, ["chatbot", "language"], QUALITY_LEVELS, "Holistic quality", "holistic"
     )
     return [
@@ -34,7 +34,7 @@ def sections(frame: pd.DataFrame, context: ReportContext) -> list[Section]:
             title="Holistic quality levels 0/1/2 per chatbot and language",
             note="DiQAD: 0 fails the basics, 1 answers but lacks proactivity or "
             "informativeness, 2 meets all six dimensions.",
-            plots=figures,
+            plots=plots,
             tables=[write_table(folder, "holistic_distribution", "Quality levels", levels)],
         )
     ]

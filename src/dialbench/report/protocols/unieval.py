@@ -48,7 +48,7 @@ def human_rates(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def pass_plots(table: pd.DataFrame, folder: Path) -> list[Path]:
-    """Figure 4: one line per chatbot, pass rate against N, one figure per judge."""
+    """Figure 4: one line per chatbot, pass rate against N, one plot per judge."""
     paths = []
     for judge, part in table.dropna(subset=["rate"]).groupby("judge", sort=True):
         canvas, axes = plt.subplots(figsize=(6, 4))
