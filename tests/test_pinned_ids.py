@@ -6,10 +6,13 @@ so in its commit."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 
+from dialbench import examples
 from dialbench.hashing import content_hash
 from dialbench.pipeline.config import load_pipeline
 from dialbench.pipeline.execute import run_pipeline
@@ -26,7 +29,7 @@ ISSUES = ScriptedModel("pinned-issues", lambda _r: issues_answer(overall=4, repe
 
 PIPELINE: dict[str, object] = {
     "stages": [
-        {"stage": "import", "name": "data", "example": "multilingual_dialogues"},
+        {"stage": "import", "name": "data", "file": "dialogues.jsonl"},
         {
             "stage": "simulate",
             "languages": ["en", "zh"],
@@ -43,26 +46,33 @@ PIPELINE: dict[str, object] = {
     ]
 }
 
-# Printed by `stored_identities` on the tree before the glossary's renames.
+# Printed by `stored_identities` on ef42fa9, the tree before issue #49's renames and moves, and
+# the same on every commit since (checked in two checkouts at different paths).
 PINNED = {
-    "stages": "bec2d9a24f8bc56b858cec333c7ddd6db7f7b8bda7aa61f1d93eb9df879596e8",
+    "stages": "389acd7cbf770c8aefb6f4af1875504b36a4e57db893ef2b3232c1cd7d512f18",
     "imported": "b9bd7df0dce340ac958d698ce6cbd2e9b5984c8621b885429b6cfcf91d1d0a08",
     "simulated": "10a22dae995fe39d433f2b824c1226da6c310e3421e7bc3975d392912871bae9",
     "judgments": "eafa576cd6a21fc03f48af64f8c6c559b6399814a12d32ff0a39345d1b4ed596",
-    "configuration_hashes": "7f71a48707c8d207ab56bd7173a81a9b7acc83c63b7f77baceda0dcd7e91ead1",
+    "configuration_hashes": "c9426e1128cc906295b23197e4f917ad4c0ab6000ca34e060c441bb965ba97ca",
     "benchmark": "db2c6f14e42d6d377e9ee1409d3608031da96b5bd45061a177fcbcc9c6e4ab3f",
 }
 
 
-def stored_identities(tmp_path: Path) -> dict[str, str]:
-    """One hash per kind of stored identity of a scripted pipeline's run."""
+def stored_identities(folder: Path) -> dict[str, str]:
+    """One hash per kind of stored identity of a scripted pipeline's run, made in `folder`, the
+    working directory. A stage's identity holds its input files' paths as the pipeline names
+    them, so the pipeline, its input (a copy of the bundled multilingual dialogues) and the run
+    are named relative to `folder`: the pins hold wherever the checkout and the scratch folder
+    lie."""
     for model in (USER, VALIDATOR, CHATBOT, HOLISTIC, ISSUES):
         model.config()  # registers the script
-    path = tmp_path / "pipeline.yaml"
-    path.write_text(yaml.safe_dump(PIPELINE, allow_unicode=True), encoding="utf-8")
-    result = run_pipeline(load_pipeline(path), tmp_path / "run")
+    shutil.copyfile(examples.bundled()["multilingual_dialogues"], folder / "dialogues.jsonl")
+    (folder / "pipeline.yaml").write_text(
+        yaml.safe_dump(PIPELINE, allow_unicode=True), encoding="utf-8"
+    )
+    result = run_pipeline(load_pipeline(Path("pipeline.yaml")), Path("run"))
     assert not result.failed, result
-    with RunStore.open(tmp_path / "run", create=False) as store:
+    with RunStore.open(Path("run"), create=False) as store:
         stages = sorted((r.name, r.id) for r in store.records(StageRecord))
         dialogues = list(store.records(Dialogue))
         judgments = list(store.records(Judgment))
@@ -90,5 +100,8 @@ def _hashes(record: Dialogue | Judgment) -> list[object]:
     ]
 
 
-def test_stored_ids_hashes_and_stage_identities_do_not_move(tmp_path: Path) -> None:
+def test_stored_ids_hashes_and_stage_identities_do_not_move(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
     assert stored_identities(tmp_path) == PINNED
