@@ -360,7 +360,7 @@ def test_absorbing_a_shard_copies_its_runs_records_usage_and_calls_once(tmp_path
             first = home.absorb(shard, skip_runs=frozenset({seed.id}))
             again = home.absorb(shard, skip_runs=frozenset({seed.id}))
             assert (first.added, again.added, again.unchanged) == (2, 0, 2)
-            assert [(r.command, r.status) for r in home.runs()] == [("simulate", "finished")]
+            assert [(r.command, r.status) for r in home.invocations()] == [("simulate", "finished")]
             assert sorted(d.turns[0].text for d in home.records(Dialogue)) == ["one", "two"]
             assert home.usage() == [UsageLine(role="chatbot", model="m", calls=2)]
             assert (home.cached_call_count(), home.cached_completion("k1")) == (1, '"hi"')

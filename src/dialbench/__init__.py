@@ -81,7 +81,7 @@ __getattr__ = lazy_exports(
             "Participants", "Provenance", "Invocation", "SeedContext", "Target", "Turn", "Usage",
         ],
         ".store": ["RunStore"],
-        ".summary": ["StoreContents", "count_contents"],
+        ".store_contents": ["StoreContents", "count_contents"],
         ".version": ["__version__"],
     },
 )  # fmt: skip

@@ -53,11 +53,13 @@ def skipped(group: str) -> str:
 def test_every_command_works_and_names_the_broken_entries_it_skips(
     broken_plugin: dict[str, str], tmp_path: Path, example_jsonl: Path
 ) -> None:
-    for command in (["--help"], ["judge", "--help"], ["import", "--help"]):
-        done = dialbench(broken_plugin, *command, cwd=tmp_path)
+    # The top-level help loads no command and so no plugin; a command's help loads its own.
+    helps = {"--help": [], "judge": [skipped("protocols")], "import": [skipped("formats")]}
+    for command, names in helps.items():
+        done = dialbench(broken_plugin, *dict.fromkeys([command, "--help"]), cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         assert "Usage" in done.stdout
-        assert done.stderr.splitlines() == [skipped("formats"), skipped("protocols")]
+        assert done.stderr.splitlines() == names
     (tmp_path / "pipeline.yaml").write_text(
         f"run: run\nstages:\n  - stage: import\n    file: {example_jsonl}\n"
     )

@@ -44,7 +44,7 @@ __getattr__ = lazy_exports(
     __name__,
     {
         ".base": ["Completion", "GenerationParams", "Message", "ModelError", "Request"],
-        ".model": ["Model"],
+        ".role_model": ["Model"],
         ".runner": ["CallFailed", "Runner"],
         ".specs": ["DEFAULT_LOCAL_MODEL", "ModelConfig", "ModelSpecError", "parse_spec"],
         ".structured": ["StructuredResult"],
