@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 
+from dialbench.store.invocations import InvocationLog
 from dialbench.store.model_calls import ModelCalls
 from dialbench.store.records import AddResult, RecordTables
-from dialbench.store.runs import RunLog
 from dialbench.store.tables import TABLES
 
 
-class ShardMerge(RunLog, RecordTables, ModelCalls):
+class ShardMerge(InvocationLog, RecordTables, ModelCalls):
     """A store that takes in another's runs, records, usage and cached calls."""
 
     def absorb(self, other: ShardMerge, *, skip_runs: frozenset[str] = frozenset()) -> AddResult:

@@ -1,5 +1,5 @@
-"""The store's log of command runs: each command's run record, from `running` to how it ended,
-and the runs a killed process left `running` marked `interrupted`."""
+"""The store's log of invocations (the `runs` table): each command's record, from `running` to
+how it ended, and the invocations a killed process left `running` marked `interrupted`."""
 
 from __future__ import annotations
 
@@ -18,15 +18,15 @@ from dialbench.store.tables import TABLES, record_json
 from dialbench.version import __version__
 
 
-class RunLog(StoreConnection):
-    """The runs of the commands that worked on a store."""
+class InvocationLog(StoreConnection):
+    """The invocations of the commands that worked on a store."""
 
     @classmethod
     def open(cls, run_dir: str | Path, *, create: bool = True, any_thread: bool = False) -> Self:
-        """Open the store as `StoreConnection.open` does, and mark the runs a killed process left
-        `running` as `interrupted`: every command that opens a store sees them so."""
+        """Open the store as `StoreConnection.open` does, and mark the invocations a killed
+        process left `running` as `interrupted`: every command that opens a store sees them so."""
         store = super().open(run_dir, create=create, any_thread=any_thread)
-        store._mark_interrupted_runs()
+        store._mark_interrupted_invocations()
         return store
 
     def start_invocation(self, command: str, config: dict[str, Any] | None = None) -> Invocation:
@@ -105,7 +105,7 @@ class RunLog(StoreConnection):
             for name in tables
         )
 
-    def _mark_interrupted_runs(self) -> None:
+    def _mark_interrupted_invocations(self) -> None:
         """Runs still `running` whose process on this host is gone were killed: say so."""
         host = socket.gethostname()
         rows = self._db.execute("SELECT record FROM runs WHERE status = 'running'").fetchall()
