@@ -20,9 +20,6 @@ if TYPE_CHECKING:
     from dialbench.metaeval.detection import DetectionRow
     from dialbench.metaeval.evaluate import MetaEvalTables
 
-# Kept here rather than imported, so `--help` does not load the statistics stack.
-UNKNOWN_LANGUAGE = "und"
-
 console = Console()
 
 
@@ -39,6 +36,7 @@ TEXT = ("dimension", "lang", "scale", "rater", "note")
 
 def _one_panel(report: MetaEvalTables) -> tuple[MetaEvalTables, str | None]:
     """With one language, its tables equal the "all" ones: keep "all" and say which it is."""
+    from dialbench.ratings import UNKNOWN_LANGUAGE
     from dialbench.schema import ALL_LANGUAGES
 
     languages = {a.language for a in report.agreement} - {ALL_LANGUAGES}
