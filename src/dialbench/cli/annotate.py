@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from dialbench.cli.app import app
-from dialbench.cli.options import DEFAULT_RUN, RunOption, format_option
+from dialbench.cli.options import DEFAULT_RUN, FormatsCommand, RunOption, format_option
 from dialbench.cli.terminal_tables import table
 from dialbench.io.exporter import counted, export_records
 from dialbench.io.registry import detect_format
@@ -107,7 +107,7 @@ def list_annotators(run: RunOption = DEFAULT_RUN) -> None:
     console.print(table("Annotators", columns, rows, text=columns[:4]))
 
 
-@annotate_app.command("export")
+@annotate_app.command("export", cls=FormatsCommand)
 def export(
     output: Annotated[Path, typer.Argument(help="File to write (.jsonl, .csv, ...).")],
     run: RunOption = DEFAULT_RUN,
@@ -121,7 +121,7 @@ def export(
     console.print(f"wrote {count} {counted(chosen, 'annotations')} to {output}", markup=False)
 
 
-@annotate_app.command("import")
+@annotate_app.command("import", cls=FormatsCommand)
 def import_labels_command(
     file: Annotated[Path, typer.Argument(help="Labels made elsewhere (.jsonl, .csv, ...).")],
     run: RunOption = DEFAULT_RUN,

@@ -6,14 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from pydantic_core import PydanticCustomError
+from typer.core import TyperCommand, TyperOption
 
 from dialbench.errors import DialbenchError
-from dialbench.io.file_format import Content, FileFormat
-from dialbench.io.registry import FORMATS, formats_holding
+
+if TYPE_CHECKING:
+    from typer import _click
+
+    from dialbench.io.file_format import Content, FileFormat
 
 RunDir = Annotated[
     Path,
@@ -72,6 +75,10 @@ def _named(contents: tuple[Content, ...], writable: bool) -> Callable[[str], str
     the command was built (by a test, or a plugin loaded late) are accepted too."""
 
     def parse(name: str) -> str:
+        from pydantic_core import PydanticCustomError
+
+        from dialbench.io.registry import FORMATS, formats_holding
+
         known = [fmt.name for fmt in formats_holding(contents, writable=writable)]
         if name not in known and name in FORMATS:
             FORMATS.load(name)  # a broken plugin's format: refused saying why, not as unknown
@@ -83,18 +90,48 @@ def _named(contents: tuple[Content, ...], writable: bool) -> Callable[[str], str
     return parse
 
 
+class _FormatsHelp(str):
+    """A `--format` option's help until help is shown: listing the formats imports each one's
+    module, which a command that fails or runs without showing its help never needs."""
+
+    contents: tuple[Content, ...]
+    writable: bool
+    guessed: bool
+
+    def __new__(cls, contents: tuple[Content, ...], writable: bool, guessed: bool) -> _FormatsHelp:
+        made = super().__new__(cls, "")
+        made.contents, made.writable, made.guessed = contents, writable, guessed
+        return made
+
+    def written(self) -> str:
+        from dialbench.io.registry import formats_holding
+
+        held = formats_holding(self.contents, writable=self.writable)
+        listed = "; ".join(map(_files_of, held))
+        return f"{listed}." + (" Else guessed from the name." if self.guessed else "")
+
+
+class FormatsCommand(TyperCommand):
+    """A command with a `--format` option (`format_option`): its help lists the formats as
+    registered when the help is shown. Pass as `@app.command(cls=FormatsCommand)`."""
+
+    def format_help(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
+        for param in self.params:
+            if isinstance(param, TyperOption) and isinstance(param.help, _FormatsHelp):
+                param.help = param.help.written()
+        super().format_help(ctx, formatter)
+
+
 def format_option(
     contents: Iterable[Content], *, writable: bool = False, guessed: bool = True
 ) -> Any:
     """A `--format` option for files holding any of `contents` (`guessed`: from the file's name
-    when not given); help lists each format with its suffixes, as registered when the command
-    line was built."""
+    when not given); help lists each format with its suffixes, on a `FormatsCommand`."""
     wanted = tuple(contents)
-    listed = "; ".join(map(_files_of, formats_holding(wanted, writable=writable)))
     return typer.Option(
         "--format",
         "-f",
         parser=_named(wanted, writable),
         metavar="<format>",
-        help=f"{listed}." + (" Else guessed from the name." if guessed else ""),
+        help=_FormatsHelp(wanted, writable, guessed),
     )

@@ -10,18 +10,25 @@ from rich.console import Console
 from rich.markup import escape
 
 from dialbench.cli.app import app
-from dialbench.cli.options import DEFAULT_RUN, RunDir, RunOption, format_option, key_value_pairs
+from dialbench.cli.options import (
+    DEFAULT_RUN,
+    FormatsCommand,
+    RunDir,
+    RunOption,
+    format_option,
+    key_value_pairs,
+)
 from dialbench.cli.terminal_tables import table
 from dialbench.errors import DialbenchError, InputError
-from dialbench.io.file_format import RECORD_KINDS, RecordKind
-from dialbench.io.importer import ImportOptions, PersonalData, check_file, import_file
-from dialbench.io.registry import detect_format
+from dialbench.io.file_format import RECORD_KINDS, PersonalData, RecordKind
+from dialbench.io.registry import check_exists, detect_format
 from dialbench.store import OnConflict, RunStore
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
     from rich.table import Table
 
+    from dialbench.io.importer import ImportOptions
     from dialbench.io.personal_data import RedactionCounts
     from dialbench.store_contents import StoreContents
 
@@ -41,6 +48,8 @@ def _import_options(
     dedupe: bool | None,
     personal_data: PersonalData | None,
 ) -> ImportOptions:
+    from dialbench.io.importer import ImportOptions
+
     return ImportOptions.model_validate(
         {
             "format": fmt,
@@ -131,7 +140,7 @@ def _step_display(*, quiet: bool) -> Progress:
     )
 
 
-@app.command("import")
+@app.command("import", cls=FormatsCommand)
 def import_command(
     file: Annotated[
         Path, typer.Argument(help="A file or folder in one of the formats of --format.")
@@ -156,6 +165,9 @@ def import_command(
 ) -> None:
     """Validate a whole file, then store its records in batches: nothing from a file with
     errors; a killed import, run again, adds the rest. Memory does not grow with the file."""
+    check_exists(file)  # before the readers load: a mistyped name is answered at once
+    from dialbench.io.importer import import_file
+
     options = _import_options(fmt, records, language, source, column, role, dedupe, personal_data)
     with RunStore.open(run) as store, _step_display(quiet=quiet) as display:
         report = import_file(store, file, options, on_conflict, progress=_StepProgress(display))
@@ -171,7 +183,7 @@ def import_command(
     )
 
 
-@app.command()
+@app.command(cls=FormatsCommand)
 def validate(
     file: Annotated[Path, typer.Argument(help="The file to check.")],
     fmt: FormatOption = None,
@@ -184,6 +196,9 @@ def validate(
     personal_data: PersonalDataOption = None,
 ) -> None:
     """Check a file as `import` would, without storing anything."""
+    check_exists(file)  # before the readers load: a mistyped name is answered at once
+    from dialbench.io.importer import check_file
+
     options = _import_options(fmt, records, language, source, column, role, dedupe, personal_data)
     checked = check_file(file, options)
     console.print(
@@ -247,7 +262,7 @@ def _output_format(output: Path | None, records: RecordKind) -> str:
         return detect_format(output, "ratings").name
 
 
-@app.command()
+@app.command(cls=FormatsCommand)
 def export(
     run: RunDir = DEFAULT_RUN,
     fmt: Annotated[str | None, format_option(RECORD_KINDS, writable=True)] = None,

@@ -24,6 +24,8 @@ RECORD_KINDS: tuple[RecordKind, ...] = ("dialogues", "judgments", "annotations")
 Content = Literal["dialogues", "judgments", "annotations", "ratings", "texts"]
 # A raw value (or the problem with it) and where it was: a line or row number, when there is one.
 Item = tuple[int | None, dict[str, Any] | InputError]
+# redact: personal data becomes placeholders before anything is stored; keep: text as it is.
+PersonalData = Literal["redact", "keep"]
 # What a reader raises for a file with no record in it.
 EMPTY_FILE = "the file is empty: no records to import"
 

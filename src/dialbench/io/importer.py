@@ -17,13 +17,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 from pydantic import Field, field_validator
 
 from dialbench.errors import InputError, InputErrors
 from dialbench.hashing import file_sha256
-from dialbench.io.file_format import Item, ReadRequest, RecordKind
+from dialbench.io.file_format import Item, PersonalData, ReadRequest, RecordKind
 from dialbench.io.personal_data import RedactionCounts, redact_dialogue
 from dialbench.io.registry import FORMATS, format_for, read_items
 from dialbench.io.repeats import Conflict, RepeatFinder, Repeats
@@ -44,8 +44,6 @@ from dialbench.store import OnConflict, RunStore
 BATCH = 1000
 T = TypeVar("T")
 Loaded = list[tuple[int | None, StoredRecord]]
-# redact: personal data becomes placeholders before anything is stored; keep: text as it is.
-PersonalData = Literal["redact", "keep"]
 # Progress of long work over records: its step ("checking", "storing"), records done, and
 # the total when known.
 StepProgress = Callable[[str, int, int | None], None]

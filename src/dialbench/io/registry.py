@@ -125,10 +125,15 @@ def detect_format(path: Path, content: Content) -> FileFormat:
     return claimants[0] if len(claimants) == 1 else _by_content(path, claimants)
 
 
-def format_for(path: Path, content: Content, name: str | None = None) -> FileFormat:
-    """The format that reads `content` from `path`: the one named (--format), else detected."""
+def check_exists(path: Path) -> None:
+    """Refuse a file or folder that is not there, before any format is looked for."""
     if not path.exists():
         raise InputError(path, "no such file")
+
+
+def format_for(path: Path, content: Content, name: str | None = None) -> FileFormat:
+    """The format that reads `content` from `path`: the one named (--format), else detected."""
+    check_exists(path)
     if name is None:
         return detect_format(path, content)
     named = FORMATS.load(name)

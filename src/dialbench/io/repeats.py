@@ -18,13 +18,14 @@ import hashlib
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from dialbench.hashing import canonical_json
 from dialbench.schema import Dialogue, StoredRecord
+
+if TYPE_CHECKING:  # numpy loads when a pass finishes: a command that fails first never waits
+    import numpy as np
+    import numpy.typing as npt
 
 T = TypeVar("T")
 NO_LINE = -1  # the line of an item from a format without lines
@@ -94,6 +95,8 @@ class RepeatFinder:
             (self._proper if index < len(turns) else self._wholes).append(digest)
 
     def finish(self) -> Repeats:
+        import numpy as np
+
         ids = np.frombuffer(self._ids, dtype=np.uint64)
         contents = np.frombuffer(self._contents, dtype=np.uint64)
         order = np.argsort(ids, kind="stable")
@@ -118,6 +121,8 @@ class RepeatFinder:
 
     def _prefix_mask(self) -> npt.NDArray[np.bool_]:
         """Which dialogues are a strict prefix of another: their whole is a proper prefix."""
+        import numpy as np
+
         if not self.prefixes:
             return np.zeros(len(self._ids), dtype=bool)
         proper = np.sort(np.frombuffer(self._proper, dtype=np.uint64))
