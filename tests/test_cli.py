@@ -80,11 +80,12 @@ def test_the_commands_are_listed_and_refused_without_any_feature(
 def test_a_one_line_error_loads_only_its_own_command(tmp_path: Path) -> None:
     """`dialbench import missing.jsonl` finds the file missing before the readers load: no
     importer, no format's module (the --format help lists them only when shown), no numpy, no
-    feature, and no text library (they load when text is first cut)."""
+    langcodes (it loads when a first language tag is read), no feature, and no text library
+    (they load when text is first cut)."""
     loaded = loaded_by(tmp_path, "import", "missing.jsonl", "--run", "r")
     assert "dialbench.cli.records" in loaded
     assert not {m for m in loaded if m.split(".")[0] in (*TEXT_LIBRARIES, "pandas", "scipy")}
-    assert "numpy" not in loaded
+    assert not {"numpy", "langcodes"} & loaded
     io_modules = {m for m in loaded if m.startswith("dialbench.io.")}
     assert io_modules <= {"dialbench.io.file_format", "dialbench.io.registry"}, io_modules
     assert not {m for m in loaded if m.split(".")[:2] in [["dialbench", f] for f in FEATURES]}

@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Annotated, Any, ClassVar, Literal
 
-import langcodes
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -40,7 +39,11 @@ Metadata = dict[str, JsonValue]
 
 @functools.lru_cache(maxsize=1024)
 def standard_language_tag(tag: str) -> str:
-    """Validate a BCP-47 tag and return its standard form ("ZH-hans" -> "zh-Hans")."""
+    """Validate a BCP-47 tag and return its standard form ("ZH-hans" -> "zh-Hans"). langcodes
+    loads its tables (a tenth of a command's start) when a first tag is read, so a command that
+    fails before reading a record never loads them."""
+    import langcodes
+
     if not langcodes.tag_is_valid(tag):
         raise ValueError(f"{tag!r} is not a valid BCP-47 language tag (e.g. en, zh, de, pt-BR)")
     return str(langcodes.standardize_tag(tag))
