@@ -22,7 +22,7 @@ from dialbench.cli.terminal_tables import table
 from dialbench.errors import DialbenchError, InputError
 from dialbench.io.file_format import RECORD_KINDS, PersonalData, RecordKind
 from dialbench.io.registry import check_exists, detect_format
-from dialbench.store import OnConflict, RunStore
+from dialbench.store import OnConflict
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
@@ -167,6 +167,7 @@ def import_command(
     errors; a killed import, run again, adds the rest. Memory does not grow with the file."""
     check_exists(file)  # before the readers load: a mistyped name is answered at once
     from dialbench.io.importer import import_file
+    from dialbench.store import RunStore
 
     options = _import_options(fmt, records, language, source, column, role, dedupe, personal_data)
     with RunStore.open(run) as store, _step_display(quiet=quiet) as display:
@@ -290,6 +291,8 @@ def export(
         raise DialbenchError("--language and --source filter dialogues only")
     if protocol is not None and what != "rows":
         raise DialbenchError(f"--protocol applies to formats of ratings only, not {fmt}")
+    from dialbench.store import RunStore
+
     with RunStore.open(run, create=False) as store:
         path = output or default_export_path(store, fmt, records)
         count = export_records(store, path, fmt, records, protocol, **where)
@@ -361,6 +364,7 @@ def _print_contents(contents: StoreContents) -> None:
 @app.command()
 def show(run: RunDir = DEFAULT_RUN, as_json: AsJson = False) -> None:
     """Summarise a run: dialogues by language, source and model; judgments by protocol."""
+    from dialbench.store import RunStore
     from dialbench.store_contents import count_contents
 
     with RunStore.open(run, create=False) as store:

@@ -11,11 +11,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from dialbench.errors import InputError
-from dialbench.schema import RECORD_TYPES, StoredRecord
-from dialbench.store import RunStore
+
+if TYPE_CHECKING:
+    from dialbench.schema import StoredRecord
+    from dialbench.store import RunStore
 
 RecordKind = Literal["dialogues", "judgments", "annotations"]
 RECORD_KINDS: tuple[RecordKind, ...] = ("dialogues", "judgments", "annotations")
@@ -62,7 +64,7 @@ class Export:
 
 
 Reader = Callable[[Path, ReadRequest], Iterator[Item]]
-Writer = Callable[[RunStore, Selection], Export]
+Writer = Callable[["RunStore", Selection], Export]
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,8 @@ def records_writer(write: Callable[[Sequence[StoredRecord], Path], None]) -> Wri
     """A writer of the selected stored records themselves (JSONL, Parquet, `datasets`)."""
 
     def prepare(store: RunStore, selection: Selection) -> Export:
+        from dialbench.schema import RECORD_TYPES
+
         chosen = RECORD_TYPES[selection.records]
         selected: list[StoredRecord] = list(store.records(chosen, **selection.where))
         return Export(len(selected), partial(write, selected))

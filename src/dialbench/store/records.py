@@ -7,13 +7,13 @@ import json
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from dialbench.schema import Invocation, Record, StoredRecord
+from dialbench.store.conflicts import OnConflict
 from dialbench.store.connection import StoreConnection, StoreError
 from dialbench.store.tables import TABLES, Table, record_json
 
-OnConflict = Literal["error", "keep", "replace"]
 R = TypeVar("R", bound=StoredRecord)
 
 
