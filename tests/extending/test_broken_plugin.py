@@ -54,9 +54,13 @@ def test_every_command_works_and_names_the_broken_entries_it_skips(
     broken_plugin: dict[str, str], tmp_path: Path, example_jsonl: Path
 ) -> None:
     # The top-level help loads no command and so no plugin; a command's help loads its own.
-    helps = {"--help": [], "judge": [skipped("protocols")], "import": [skipped("formats")]}
-    for command, names in helps.items():
-        done = dialbench(broken_plugin, *dict.fromkeys([command, "--help"]), cwd=tmp_path)
+    helps = [
+        (["--help"], []),
+        (["judge", "--help"], [skipped("protocols")]),
+        (["import", "--help"], [skipped("formats")]),
+    ]
+    for command, names in helps:
+        done = dialbench(broken_plugin, *command, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         assert "Usage" in done.stdout
         assert done.stderr.splitlines() == names
