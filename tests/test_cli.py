@@ -12,6 +12,7 @@ import typer.main
 import dialbench
 from dialbench.cli import app
 from dialbench.cli.command_table import COMMANDS as COMMAND_TABLE
+from dialbench.cli.options import FormatsCommand, _FormatsHelp
 from dialbench.machine import processor
 from tests.conftest import RunCli
 
@@ -105,6 +106,22 @@ def test_the_command_table_lists_each_command_as_its_module_defines_it() -> None
     for name, command in defined.items():
         summary = inspect.cleandoc(command.help or "").split("\n\n")[0]
         assert inspect.cleandoc(COMMAND_TABLE[name].summary) == summary, name
+
+
+def test_every_command_with_a_format_option_lists_the_formats_in_its_help() -> None:
+    """A `--format` option's help is written when help is shown, by its command's class
+    (`FormatsCommand`): a command with the option and another class would show it empty."""
+    for listed in COMMAND_TABLE.values():
+        importlib.import_module(f"dialbench.cli.{listed.module}")
+    pending = [typer.main.get_command(app)]
+    with_formats = []
+    while pending:
+        command = pending.pop()
+        pending += getattr(command, "commands", {}).values()
+        if any(isinstance(param.help, _FormatsHelp) for param in command.params):  # type: ignore[attr-defined]
+            with_formats.append(command.name)
+            assert isinstance(command, FormatsCommand), command.name
+    assert {"import", "validate", "export"} <= set(with_formats)
 
 
 def test_show_prints_counts_by_language_and_source(
