@@ -22,8 +22,19 @@ class Document:
 DOCUMENTS = (
     Document(
         "hours",
-        ("open", "hour", "close", "sunday", "öffnungszeit", "geöffnet", "horario", "abre",
-         "开门", "几点", "时间"),
+        (
+            "open",
+            "hour",
+            "close",
+            "sunday",
+            "öffnungszeit",
+            "geöffnet",
+            "horario",
+            "abre",
+            "开门",
+            "几点",
+            "时间",
+        ),
         {
             "en": "We are open Monday to Friday 9:00-20:00 and Saturday 10:00-16:00.",
             "de": "Wir haben Montag bis Freitag 9-20 Uhr und Samstag 10-16 Uhr geöffnet.",
@@ -33,8 +44,19 @@ DOCUMENTS = (
     ),
     Document(
         "card",
-        ("card", "member", "sign up", "register", "ausweis", "anmelden", "tarjeta", "socio",
-         "借书证", "办卡", "会员"),
+        (
+            "card",
+            "member",
+            "sign up",
+            "register",
+            "ausweis",
+            "anmelden",
+            "tarjeta",
+            "socio",
+            "借书证",
+            "办卡",
+            "会员",
+        ),
         {
             "en": "A library card is free: bring an ID to the front desk and it takes five minutes.",
             "de": "Der Bibliotheksausweis ist kostenlos: Bringen Sie einen Ausweis zur Theke mit.",
@@ -44,8 +66,23 @@ DOCUMENTS = (
     ),
     Document(
         "loans",
-        ("borrow", "return", "renew", "late", "book", "ausleihen", "zurückgeben", "buch",
-         "préstamo", "devolver", "libro", "借", "还书", "续借", "书"),
+        (
+            "borrow",
+            "return",
+            "renew",
+            "late",
+            "book",
+            "ausleihen",
+            "zurückgeben",
+            "buch",
+            "préstamo",
+            "devolver",
+            "libro",
+            "借",
+            "还书",
+            "续借",
+            "书",
+        ),
         {
             "en": "You can borrow up to 10 books for three weeks and renew them twice online.",
             "de": "Sie können bis zu 10 Bücher für drei Wochen ausleihen und zweimal verlängern.",
@@ -55,8 +92,18 @@ DOCUMENTS = (
     ),
     Document(
         "wifi",
-        ("wifi", "wi-fi", "internet", "wlan", "password", "passwort", "contraseña", "网络",
-         "密码", "上网"),
+        (
+            "wifi",
+            "wi-fi",
+            "internet",
+            "wlan",
+            "password",
+            "passwort",
+            "contraseña",
+            "网络",
+            "密码",
+            "上网",
+        ),
         {
             "en": "The Wi-Fi network is 'Library-Guest'; the password is on the board at the entrance.",
             "de": "Das WLAN heißt 'Library-Guest'; das Passwort steht am Eingang.",
@@ -66,8 +113,20 @@ DOCUMENTS = (
     ),
     Document(
         "events",
-        ("event", "reading", "children", "club", "veranstaltung", "lesung", "kinder",
-         "evento", "niños", "活动", "讲座", "孩子"),
+        (
+            "event",
+            "reading",
+            "children",
+            "club",
+            "veranstaltung",
+            "lesung",
+            "kinder",
+            "evento",
+            "niños",
+            "活动",
+            "讲座",
+            "孩子",
+        ),
         {
             "en": "Every Saturday at 11:00 there is a reading for children, and a book club on "
             "the first Thursday of the month.",

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import os
 
+from faq_bot import answer
 from fastapi import FastAPI, Header, HTTPException
 from pydantic import BaseModel
-
-from faq_bot import answer
 
 app = FastAPI(title="City library FAQ bot")
 SESSIONS: dict[str, list[str]] = {}

@@ -15,6 +15,7 @@ from dialbench.cli.app import app, validation_message
 from dialbench.cli.compare import ChatbotOption
 from dialbench.errors import DialbenchError
 from dialbench.figures.family import Correction
+from dialbench.figures.figure_basis import BASES, Basis
 
 if TYPE_CHECKING:
     from dialbench.figures.gate import GateConfig
@@ -30,6 +31,7 @@ def gate_config(
     protocols: list[str],
     alpha: float | None,
     correction: Correction | None,
+    figures: Basis | None = None,
 ) -> GateConfig:
     """The thresholds file's config (or the default one), with what the options set."""
     from dialbench.figures.gate import GateConfig
@@ -47,7 +49,7 @@ def gate_config(
     data["scope"] |= {field: patterns for field, patterns in scope if patterns}
     if margin is not None:
         data["rules"] = [rule | {"margin": margin} for rule in data["rules"]]
-    test = (("alpha", alpha), ("correction", correction))
+    test = (("alpha", alpha), ("correction", correction), ("figures", figures))
     return GateConfig.model_validate(
         data | {key: value for key, value in test if value is not None}
     )
@@ -83,6 +85,14 @@ def check(
         Correction | None, typer.Option(help="holm (default) or fdr_bh, over the checked rows.")
     ] = None,
     chatbot: ChatbotOption = [],  # noqa: B006
+    figures: Annotated[
+        Basis | None,
+        typer.Option(
+            help="What the figures are computed on: "
+            + "; ".join(f"{name}: {meaning}" for name, meaning in BASES.items())
+            + ". Default auto (or the file's).",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
 ) -> None:
     """Is RUN (the candidate) significantly worse than the baseline anywhere, by more than the
@@ -91,7 +101,9 @@ def check(
     from dialbench.figures.decision import check_versions
 
     try:
-        config = gate_config(thresholds, margin, dimension, language, protocol, alpha, correction)
+        config = gate_config(
+            thresholds, margin, dimension, language, protocol, alpha, correction, figures
+        )
         verdict = check_versions(run, baseline, config, chatbot)
     except ValidationError as invalid:
         print(f"error: {validation_message(invalid)}", file=sys.stderr)

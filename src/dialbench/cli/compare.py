@@ -13,6 +13,7 @@ from rich.console import Console
 from dialbench.cli.app import app
 from dialbench.cli.terminal_tables import KeyedTable, screen_width
 from dialbench.figures.family import Correction
+from dialbench.figures.figure_basis import BASES, Basis
 from dialbench.safe_text import markdown_frame, markdown_text
 
 if TYPE_CHECKING:
@@ -33,6 +34,15 @@ ChatbotOption = Annotated[
         "-c",
         help="Which chatbots: NAME (in both runs), or twice: the baseline's, then the "
         "candidate's (with one run: two of its chatbots).",
+    ),
+]
+FiguresOption = Annotated[
+    Basis,
+    typer.Option(
+        "--figures",
+        help="What the figures are computed on: "
+        + "; ".join(f"{name}: {meaning}" for name, meaning in BASES.items())
+        + ". Default auto.",
     ),
 ]
 CorrectionOption = Annotated[
@@ -100,7 +110,7 @@ def as_markdown(comparison: Comparison) -> str:
     body = markdown_frame(shown(comparison)).to_markdown(index=False, disable_numparse=True)
     return (
         f"**dialbench compare**: {markdown_text(headline(comparison))}\n\n{body}\n\n"
-        f"{markdown_text(comparison.design)}\n"
+        f"{markdown_text(comparison.design)}\n\n{markdown_text(comparison.figures)}\n"
     )
 
 
@@ -114,7 +124,8 @@ def as_html(comparison: Comparison) -> str:
         "table{border-collapse:collapse}td,th{padding:.2em .6em;border-bottom:1px solid #ddd}"
         "td{text-align:right}</style></head><body>\n"
         f"<h1>dialbench compare</h1>\n<p>{html.escape(headline(comparison))}</p>\n{rows}\n"
-        f"<p>{html.escape(comparison.design)}</p>\n</body></html>\n"
+        f"<p>{html.escape(comparison.design)}</p>\n<p>{html.escape(comparison.figures)}</p>\n"
+        "</body></html>\n"
     )
 
 
@@ -131,6 +142,7 @@ def print_table(comparison: Comparison, console: Console, width: int | None) -> 
         drop_first=DROP_FIRST,
     ).print(console, width)
     console.print(comparison.design, markup=False, highlight=False)
+    console.print(comparison.figures, markup=False, highlight=False)
 
 
 def write(comparison: Comparison, fmt: OutputFormat, output: Path | None) -> None:
@@ -163,6 +175,7 @@ def compare(
     ] = None,
     chatbot: ChatbotOption = [],  # noqa: B006  (typer reads defaults, never mutates them)
     correction: CorrectionOption = "holm",
+    figures: FiguresOption = "auto",
     fmt: Annotated[
         OutputFormat,
         typer.Option(
@@ -178,4 +191,4 @@ def compare(
     p-values corrected over the table; `holds` says which differences are real."""
     from dialbench.figures.versions import compare_versions  # pandas, scipy when it runs
 
-    write(compare_versions(run_a, run_b, chatbot, correction), fmt, output)
+    write(compare_versions(run_a, run_b, chatbot, correction, basis=figures), fmt, output)

@@ -4,7 +4,7 @@ judged, every chatbot figure with its 95% interval over the seeds it grew from."
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -12,9 +12,6 @@ from rich.console import Console
 from dialbench.cli.app import app
 from dialbench.cli.terminal_tables import KeyedTable, figure, screen_width, table
 from dialbench.store import RunStore
-
-if TYPE_CHECKING:
-    from dialbench.cli.run_stats import ChatbotFigure
 
 console = Console()
 TEXT = (
@@ -146,8 +143,11 @@ def stats(
             )
         )
     if result.chatbot_figures:
+        corrected = any(f.corrected is not None for f in result.chatbot_figures)
+        extra = ("corrected [low, high]", "judge bias", "labelled") if corrected else ()
         KeyedTable(
-            "Chatbot figures (95% interval over seeds)",
+            "Chatbot figures (95% interval over seeds)"
+            + ("; corrected by human labels (PPI++)" if corrected else ""),
             (
                 "protocol",
                 "judge",
@@ -155,6 +155,7 @@ def stats(
                 "chatbot",
                 "language",
                 "value [low, high]",
+                *extra,
                 "seeds",
                 "note",
             ),
@@ -165,20 +166,42 @@ def stats(
                     f.dimension,
                     f.chatbot,
                     f.language,
-                    _with_interval(f),
+                    _with_interval(f.value, f.low, f.high),
+                    *(
+                        (
+                            _with_interval(f.corrected, f.corrected_low, f.corrected_high),
+                            _with_interval(f.bias, f.bias_low, f.bias_high, signed=True),
+                            str(f.labelled),
+                        )
+                        if corrected
+                        else ()
+                    ),
                     str(f.seeds),
-                    f.note,
+                    "; ".join(note for note in (f.note, f.correction_note) if note),
                 )
                 for f in result.chatbot_figures
             ],
-            kept=("protocol", "judge", "dimension", "chatbot", "language", "value [low, high]"),
+            kept=(
+                "protocol",
+                "judge",
+                "dimension",
+                "chatbot",
+                "language",
+                "value [low, high]",
+                *extra[:1],
+            ),
             text=TEXT,
             compact=True,
-            drop_first=("note", "seeds"),
+            drop_first=("note", "seeds", "labelled", "judge bias"),
         ).print(console, screen_width(console))
 
 
-def _with_interval(figure: ChatbotFigure) -> str:
-    if figure.low is None or figure.high is None:
-        return f"{figure.value:.2f}"
-    return f"{figure.value:.2f} [{figure.low:.2f}, {figure.high:.2f}]"
+def _with_interval(
+    value: float | None, low: float | None, high: float | None, signed: bool = False
+) -> str:
+    if value is None:
+        return "-"
+    shown = f"{value:+.2f}" if signed else f"{value:.2f}"
+    if low is None or high is None:
+        return shown
+    return f"{shown} [{low:.2f}, {high:.2f}]"

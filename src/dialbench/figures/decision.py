@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from pydantic import Field
+
 from dialbench.errors import DialbenchError
 from dialbench.figures.family import CORRECTIONS
 from dialbench.figures.frame import frame_records
@@ -37,6 +39,7 @@ class GateDecision(Record):
     passed: bool
     checked: int
     config: GateConfig
+    figures: str = Field(default="", description="what the figures were computed on, in words")
     regressions: list[GateRow]
     improvements: list[GateRow]
 
@@ -61,6 +64,7 @@ class GateDecision(Record):
             self.headline(),
             f"candidate {self.runs.candidate} against baseline {self.runs.baseline}; "
             "difference = candidate − baseline, 95% interval",
+            *([self.figures] if self.figures else []),
         ]
         for title, rows in (
             ("regressions", self.regressions),
@@ -102,6 +106,7 @@ def decide(comparison: Comparison, config: GateConfig) -> GateDecision:
         passed=not regressions,
         checked=len(rows),
         config=config,
+        figures=comparison.figures,
         regressions=regressions,
         improvements=[row for row in rows if row.holds and row.worse_by < 0],
     )
@@ -116,7 +121,7 @@ def check_versions(
     """The gate's decision on two runs (`versions.compare_versions` pairs their chatbots)."""
     config = config or GateConfig()
     comparison = compare_versions(
-        Path(baseline), Path(candidate), chatbots, config.correction, config.alpha
+        Path(baseline), Path(candidate), chatbots, config.correction, config.alpha, config.figures
     )
     return decide(comparison, config)
 

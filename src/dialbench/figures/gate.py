@@ -16,6 +16,7 @@ import pandas as pd
 from pydantic import Field
 
 from dialbench.figures.family import ALPHA, Correction, correct
+from dialbench.figures.figure_basis import Basis
 from dialbench.schema import Record
 
 
@@ -59,6 +60,11 @@ class GateConfig(Record):
 
     alpha: float = Field(default=ALPHA, gt=0, lt=1)
     correction: Correction = "holm"
+    figures: Basis = Field(
+        default="auto",
+        description="what the figures are computed on (figures/figure_basis.py): auto corrects "
+        "by a probability sample's human labels where there are enough",
+    )
     scope: GateScope = Field(
         default_factory=GateScope, description="only these rows are checked (default: all)"
     )

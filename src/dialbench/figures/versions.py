@@ -6,20 +6,26 @@ Two runs' observations are put into one frame with each chatbot relabelled by it
 meets the same seed in both runs (a seed unit hashes the same wherever it ran). Judges match by
 name: a judge, protocol or dimension that only one run holds gives no row. Every difference is
 candidate − baseline.
+
+Where a run holds human labels of a probability sample, the differences are corrected by them
+(`figure_basis.py`: `auto`, the default), each run's labels correcting its own figures.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 from pydantic import Field
 
 from dialbench.errors import DialbenchError
-from dialbench.figures.differences import chatbot_differences, design_note
+from dialbench.figures.differences import design_note
 from dialbench.figures.family import ALPHA, Correction
+from dialbench.figures.figure_basis import Basis, differences_on
 from dialbench.figures.frame import frame_records
+from dialbench.figures.labelled_observations import labelled_observations
 from dialbench.figures.observations import observations
 from dialbench.figures.run_reads import RunReads
 from dialbench.schema import Record
@@ -78,6 +84,8 @@ class Comparison(Record):
     pairs: list[ChatbotPair]
     correction: Correction
     alpha: float
+    basis: Basis = "raw"
+    figures: str = Field(default="", description="what the figures were computed on, in words")
     design: str
     rows: list[DifferenceRow]
 
@@ -88,10 +96,22 @@ class Comparison(Record):
         )
 
 
-def run_observations(run_dir: Path) -> pd.DataFrame:
+@dataclass(frozen=True)
+class RunFigures:
+    """A run's observations, the same with each labelled item's human value and weight, and
+    why none is labelled when none is."""
+
+    observed: pd.DataFrame
+    labelled: pd.DataFrame
+    why_unlabelled: str
+
+
+def run_figures(run_dir: Path) -> RunFigures:
     with RunStore.open(run_dir, create=False) as store:
         run = RunReads(store)
-        return observations(run.frame, run)
+        observed = observations(run.frame, run)
+        found = labelled_observations(observed, store)
+    return RunFigures(observed=observed, labelled=found.frame, why_unlabelled=found.note)
 
 
 def chatbots_of(observed: pd.DataFrame) -> list[str]:
@@ -141,6 +161,23 @@ def labelled(observed: pd.DataFrame, side: str) -> pd.DataFrame:
     return observed.assign(chatbot=side + ":" + observed["chatbot"].astype(str))
 
 
+def sided(before: RunFigures, after: RunFigures) -> RunFigures:
+    """Two runs' figures in one frame, each chatbot named by its side."""
+    return RunFigures(
+        observed=pd.concat(
+            [labelled(before.observed, BASELINE), labelled(after.observed, CANDIDATE)],
+            ignore_index=True,
+        ),
+        labelled=pd.concat(
+            [labelled(before.labelled, BASELINE), labelled(after.labelled, CANDIDATE)],
+            ignore_index=True,
+        ),
+        why_unlabelled="; ".join(
+            dict.fromkeys(why for why in (before.why_unlabelled, after.why_unlabelled) if why)
+        ),
+    )
+
+
 def _no_judgments(run: str) -> str:
     return f"{run}: no judgments of chatbot dialogues to compare (judge the run first)"
 
@@ -179,32 +216,39 @@ def compare_versions(
     chatbots: Sequence[str] = (),
     correction: Correction = "holm",
     alpha: float = ALPHA,
+    basis: Basis = "auto",
 ) -> Comparison:
     """The candidate's figures against the baseline's, per protocol, judge, dimension and
     language: two runs (their chatbots paired by `pair_runs`), or, without `candidate`, two
-    chatbots of the baseline's run (`pair_in_run`)."""
+    chatbots of the baseline's run (`pair_in_run`); on `basis` (`figure_basis.py`)."""
     if candidate is None:
-        observed = run_observations(baseline)
+        figures = run_figures(baseline)
         runs = ComparedRuns(baseline=str(baseline), candidate=str(baseline))
-        if observed.empty:
+        if figures.observed.empty:
             raise DialbenchError(_no_judgments(runs.baseline))
-        pairs = [pair_in_run(chatbots_of(observed), chatbots)]
+        pairs = [pair_in_run(chatbots_of(figures.observed), chatbots)]
         why_empty = "the two chatbots share no protocol, judge and dimension"
     else:
-        before, after = run_observations(baseline), run_observations(candidate)
+        before, after = run_figures(baseline), run_figures(candidate)
         runs = ComparedRuns(baseline=str(baseline), candidate=str(candidate))
-        why_empty = _nothing_shared(before, after, runs)
-        if before.empty or after.empty:
+        why_empty = _nothing_shared(before.observed, after.observed, runs)
+        if before.observed.empty or after.observed.empty:
             raise DialbenchError(why_empty)
         pairs = [
             (f"{BASELINE}:{first}", f"{CANDIDATE}:{second}")
-            for first, second in pair_runs(chatbots_of(before), chatbots_of(after), chatbots)
+            for first, second in pair_runs(
+                chatbots_of(before.observed), chatbots_of(after.observed), chatbots
+            )
         ]
-        observed = pd.concat(
-            [labelled(before, BASELINE), labelled(after, CANDIDATE)], ignore_index=True
-        )
-    differences = chatbot_differences(
-        observed, [(new, old) for old, new in pairs], correction, alpha
+        figures = sided(before, after)
+    differences, basis_note = differences_on(
+        basis,
+        figures.observed,
+        figures.labelled,
+        figures.why_unlabelled,
+        [(new, old) for old, new in pairs],
+        correction,
+        alpha,
     )
     if differences.empty:
         raise DialbenchError(why_empty)
@@ -213,6 +257,8 @@ def compare_versions(
         pairs=[ChatbotPair(baseline=old, candidate=new) for old, new in pairs],
         correction=correction,
         alpha=alpha,
+        basis=basis,
+        figures=basis_note,
         design=f"first = candidate, second = baseline: {design_note(correction, alpha)}",
         rows=_rows(differences),
     )

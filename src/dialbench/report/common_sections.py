@@ -4,7 +4,9 @@ the judged part: each protocol's own sections, then these.
 
 A protocol's sections are the section of the figures it declares (`report/figures_section.py`)
 and those of its entry in `report/protocols/` (`PROTOCOL_SECTIONS`); the sections here hold for
-every protocol.
+every protocol. The differences between chatbots are corrected by human labels where a
+probability sample's are in the run (`figures/figure_basis.py`, `auto`), beside the corrected
+figures themselves (`report/corrected_section.py`).
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ from pathlib import Path
 import pandas as pd
 
 from dialbench.analysis.dataset_stats import dataset_statistics
-from dialbench.figures.differences import chatbot_differences, design_note
+from dialbench.figures.differences import design_note
 from dialbench.figures.family import Correction
-from dialbench.figures.observations import chatbot_observations
+from dialbench.figures.figure_basis import differences_on
 from dialbench.judge.registry import PROTOCOLS
 from dialbench.report import tables
 from dialbench.report.context import ReportContext
+from dialbench.report.corrected_section import corrected_sections
 from dialbench.report.figures_section import figures_sections
 from dialbench.report.measured_domains import measured_domains_section
 from dialbench.report.protocols import PROTOCOL_SECTIONS
@@ -38,8 +41,9 @@ NOT_SHOWN = [
 ]  # in the CSV; the table shows what holds
 
 
-def differences_note(differences: pd.DataFrame) -> str:
-    """The design, the family, and how many of the comparisons hold (said when none does)."""
+def differences_note(differences: pd.DataFrame, basis: str) -> str:
+    """The design, the family, what the figures were computed on, and how many of the
+    comparisons hold (said when none does)."""
     compared = len(differences)
     tested = int(differences["p_value"].notna().sum())
     unpaired = int((differences["design"] == "unpaired").sum())
@@ -56,16 +60,21 @@ def differences_note(differences: pd.DataFrame) -> str:
         f"Every pair of chatbots on every figure, per judge and language: {compared} "
         f"comparisons{unpaired_note}, {tested} of them tested, the family the correction is "
         f"over; {found}. "
-        f"{design_note(CORRECTION)}. The table shows the differences that hold; its CSV "
-        "holds every comparison."
+        f"{design_note(CORRECTION)}; {basis}. The table shows the differences that hold; its "
+        "CSV holds every comparison."
     )
 
 
 def differences_section(context: ReportContext) -> list[Section]:
     """Differences that hold: every pair of chatbots compared on every chatbot figure, one
     family; none when fewer than two chatbots share a figure."""
-    observed = chatbot_observations(context.observations.values())
-    differences = chatbot_differences(observed, correction=CORRECTION)
+    differences, basis = differences_on(
+        "auto",
+        context.chatbot_observations,
+        context.labelled.frame,
+        context.labelled.note,
+        correction=CORRECTION,
+    )
     if differences.empty:
         return []
     holding = differences[differences["holds"].astype(bool)]
@@ -78,7 +87,7 @@ def differences_section(context: ReportContext) -> list[Section]:
         Section(
             key="differences",
             title="Differences that hold",
-            note=differences_note(differences),
+            note=differences_note(differences, basis),
             tables=[
                 write_table(
                     context.folder,
@@ -167,6 +176,7 @@ def judged_sections(context: ReportContext) -> list[Section]:
             found += PROTOCOL_SECTIONS.load(protocol)(own, context)
     return [
         *found,
+        *corrected_sections(context),
         *differences_section(context),
         *samples_section(frame, folder),
         judges_section(frame, folder),
