@@ -190,3 +190,18 @@ def test_bad_members_are_one_clear_error(run) -> None:
 )
 def test_combine(codes, weights, scale, method, expected) -> None:
     assert combine(np.array(codes), np.array(weights), scale, method) == expected
+
+
+def test_the_command_prints_the_agreement_the_warning_and_the_weights(run, cli) -> None:
+    path, _ = run
+    args = ("panel", path, "--name", NAME, "--judge", A, "--judge", B, "--judge", C)
+    done = cli(*args, "--method", "weighted")
+    assert (
+        f"warning: judge {A} and chatbot {CHATBOTS[0]} share the model family qwen" in done.stdout
+    )
+    assert "Agreement among the members of panel:trio" in done.stdout
+    assert f"weights en overall: {A} 1.00, {B} 0.00, {C} 0.00" in done.stdout
+    assert "15 judged, 1 failed" in done.stdout
+    wrong = cli("panel", path, "--name", NAME, "--judge", A, ok=False)
+    assert "two or more --judge" in wrong.stderr + wrong.stdout
+    assert "Traceback" not in wrong.stderr
