@@ -16,6 +16,7 @@ from dialbench.metaeval.config import MetaevalConfig
 from dialbench.panel import PanelConfig, panel
 from dialbench.panel.aggregation import combine
 from dialbench.panel.families import family_of, shared_families
+from dialbench.report import ReportConfig, report
 from dialbench.schema import Dialogue, Judgment
 from dialbench.store import RunStore
 from tests.panel.known_panel import CHATBOTS, FLAG, OVERALL, A, B, C, make_panel_run
@@ -205,3 +206,12 @@ def test_the_command_prints_the_agreement_the_warning_and_the_weights(run, cli) 
     wrong = cli("panel", path, "--name", NAME, "--judge", A, ok=False)
     assert "two or more --judge" in wrong.stderr + wrong.stdout
     assert "Traceback" not in wrong.stderr
+
+
+def test_the_report_shows_the_panel_as_a_judge(run, tmp_path: Path) -> None:
+    path, _ = run
+    panel(PanelConfig(name=NAME, judges=[A, B, C]), path)
+    report(ReportConfig(output=tmp_path / "report"), path)
+    page = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
+    assert f"panel:{NAME}" in page
+    assert A in page
