@@ -17,9 +17,20 @@ from dialbench.panel import PanelConfig, panel
 from dialbench.panel.aggregation import combine
 from dialbench.panel.families import family_of, shared_families
 from dialbench.report import ReportConfig, report
-from dialbench.schema import Dialogue, Judgment
+from dialbench.schema import Annotation, Dialogue, Judgment, Target
 from dialbench.store import RunStore
-from tests.panel.known_panel import CHATBOTS, FLAG, OVERALL, A, B, C, make_panel_run
+from tests.panel.known_panel import (
+    CHATBOTS,
+    FLAG,
+    OVERALL,
+    A,
+    B,
+    C,
+    answer,
+    dialogue,
+    judgment,
+    make_panel_run,
+)
 
 NAME = "trio"
 
@@ -215,3 +226,37 @@ def test_the_report_shows_the_panel_as_a_judge(run, tmp_path: Path) -> None:
     page = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
     assert f"panel:{NAME}" in page
     assert A in page
+
+
+def test_weighting_by_measured_agreement_recovers_the_truth_better_than_the_median(
+    tmp_path: Path,
+) -> None:
+    """A known truth (each dialogue repetitive or not, humans see it): per language one member
+    is right 95% of the time and the other two 60%, a different one in each language. The
+    weighted panel follows the good member where the median is outvoted by the noisy two."""
+    rng = np.random.default_rng(7)
+    good = {"en": A, "zh": B, "fr": C}
+    records: list[object] = []
+    truth: dict[str, bool] = {}
+    for language, expert in good.items():
+        for i in range(40):
+            d = dialogue(language, i)
+            truth[d.id] = flag = bool(rng.random() < 0.5)
+            records.append(d)
+            for member in (A, B, C):
+                right = rng.random() < (0.95 if member == expert else 0.6)
+                records.append(judgment(member, d, answer(flag == right, 3)))
+            records += [
+                Annotation(annotator_id=h, target=Target(dialogue_id=d.id), labels=answer(flag, 3))
+                for h in ("h1", "h2")
+            ]
+    path = tmp_path / "simulated"
+    with RunStore.open(path) as store, store.invocation("import") as invocation:
+        store.add(records, invocation)  # type: ignore[arg-type]
+
+    def accuracy(method: str) -> float:
+        _made(path, method)
+        return float(np.mean([_says(j)[0] == truth[i] for i, j in _verdicts(path).items()]))
+
+    median, weighted = accuracy("median"), accuracy("weighted")
+    assert weighted >= 0.9 > median
