@@ -16,6 +16,7 @@ FACES = {
     "dialbench.botchat": ["SelfChatConfig", "SelfChatResult"],
     "dialbench.calibrate": ["CalibrateConfig", "calibrate", "CalibrateResult"],
     "dialbench.curate": ["CurateConfig", "curate", "CurateResult"],
+    "dialbench.panel": ["PanelConfig", "panel", "PanelResult"],
     "dialbench.metaeval": ["MetaevalConfig", "metaeval", "MetaevalResult"],
     "dialbench.metrics": ["MetricScoreConfig", "score_metric", "MetricScoreResult"],
     "dialbench.report": ["ReportConfig", "report", "ReportResult"],

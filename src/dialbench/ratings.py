@@ -105,7 +105,8 @@ def configuration_of(judgment: Judged) -> str:
 def configuration_summary(configuration: JudgeConfiguration | None) -> dict[str, str]:
     """A configuration as short readable fields: options, generation parameters, how JSON was
     asked for, re-asks, the prompts' language where not English, the first 8 hex digits of each
-    file's sha256, and the first 12 of the calibration's where its answers were calibrated."""
+    file's sha256, the first 12 of the calibration's where its answers were calibrated, and a
+    panel's method and members."""
     if configuration is None:
         return {"options": "(judged before configurations were recorded)"}
     params = {k: v for k, v in configuration.params.items() if v not in (None, [], ())}
@@ -113,6 +114,8 @@ def configuration_summary(configuration: JudgeConfiguration | None) -> dict[str,
     calibrated = (
         {"calibration": configuration.calibration[:12]} if configuration.calibration else {}
     )
+    panel = configuration.panel
+    paneled = {"panel": f"{panel.method} of {', '.join(panel.members)}"} if panel else {}
     return {
         "options": ", ".join(f"{k}={v}" for k, v in configuration.options.items()) or "-",
         "params": ", ".join(f"{k}={v}" for k, v in params.items()),
@@ -121,6 +124,7 @@ def configuration_summary(configuration: JudgeConfiguration | None) -> dict[str,
         **({"prompt_language": language} if (language := configuration.prompt_language) else {}),
         "files": ", ".join(f"{name} {digest[:8]}" for name, digest in files),
         **calibrated,
+        **paneled,
     }
 
 

@@ -297,6 +297,26 @@ class Target(Record):
         return self
 
 
+PanelMethod = Literal["majority", "median", "weighted"]
+
+
+class PanelSettings(Record):
+    """Who a judge panel is and how its members' answers became one (`dialbench panel`): part
+    of its judgments' configuration, so other members, another method or other weights make
+    other judgments beside the old ones."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    members: list[str] = Field(
+        min_length=2, description="the members as `ratings.JudgeNames` names them"
+    )
+    method: PanelMethod
+    weights: dict[str, dict[str, dict[str, float]]] = Field(
+        default_factory=dict,
+        description="weighted panels: language -> dimension -> member -> its vote's weight",
+    )
+
+
 class JudgeConfiguration(Record):
     """Everything besides the item, the protocol and the judge model that shapes an answer.
 
@@ -324,6 +344,10 @@ class JudgeConfiguration(Record):
     calibration: str | None = left_out_when_none(
         description="the sha256 of the calibration that mapped these answers onto the humans' "
         "scale (`dialbench calibrate`); None for a judge's own answers",
+    )
+    panel: PanelSettings | None = left_out_when_none(
+        description="the members and method of a judge panel (`dialbench panel`); None for "
+        "one judge's answers",
     )
 
     @functools.cached_property

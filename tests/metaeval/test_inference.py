@@ -22,8 +22,8 @@ from dialbench.metaeval.config import DetectSpec, MetaevalConfig, MetaEvalOption
 from dialbench.metaeval.detection import confusion_scores, resampled_f1
 from dialbench.metaeval.evaluate import MetaEvalTables, meta_evaluate
 from dialbench.metaeval.inference import observed_and_resampled
-from dialbench.metaeval.panels import build_panels, ratings_frame
-from dialbench.metaeval.references import HUMAN_CEILING, ceiling_panels
+from dialbench.metaeval.rating_matrix import rating_matrices, ratings_frame
+from dialbench.metaeval.references import HUMAN_CEILING, ceiling_matrices
 from dialbench.metaeval.weighted import METHODS
 from dialbench.ratings import Rating
 from dialbench.resampling import MIN_CLUSTERS, ClusterResamples
@@ -95,14 +95,14 @@ def test_the_ceiling_is_computed_on_the_judges_items_with_an_interval() -> None:
         assert low is not None
         assert high is not None
         assert low <= value <= high
-    panel = next(
+    matrix = next(
         p
-        for p in build_panels(ratings_frame(rows), {}, [], {})
+        for p in rating_matrices(ratings_frame(rows), {}, [], {})
         if p.language == "en" and not p.judges.empty
     )
-    ((name, part),) = ceiling_panels(panel)
+    ((name, part),) = ceiling_matrices(matrix)
     assert name == HUMAN_CEILING
-    assert set(part.humans.index) == set(panel.judged("judge")) == judged_items
+    assert set(part.humans.index) == set(matrix.judged("judge")) == judged_items
 
 
 def test_judges_of_different_items_get_a_ceiling_each() -> None:

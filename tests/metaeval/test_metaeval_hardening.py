@@ -50,7 +50,7 @@ def test_dimensions_of_different_names_are_paired_on_request(cli: RunCli, tmp_pa
     assert next(c for c in spearman if c["rater"] == "gpt")["r"] > 0.9
 
 
-def test_one_language_prints_one_panel_all_methods_and_the_scale_as_reported(
+def test_one_language_prints_the_all_tables_all_methods_and_the_scale_as_reported(
     cli: RunCli, tmp_path: Path
 ) -> None:
     humans = human_rows() + [

@@ -15,7 +15,7 @@ from dialbench.calibrate.config import CalibrateConfig, Calibration, CellKey
 from dialbench.calibrate.fitting import Fitted, agreement_rows, find_cells, fit_cell
 from dialbench.calibrate.judgments import calibrated_judgments
 from dialbench.errors import DialbenchError
-from dialbench.metaeval.panels import build_panels, ratings_frame
+from dialbench.metaeval.rating_matrix import rating_matrices, ratings_frame
 from dialbench.ratings import JudgeNames, Placed, human_ratings, placed_judgments
 from dialbench.schema import Judgment, Record
 from dialbench.store import AddResult, OnConflict, RunStore
@@ -91,12 +91,12 @@ def _fit(
         chatseeds = store.chatseeds()
     notes: list[str] = []
     frame = ratings_frame(humans, None, chatseeds)
-    panels = {
+    matrices = {
         (p.dimension, p.language): p
-        for p in build_panels(frame, config.fit.scales, notes, config.fit.detect)
+        for p in rating_matrices(frame, config.fit.scales, notes, config.fit.detect)
     }
     fitted, not_calibrated = [], []
-    for cell in find_cells(answers, panels, config.fit, notes):
+    for cell in find_cells(answers, matrices, config.fit, notes):
         done = fit_cell(cell, config.fit)
         if isinstance(done, str):
             key = cell.key
@@ -112,7 +112,7 @@ def _fit(
         protocol=protocol,
         settings=config.fit,
         maps=[f.fitted for f in fitted],
-        agreement=list(agreement_rows(fitted, panels, config.bootstrap_resamples, config.seed)),
+        agreement=list(agreement_rows(fitted, matrices, config.bootstrap_resamples, config.seed)),
         not_calibrated=not_calibrated,
     )
     return calibration, fitted, answers, notes

@@ -2,7 +2,7 @@
 item, and the agreement of raw and calibrated answers with the humans.
 
 A cell is one judge dimension read as one human dimension in one language, as metaeval reads it
-(`--pair`, `--scale`, `--detect`, through its panels): where the humans' values are ordered
+(`--pair`, `--scale`, `--detect`, through its matrices): where the humans' values are ordered
 (ordinal labels, scores) the map is isotonic onto their mean; where they are binary (an issue
 ticked, a detection view such as `breakdown=X`) it is a threshold on the judge's value."""
 
@@ -29,17 +29,17 @@ from dialbench.calibrate.folds import out_of_fold
 from dialbench.calibrate.isotonic import apply_isotonic, fit_isotonic
 from dialbench.calibrate.thresholds import Side, apply_threshold, fit_threshold
 from dialbench.metaeval.config import DetectSpec
-from dialbench.metaeval.panels import Panel
+from dialbench.metaeval.rating_matrix import RatingMatrix
 from dialbench.schema import ALL_LANGUAGES
 
-Panels = Mapping[tuple[str, str], Panel]  # (dimension, language) -> the humans' labels
+Matrices = Mapping[tuple[str, str], RatingMatrix]  # (dimension, language) -> the humans' labels
 
 
 @dataclass(frozen=True)
 class Cell:
     key: CellKey
     answers: JudgeAnswers
-    panel: Panel
+    matrix: RatingMatrix
     kind: Literal["isotonic", "threshold"]
     detect: DetectSpec | None = None  # the view's spec, for a detection view's cell
 
@@ -67,14 +67,14 @@ def _views(dimension: str, settings: FitSettings) -> list[tuple[str, DetectSpec 
     return [(dimension, None), *([(view.dimension(dimension), view)] if view else [])]
 
 
-def _kind(panel: Panel) -> Literal["isotonic", "threshold"] | None:
-    if panel.spec.scale in ("ordinal", "interval"):
+def _kind(matrix: RatingMatrix) -> Literal["isotonic", "threshold"] | None:
+    if matrix.spec.scale in ("ordinal", "interval"):
         return "isotonic"
-    return "threshold" if panel.spec.scale == "binary" else None
+    return "threshold" if matrix.spec.scale == "binary" else None
 
 
 def find_cells(
-    answers: list[JudgeAnswers], panels: Panels, settings: FitSettings, notes: list[str]
+    answers: list[JudgeAnswers], matrices: Matrices, settings: FitSettings, notes: list[str]
 ) -> list[Cell]:
     """Every cell the labels reach in a language the judge judged; a note for each judge
     dimension they cannot calibrate."""
@@ -84,14 +84,14 @@ def find_cells(
         unmatched = []
         for judge_dimension in sorted(judge.values.keys() | judge.in_labels):
             human = settings.pairs.get(judge_dimension, judge_dimension)
-            if (human, ALL_LANGUAGES) not in panels:
+            if (human, ALL_LANGUAGES) not in matrices:
                 unmatched.append(judge_dimension)
                 continue
             where = f"{judge.judge_model} [{judge.configuration}] {judge_dimension}"
             matched = [
-                (view, detect, panel)
+                (view, detect, matrix)
                 for view, detect in _views(human, settings)
-                for (dimension, language), panel in panels.items()
+                for (dimension, language), matrix in matrices.items()
                 if dimension == view and language in judged
             ]
             if not matched:
@@ -100,11 +100,11 @@ def find_cells(
             if judge_dimension in judge.in_labels:
                 notes.append(f"{where}: the judge answers in labels, not numbers: not calibrated")
                 continue
-            for view, detect, panel in matched:
-                kind = _kind(panel)
+            for view, detect, matrix in matched:
+                kind = _kind(matrix)
                 if kind is None:
                     notes.append(
-                        f"{where} -> {view} {panel.language}: the humans' labels have no order "
+                        f"{where} -> {view} {matrix.language}: the humans' labels have no order "
                         f"(--scale {view}=ordinal:LOW,...,HIGH, or --detect {view}=LABEL): "
                         "not calibrated"
                     )
@@ -115,9 +115,9 @@ def find_cells(
                     protocol=judge.protocol,
                     judge_dimension=judge_dimension,
                     dimension=view,
-                    language=panel.language,
+                    language=matrix.language,
                 )
-                found.append(Cell(key, judge, panel, kind, detect))
+                found.append(Cell(key, judge, matrix, kind, detect))
         if unmatched:
             notes.append(
                 f"{judge.judge_model} [{judge.configuration}]: no human labels of "
@@ -128,7 +128,7 @@ def find_cells(
 
 def _labelled(cell: Cell) -> pd.Index:
     values = cell.answers.values[cell.key.judge_dimension].dropna()
-    humans = cell.panel.humans
+    humans = cell.matrix.humans
     rated = humans.index[humans.notna().any(axis=1).to_numpy()]
     return rated.intersection(values.index).sort_values()
 
@@ -156,8 +156,8 @@ def fit_cell(cell: Cell, settings: FitSettings) -> Fitted | str:
     items = _labelled(cell)
     values = cell.answers.values[cell.key.judge_dimension].loc[items]
     x = values.to_numpy(float)
-    y = cell.panel.humans.loc[items].mean(axis=1).to_numpy(float)
-    clusters = [str(c) for c in cell.panel.clusters.loc[items]]
+    y = cell.matrix.humans.loc[items].mean(axis=1).to_numpy(float)
+    clusters = [str(c) for c in cell.matrix.clusters.loc[items]]
     side = _side(cell.detect)
 
     def fit(x: np.ndarray, y: np.ndarray) -> CalibrationMap | str:
@@ -179,12 +179,14 @@ def fit_cell(cell: Cell, settings: FitSettings) -> Fitted | str:
     return Fitted(cell, fitted, pd.Series(held_out, index=items), _raw(cell, values))
 
 
-def _compare(parts: list[Fitted], panel: Panel, resamples: int, seed: int) -> tuple[Compared, int]:
-    """Raw against out-of-fold calibrated on the parts' items, against `panel`'s humans."""
+def _compare(
+    parts: list[Fitted], matrix: RatingMatrix, resamples: int, seed: int
+) -> tuple[Compared, int]:
+    """Raw against out-of-fold calibrated on the parts' items, against `matrix`'s humans."""
     calibrated = pd.concat([p.out_of_fold for p in parts])
     items = calibrated.index
-    humans = panel.humans.loc[items]
-    clusters = panel.clusters.loc[items]
+    humans = matrix.humans.loc[items]
+    clusters = matrix.clusters.loc[items]
     raws = [p.raw for p in parts]
     raw = None if any(r is None for r in raws) else pd.concat(raws).loc[items].to_numpy(float)
     if parts[0].cell.kind == "isotonic":
@@ -201,7 +203,7 @@ def _compare(parts: list[Fitted], panel: Panel, resamples: int, seed: int) -> tu
 
 
 def agreement_rows(
-    fitted: list[Fitted], panels: Panels, resamples: int, seed: int
+    fitted: list[Fitted], matrices: Matrices, resamples: int, seed: int
 ) -> Iterator[CalibratedAgreementRow]:
     """Per cell, then for each judge dimension and human dimension its languages pooled."""
     groups: dict[tuple[str, str, str, str], list[Fitted]] = {}
@@ -211,11 +213,11 @@ def agreement_rows(
             (key.judge_model, key.configuration, key.judge_dimension, key.dimension), []
         ).append(part)
     for (model, configuration, judge_dimension, dimension), parts in sorted(groups.items()):
-        every = [(p.cell.key.language, [p], p.cell.panel) for p in parts]
+        every = [(p.cell.key.language, [p], p.cell.matrix) for p in parts]
         if len(parts) > 1:
-            every.append((ALL_LANGUAGES, parts, panels[(dimension, ALL_LANGUAGES)]))
-        for language, members, panel in every:
-            compared, n_items = _compare(members, panel, resamples, seed)
+            every.append((ALL_LANGUAGES, parts, matrices[(dimension, ALL_LANGUAGES)]))
+        for language, members, matrix in every:
+            compared, n_items = _compare(members, matrix, resamples, seed)
             yield CalibratedAgreementRow(
                 judge_model=model,
                 configuration=configuration,

@@ -41,6 +41,14 @@ _LISTED = (
     dialogues; store the calibrated judgments beside the raw ones, for metaeval to compare.""",
     ),
     Listed(
+        "panel",
+        "panel",
+        """
+    Several judges of one protocol as one rater, `panel:NAME`: by majority, median, or a vote
+    weighted by each judge's agreement with the humans per language; prints the judges'
+    agreement per language and warns where a judge shares a model family with a chatbot.""",
+    ),
+    Listed(
         "compare",
         "compare",
         """

@@ -34,7 +34,7 @@ R = TypeVar("R", bound=_OfDimension)
 TEXT = ("dimension", "lang", "scale", "rater", "note")
 
 
-def _one_panel(report: MetaEvalTables) -> tuple[MetaEvalTables, str | None]:
+def _one_language_tables(report: MetaEvalTables) -> tuple[MetaEvalTables, str | None]:
     """With one language, its tables equal the "all" ones: keep "all" and say which it is."""
     from dialbench.ratings import UNKNOWN_LANGUAGE
     from dialbench.schema import ALL_LANGUAGES
@@ -167,7 +167,7 @@ def print_metaeval_output(output: MetaevalResult) -> None:
 
 
 def print_metaeval_summary(full: MetaEvalTables) -> None:
-    report, language_note = _one_panel(full)
+    report, language_note = _one_language_tables(full)
     tables = [
         _agreement_table(report.agreement),
         *_detection_tables(report.detection),

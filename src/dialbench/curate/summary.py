@@ -69,7 +69,7 @@ def write_csv(frame: pd.DataFrame, path: Path) -> Path:
 
 
 def plot(frame: pd.DataFrame, path: Path) -> Path:
-    """One row per language, one panel per aspect: shares before (all candidates) and after."""
+    """One row per language, one subplot per aspect: shares before (all candidates) and after."""
     languages = list(dict.fromkeys(frame["language"]))
     canvas, axes = plt.subplots(
         len(languages), len(ASPECTS), figsize=(15, 0.5 + 2.6 * len(languages)), squeeze=False

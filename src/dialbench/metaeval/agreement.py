@@ -8,7 +8,7 @@ import krippendorff
 import numpy as np
 from sklearn.metrics import cohen_kappa_score
 
-from dialbench.metaeval.panels import Panel, defined, shared
+from dialbench.metaeval.rating_matrix import RatingMatrix, defined, shared
 from dialbench.metaeval.scales import KRIPPENDORFF_LEVEL
 from dialbench.schema import Record
 
@@ -29,19 +29,19 @@ class HumanAgreementRow(Record):
     note: str | None = None
 
 
-def krippendorff_alpha(panel: Panel) -> tuple[float | None, str | None]:
-    humans = panel.humans
+def krippendorff_alpha(matrix: RatingMatrix) -> tuple[float | None, str | None]:
+    humans = matrix.humans
     pairable = humans[humans.notna().sum(axis=1) >= 2]
     if pairable.empty:
         return None, "no item has two human ratings"
     domain = np.unique(pairable.stack().to_numpy())
     if len(domain) < 2:
-        return None, f"every rating is {panel.label_of(domain[0])}: alpha is undefined"
+        return None, f"every rating is {matrix.label_of(domain[0])}: alpha is undefined"
     counts = np.stack([(pairable == value).sum(axis=1).to_numpy() for value in domain], axis=1)
     alpha = krippendorff.alpha(
         value_counts=counts,
         value_domain=domain,
-        level_of_measurement=KRIPPENDORFF_LEVEL[panel.spec.scale],
+        level_of_measurement=KRIPPENDORFF_LEVEL[matrix.spec.scale],
     )
     value = defined(alpha)
     return value, None if value is not None else "alpha is undefined (no variation to explain)"
@@ -59,20 +59,20 @@ class KappaRow(Record):
     note: str | None = None
 
 
-def pairwise_kappa(panel: Panel, max_annotators: int) -> list[KappaRow]:
+def pairwise_kappa(matrix: RatingMatrix, max_annotators: int) -> list[KappaRow]:
     """Every annotator pair sharing at least two items; none past `max_annotators`."""
-    if len(panel.annotators) > max_annotators:
+    if len(matrix.annotators) > max_annotators:
         return []
     rows = []
-    for a, b in combinations(panel.annotators, 2):
-        x, y = shared(panel.humans[a], panel.humans[b])
+    for a, b in combinations(matrix.annotators, 2):
+        x, y = shared(matrix.humans[a], matrix.humans[b])
         if len(x) >= 2:
             kappa = defined(cohen_kappa_score(x, y))
             note = None if kappa is not None else "undefined: both gave one and the same label"
             rows.append(
                 KappaRow(
-                    dimension=panel.dimension,
-                    language=panel.language,
+                    dimension=matrix.dimension,
+                    language=matrix.language,
                     annotator_a=a,
                     annotator_b=b,
                     n_items=len(x),
@@ -84,32 +84,38 @@ def pairwise_kappa(panel: Panel, max_annotators: int) -> list[KappaRow]:
 
 
 def _mean_kappa(
-    panel: Panel, pairs: list[KappaRow], max_annotators: int
+    matrix: RatingMatrix, pairs: list[KappaRow], max_annotators: int
 ) -> tuple[float | None, int, str | None]:
-    if len(panel.annotators) > max_annotators:
-        return None, 0, f"pairwise kappa skipped: {len(panel.annotators)} annotators"
+    if len(matrix.annotators) > max_annotators:
+        return None, 0, f"pairwise kappa skipped: {len(matrix.annotators)} annotators"
     finite = [p.kappa for p in pairs if p.kappa is not None]
     if not finite:
         return None, 0, "no annotator pair has a defined kappa"
     return float(np.mean(finite)), len(finite), None
 
 
-def agreement(panel: Panel, pairs: list[KappaRow], max_annotators: int) -> HumanAgreementRow:
+def agreement(
+    matrix: RatingMatrix, pairs: list[KappaRow], max_annotators: int
+) -> HumanAgreementRow:
     """Alpha over all annotators; kappa as the mean of the defined pairwise values in `pairs`."""
-    alpha, alpha_note = krippendorff_alpha(panel)
+    alpha, alpha_note = krippendorff_alpha(matrix)
     kappa, n_pairs, kappa_note = (
-        _mean_kappa(panel, pairs, max_annotators) if len(panel.annotators) >= 2 else (None, 0, None)
+        _mean_kappa(matrix, pairs, max_annotators)
+        if len(matrix.annotators) >= 2
+        else (None, 0, None)
     )
     notes = [n for n in (alpha_note, kappa_note) if n]
-    if len(panel.annotators) < 2:
+    if len(matrix.annotators) < 2:
         notes = ["one annotator only: agreement needs two"]
     return HumanAgreementRow(
-        dimension=panel.dimension,
-        language=panel.language,
-        scale=panel.spec.scale,
-        alpha_level=KRIPPENDORFF_LEVEL[panel.spec.scale],
-        n_items=int((panel.humans.notna().sum(axis=1) >= 2).sum()) if not panel.humans.empty else 0,
-        n_annotators=len(panel.annotators),
+        dimension=matrix.dimension,
+        language=matrix.language,
+        scale=matrix.spec.scale,
+        alpha_level=KRIPPENDORFF_LEVEL[matrix.spec.scale],
+        n_items=int((matrix.humans.notna().sum(axis=1) >= 2).sum())
+        if not matrix.humans.empty
+        else 0,
+        n_annotators=len(matrix.annotators),
         alpha=alpha,
         mean_pairwise_kappa=kappa,
         n_pairs=n_pairs,

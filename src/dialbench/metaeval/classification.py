@@ -17,7 +17,7 @@ from sklearn.metrics import (
     precision_recall_fscore_support,
 )
 
-from dialbench.metaeval.panels import Panel
+from dialbench.metaeval.rating_matrix import RatingMatrix
 from dialbench.metaeval.references import ScoredRow, Scorer, scored_rows
 
 
@@ -61,6 +61,6 @@ def multiclass_scores(ordered: bool) -> Scorer:
     return score
 
 
-def classification(panel: Panel, max_annotators: int) -> list[ClassificationRow]:
-    scorer = multiclass_scores(ordered=panel.spec.scale == "ordinal")
-    return scored_rows(panel, ClassificationRow, scorer, max_annotators)
+def classification(matrix: RatingMatrix, max_annotators: int) -> list[ClassificationRow]:
+    scorer = multiclass_scores(ordered=matrix.spec.scale == "ordinal")
+    return scored_rows(matrix, ClassificationRow, scorer, max_annotators)

@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from dialbench.metaeval.inference import Inference, infer, observed_and_resampled
-from dialbench.metaeval.panels import Panel
-from dialbench.metaeval.references import ceiling_panels, paired_items
+from dialbench.metaeval.rating_matrix import RatingMatrix
+from dialbench.metaeval.references import ceiling_matrices, paired_items
 from dialbench.metaeval.weighted import METHODS, MIN_ITEMS
 from dialbench.resampling import ClusterResamples
 from dialbench.schema import Record
@@ -47,11 +47,11 @@ def _undefined_because(x: np.ndarray, y: np.ndarray) -> str | None:
 
 
 def _row(
-    panel: Panel, rater: str, method: str, n_items: int, n_dialogues: int, found: Inference
+    matrix: RatingMatrix, rater: str, method: str, n_items: int, n_dialogues: int, found: Inference
 ) -> CorrelationRow:
     return CorrelationRow(
-        dimension=panel.dimension,
-        language=panel.language,
+        dimension=matrix.dimension,
+        language=matrix.language,
         rater=rater,
         method=method,
         n_items=n_items,
@@ -64,12 +64,12 @@ def _row(
     )
 
 
-def _judge_rows(panel: Panel, resamples: int, seed: int) -> Iterator[CorrelationRow]:
-    human_mean = panel.humans.mean(axis=1)
-    for judge in panel.judges:
-        items = panel.judged(judge)
-        x, y = panel.judges[judge][items].to_numpy(float), human_mean[items].to_numpy(float)
-        drawn = ClusterResamples.draw(panel.clusters[items], resamples, seed)
+def _judge_rows(matrix: RatingMatrix, resamples: int, seed: int) -> Iterator[CorrelationRow]:
+    human_mean = matrix.humans.mean(axis=1)
+    for judge in matrix.judges:
+        items = matrix.judged(judge)
+        x, y = matrix.judges[judge][items].to_numpy(float), human_mean[items].to_numpy(float)
+        drawn = ClusterResamples.draw(matrix.clusters[items], resamples, seed)
         weights = observed_and_resampled(drawn)
         reason = _undefined_because(x, y)
         for method, function in METHODS.items():
@@ -78,23 +78,25 @@ def _judge_rows(panel: Panel, resamples: int, seed: int) -> Iterator[Correlation
                 if reason
                 else infer(function(x, y, weights), drawn.n_clusters)
             )
-            yield _row(panel, str(judge), method, len(items), drawn.n_clusters, found)
+            yield _row(matrix, str(judge), method, len(items), drawn.n_clusters, found)
 
 
-def _others_mean(panel: Panel) -> Iterator[tuple[pd.Series, pd.Series]]:
+def _others_mean(matrix: RatingMatrix) -> Iterator[tuple[pd.Series, pd.Series]]:
     """Each annotator's scores beside the mean of the other annotators' on the same items."""
-    total, count = panel.humans.sum(axis=1), panel.humans.count(axis=1)
-    for annotator in panel.annotators:
-        own = panel.humans[annotator]
+    total, count = matrix.humans.sum(axis=1), matrix.humans.count(axis=1)
+    for annotator in matrix.annotators:
+        own = matrix.humans[annotator]
         others = count - own.notna()
         yield own, (total - own.fillna(0)).where(others > 0) / others
 
 
-def _ceiling_rows(name: str, panel: Panel, resamples: int, seed: int) -> Iterator[CorrelationRow]:
-    drawn = ClusterResamples.draw(panel.clusters, resamples, seed)
+def _ceiling_rows(
+    name: str, matrix: RatingMatrix, resamples: int, seed: int
+) -> Iterator[CorrelationRow]:
+    drawn = ClusterResamples.draw(matrix.clusters, resamples, seed)
     weights = observed_and_resampled(drawn)
     usable = []
-    for own, others in _others_mean(panel):
+    for own, others in _others_mean(matrix):
         both = (own.notna() & others.notna()).to_numpy()
         x, y = own.to_numpy(float)[both], others.to_numpy(float)[both]
         if _undefined_because(x, y) is None:
@@ -113,14 +115,14 @@ def _ceiling_rows(name: str, panel: Panel, resamples: int, seed: int) -> Iterato
         found = Inference(
             found.value, found.low, found.high, None, "; ".join(filter(None, [note, found.note]))
         )
-        yield _row(panel, name, method, paired_items(panel), drawn.n_clusters, found)
+        yield _row(matrix, name, method, paired_items(matrix), drawn.n_clusters, found)
 
 
-def correlations(panel: Panel, resamples: int, seed: int) -> list[CorrelationRow]:
+def correlations(matrix: RatingMatrix, resamples: int, seed: int) -> list[CorrelationRow]:
     """Each judge against the mean human score; then the human ceiling on the judges' items,
     given two annotators."""
-    rows = list(_judge_rows(panel, resamples, seed))
-    if len(panel.annotators) >= 2:
-        for name, part in ceiling_panels(panel):
+    rows = list(_judge_rows(matrix, resamples, seed))
+    if len(matrix.annotators) >= 2:
+        for name, part in ceiling_matrices(matrix):
             rows += _ceiling_rows(name, part, resamples, seed)
     return rows

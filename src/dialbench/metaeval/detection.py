@@ -15,8 +15,8 @@ import numpy as np
 from scipy import sparse
 
 from dialbench.metaeval.inference import infer, observed_and_resampled
-from dialbench.metaeval.panels import Panel, defined
-from dialbench.metaeval.references import ScoredRow, ceiling_panels, paired_items
+from dialbench.metaeval.rating_matrix import RatingMatrix, defined
+from dialbench.metaeval.references import ScoredRow, ceiling_matrices, paired_items
 from dialbench.resampling import ClusterResamples
 
 RESAMPLE_CELLS = 5_000_000  # resamples x pairs held at once (40 MB a count)
@@ -115,7 +115,7 @@ def resampled_f1(
 
 
 def _row(
-    panel: Panel,
+    matrix: RatingMatrix,
     rater: str,
     scores: dict[str, np.ndarray],
     shared: np.ndarray,
@@ -127,8 +127,8 @@ def _row(
     usable = shared > 0
     if not usable.any():
         return DetectionRow(
-            dimension=panel.dimension,
-            language=panel.language,
+            dimension=matrix.dimension,
+            language=matrix.language,
             rater=rater,
             n_items=0,
             n_references=0,
@@ -142,8 +142,8 @@ def _row(
     interval = infer(f1, n_dialogues, test_zero=False)
     notes = [f"undefined: {', '.join(undefined)}" if undefined else None, interval.note]
     return DetectionRow(
-        dimension=panel.dimension,
-        language=panel.language,
+        dimension=matrix.dimension,
+        language=matrix.language,
         rater=rater,
         n_items=n_items,
         n_references=int(usable.sum()),
@@ -155,16 +155,16 @@ def _row(
     )
 
 
-def detection(panel: Panel, resamples: int, seed: int) -> list[DetectionRow]:
+def detection(matrix: RatingMatrix, resamples: int, seed: int) -> list[DetectionRow]:
     """Every judge against every annotator, then the human ceiling on the judges' items when
     there are two or more annotators."""
-    humans = panel.humans.to_numpy(dtype=float)
-    judges, shared = confusion_scores(panel.judges.to_numpy(dtype=float), humans)
+    humans = matrix.humans.to_numpy(dtype=float)
+    judges, shared = confusion_scores(matrix.judges.to_numpy(dtype=float), humans)
     rows = []
-    for i, judge in enumerate(panel.judges.columns):
-        items = panel.judged(judge)
-        drawn = ClusterResamples.draw(panel.clusters[items], resamples, seed)
-        on = panel.on(items)
+    for i, judge in enumerate(matrix.judges.columns):
+        items = matrix.judged(judge)
+        drawn = ClusterResamples.draw(matrix.clusters[items], resamples, seed)
+        on = matrix.on(items)
         f1 = resampled_f1(
             on.judges[[judge]].to_numpy(float),
             on.humans.to_numpy(float),
@@ -172,10 +172,10 @@ def detection(panel: Panel, resamples: int, seed: int) -> list[DetectionRow]:
             False,
         )
         scores = {name: m[i] for name, m in judges.items()}
-        rows.append(_row(panel, str(judge), scores, shared[i], len(items), f1, drawn.n_clusters))
-    if len(panel.annotators) < 2:
+        rows.append(_row(matrix, str(judge), scores, shared[i], len(items), f1, drawn.n_clusters))
+    if len(matrix.annotators) < 2:
         return rows
-    for name, part in ceiling_panels(panel):
+    for name, part in ceiling_matrices(matrix):
         labels = part.humans.to_numpy(dtype=float)
         pairs, shared = confusion_scores(labels, labels)
         np.fill_diagonal(shared, 0)  # an annotator against itself is no reference
@@ -183,6 +183,6 @@ def detection(panel: Panel, resamples: int, seed: int) -> list[DetectionRow]:
         f1 = resampled_f1(labels, labels, observed_and_resampled(drawn), True)
         flat = {n: m.ravel() for n, m in pairs.items()}
         rows.append(
-            _row(panel, name, flat, shared.ravel(), paired_items(part), f1, drawn.n_clusters)
+            _row(matrix, name, flat, shared.ravel(), paired_items(part), f1, drawn.n_clusters)
         )
     return rows

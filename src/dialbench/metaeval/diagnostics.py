@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from dialbench.metaeval.panels import Panel
+from dialbench.metaeval.rating_matrix import RatingMatrix
 from dialbench.ratings import UNSCORED, JudgeNames
 from dialbench.schema import ALL_LANGUAGES, Judgment, Record
 
@@ -64,10 +64,10 @@ def unscored_rates(frame: pd.DataFrame) -> list[UnscoredRow]:
     return rows
 
 
-def distributions(panel: Panel) -> list[DistributionRow]:
+def distributions(matrix: RatingMatrix) -> list[DistributionRow]:
     """Shares of each value: all humans pooled, then each judge."""
-    columns = [(HUMANS, panel.humans.stack(), False)] + [
-        (str(judge), panel.judges[judge].dropna(), True) for judge in panel.judges
+    columns = [(HUMANS, matrix.humans.stack(), False)] + [
+        (str(judge), matrix.judges[judge].dropna(), True) for judge in matrix.judges
     ]
     rows: list[DistributionRow] = []
     for rater, values, is_judge in columns:
@@ -76,10 +76,10 @@ def distributions(panel: Panel) -> list[DistributionRow]:
         total = int(numbers.sum())
         rows.extend(
             DistributionRow(
-                dimension=panel.dimension,
-                language=panel.language,
+                dimension=matrix.dimension,
+                language=matrix.language,
                 rater=rater,
-                value=panel.label_of(code, judge=is_judge),
+                value=matrix.label_of(code, judge=is_judge),
                 count=int(count),
                 share=count / total,
             )

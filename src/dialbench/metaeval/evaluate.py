@@ -24,10 +24,10 @@ from dialbench.metaeval.diagnostics import (
     unscored_rates,
 )
 from dialbench.metaeval.inference import DESIGN
-from dialbench.metaeval.panels import (
+from dialbench.metaeval.rating_matrix import (
     ALL_POOLED,
     SAMPLES_RULE,
-    build_panels,
+    rating_matrices,
     ratings_frame,
     repeated,
 )
@@ -100,20 +100,20 @@ def _fill(
     report: MetaEvalTables, frame: pd.DataFrame, options: MetaEvalOptions, agreement_only: bool
 ) -> None:
     limit = options.max_pairwise_annotators
-    for panel in build_panels(frame, options.scales, report.notes, options.detect):
-        pairs = pairwise_kappa(panel, limit)
+    for matrix in rating_matrices(frame, options.scales, report.notes, options.detect):
+        pairs = pairwise_kappa(matrix, limit)
         report.kappa_pairs.extend(pairs)
-        report.agreement.append(agreement(panel, pairs, limit))
+        report.agreement.append(agreement(matrix, pairs, limit))
         if agreement_only:
             continue
-        report.distribution.extend(distributions(panel))
-        scale = panel.spec.scale
+        report.distribution.extend(distributions(matrix))
+        scale = matrix.spec.scale
         if scale == "binary":
-            report.detection.extend(detection(panel, options.bootstrap_resamples, options.seed))
-            report.mcnemar.extend(mcnemar_rows(panel, limit))
-        if scale in ("nominal", "ordinal") and not panel.judges_numeric:
-            report.classification.extend(classification(panel, limit))
+            report.detection.extend(detection(matrix, options.bootstrap_resamples, options.seed))
+            report.mcnemar.extend(mcnemar_rows(matrix, limit))
+        if scale in ("nominal", "ordinal") and not matrix.judges_numeric:
+            report.classification.extend(classification(matrix, limit))
         if scale in ("ordinal", "interval"):
             report.correlation.extend(
-                correlations(panel, options.bootstrap_resamples, options.seed)
+                correlations(matrix, options.bootstrap_resamples, options.seed)
             )

@@ -1,9 +1,9 @@
 """Scoring a rater against every human annotator and averaging: the MEDAL/Finch et al. protocol.
 
 The human ceiling is the same computation with each annotator in turn as the rater and each other
-annotator as the reference, on the items the judges rated (`ceiling_panels`), so a judge and the
+annotator as the reference, on the items the judges rated (`ceiling_matrices`), so a judge and the
 ceiling beside it rest on the same items. `n_items` counts the items a figure rests on: those the
-rater rated that a human rated too (for the ceiling: that two humans rated); in the `all` panel
+rater rated that a human rated too (for the ceiling: that two humans rated); in the `all` matrix
 that is every language's items pooled.
 """
 
@@ -15,7 +15,7 @@ from typing import TypeVar
 import numpy as np
 import pandas as pd
 
-from dialbench.metaeval.panels import Panel, average, shared
+from dialbench.metaeval.rating_matrix import RatingMatrix, average, shared
 from dialbench.schema import Record
 
 Scorer = Callable[[np.ndarray, np.ndarray], dict[str, float]]
@@ -43,18 +43,18 @@ def is_ceiling(rater: str) -> bool:
     return rater.startswith(HUMAN_CEILING)
 
 
-def ceiling_panels(panel: Panel) -> list[tuple[str, Panel]]:
-    """The panels a human ceiling is computed on: the items the judges rated (judges that rated
+def ceiling_matrices(matrix: RatingMatrix) -> list[tuple[str, RatingMatrix]]:
+    """The matrices a human ceiling is computed on: the items the judges rated (judges that rated
     the same items share one ceiling), or every item when no judge rated any."""
     groups: dict[tuple[str, ...], list[str]] = {}
-    for judge in panel.judges:
-        items = tuple(panel.judged(judge))
+    for judge in matrix.judges:
+        items = tuple(matrix.judged(judge))
         if items:
             groups.setdefault(items, []).append(str(judge))
     if not groups:
-        return [(HUMAN_CEILING, panel)]
+        return [(HUMAN_CEILING, matrix)]
     return [
-        (ceiling_name(judges, len(groups)), panel.on(pd.Index(items)))
+        (ceiling_name(judges, len(groups)), matrix.on(pd.Index(items)))
         for items, judges in groups.items()
     ]
 
@@ -76,30 +76,32 @@ def _score(
 
 
 def against_each_annotator(
-    rater: str, predictions: pd.Series, panel: Panel, scorer: Scorer
+    rater: str, predictions: pd.Series, matrix: RatingMatrix, scorer: Scorer
 ) -> Scored:
-    pairs = [shared(predictions, panel.humans[a]) for a in panel.annotators]
-    n_items = int((predictions.notna() & panel.humans.notna().any(axis=1)).sum())
+    pairs = [shared(predictions, matrix.humans[a]) for a in matrix.annotators]
+    n_items = int((predictions.notna() & matrix.humans.notna().any(axis=1)).sum())
     return _score(rater, pairs, scorer, n_items)
 
 
-def paired_items(panel: Panel) -> int:
+def paired_items(matrix: RatingMatrix) -> int:
     """How many items two annotators rated: what a ceiling rests on."""
-    return int((panel.humans.notna().sum(axis=1) >= 2).sum())
+    return int((matrix.humans.notna().sum(axis=1) >= 2).sum())
 
 
-def human_ceiling(name: str, panel: Panel, scorer: Scorer, max_annotators: int) -> Scored | None:
+def human_ceiling(
+    name: str, matrix: RatingMatrix, scorer: Scorer, max_annotators: int
+) -> Scored | None:
     """None with fewer than two annotators; a note instead of numbers past `max_annotators`."""
-    annotators = panel.annotators
+    annotators = matrix.annotators
     if len(annotators) < 2:
         return None
     if len(annotators) > max_annotators:
         note = f"{len(annotators)} annotators: human ceiling skipped (pairs grow quadratically)"
         return Scored(rater=name, n_items=0, n_references=0, metrics={}, note=note)
     pairs = [
-        shared(panel.humans[a], panel.humans[b]) for a in annotators for b in annotators if a != b
+        shared(matrix.humans[a], matrix.humans[b]) for a in annotators for b in annotators if a != b
     ]
-    return _score(name, pairs, scorer, paired_items(panel))
+    return _score(name, pairs, scorer, paired_items(matrix))
 
 
 class ScoredRow(Record):
@@ -116,16 +118,20 @@ class ScoredRow(Record):
 R = TypeVar("R", bound=ScoredRow)
 
 
-def scored_rows(panel: Panel, row_type: type[R], scorer: Scorer, max_annotators: int) -> list[R]:
+def scored_rows(
+    matrix: RatingMatrix, row_type: type[R], scorer: Scorer, max_annotators: int
+) -> list[R]:
     """Every judge against every annotator, then the human ceiling when there is one."""
-    scored = [against_each_annotator(str(j), panel.judges[j], panel, scorer) for j in panel.judges]
+    scored = [
+        against_each_annotator(str(j), matrix.judges[j], matrix, scorer) for j in matrix.judges
+    ]
     ceilings = [
-        human_ceiling(name, part, scorer, max_annotators) for name, part in ceiling_panels(panel)
+        human_ceiling(name, part, scorer, max_annotators) for name, part in ceiling_matrices(matrix)
     ]
     return [
         row_type(
-            dimension=panel.dimension,
-            language=panel.language,
+            dimension=matrix.dimension,
+            language=matrix.language,
             rater=s.rater,
             n_items=s.n_items,
             n_references=s.n_references,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from statsmodels.stats.contingency_tables import mcnemar
 
-from dialbench.metaeval.panels import Panel
+from dialbench.metaeval.rating_matrix import RatingMatrix
 from dialbench.schema import Record
 
 EXACT_BELOW = 25
@@ -32,17 +32,17 @@ class McNemarRow(Record):
     note: str | None = None
 
 
-def mcnemar_rows(panel: Panel, max_annotators: int) -> list[McNemarRow]:
-    annotators = panel.annotators
+def mcnemar_rows(matrix: RatingMatrix, max_annotators: int) -> list[McNemarRow]:
+    annotators = matrix.annotators
     if len(annotators) < 2 or len(annotators) > max_annotators:
         return []
     rows = []
-    for judge in panel.judges:
+    for judge in matrix.judges:
         for annotator in annotators:
             for reference in annotators:
                 if reference == annotator:
                     continue
-                columns = [panel.judges[judge], panel.humans[annotator], panel.humans[reference]]
+                columns = [matrix.judges[judge], matrix.humans[annotator], matrix.humans[reference]]
                 present = np.logical_and.reduce([c.notna().to_numpy() for c in columns])
                 j, a, b = (c.to_numpy()[present] for c in columns)
                 judge_right, human_right = j == b, a == b
@@ -58,8 +58,8 @@ def mcnemar_rows(panel: Panel, max_annotators: int) -> list[McNemarRow]:
                 p_value = float(mcnemar(table, exact=exact, correction=True).pvalue) if n else None
                 rows.append(
                     McNemarRow(
-                        dimension=panel.dimension,
-                        language=panel.language,
+                        dimension=matrix.dimension,
+                        language=matrix.language,
                         judge=str(judge),
                         annotator=annotator,
                         reference=reference,

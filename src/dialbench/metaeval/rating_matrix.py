@@ -51,7 +51,7 @@ def ratings_frame(
 
 
 @dataclass(frozen=True)
-class Panel:
+class RatingMatrix:
     dimension: str
     language: str
     spec: ScaleSpec
@@ -65,8 +65,8 @@ class Panel:
     def annotators(self) -> list[str]:
         return list(self.humans.columns)
 
-    def on(self, items: pd.Index) -> Panel:
-        """The same panel on these items only, and the annotators who rated any of them."""
+    def on(self, items: pd.Index) -> RatingMatrix:
+        """The same matrix on these items only, and the annotators who rated any of them."""
         humans = self.humans.loc[items].dropna(axis=1, how="all")
         return replace(
             self, humans=humans, judges=self.judges.loc[items], clusters=self.clusters.loc[items]
@@ -137,17 +137,17 @@ def _codes(
     return pd.concat([human_codes, judge_codes]).reindex(rows.index), labels
 
 
-def _language_panels(
+def _language_matrices(
     rows: pd.DataFrame, name: str, spec: ScaleSpec, labels: list[str], numeric: bool
-) -> Iterator[Panel]:
-    """Panels of coded rows over all languages, then each one."""
+) -> Iterator[RatingMatrix]:
+    """Matrices of coded rows over all languages, then each one."""
     for language in [ALL_LANGUAGES, *sorted(rows["language"].unique())]:
         part = rows if language == ALL_LANGUAGES else rows[rows["language"] == language]
         humans = _matrix(part[part["kind"] == "human"], spec.scale)
         judges = _matrix(part[part["kind"] == "judge"], spec.scale)
         items = humans.index.union(judges.index)
         clusters = part.drop_duplicates("item_id").set_index("item_id")["cluster"]
-        yield Panel(
+        yield RatingMatrix(
             dimension=name,
             language=language,
             spec=spec,
@@ -204,13 +204,13 @@ def _view_rows(
     return pd.concat([rest.assign(code=_detected(rest, name, view)), own])
 
 
-def build_panels(
+def rating_matrices(
     frame: pd.DataFrame,
     scales: dict[str, ScaleSpec],
     notes: list[str],
     detect: dict[str, DetectSpec] | None = None,
-) -> Iterator[Panel]:
-    """Panels for every dimension with human ratings, over all languages and then each one;
+) -> Iterator[RatingMatrix]:
+    """Matrices for every dimension with human ratings, over all languages and then each one;
     a dimension in `detect` also as its binary detection view."""
     detect = detect or {}
     scored = frame[(frame["dimension"] != UNSCORED) & frame["value"].notna()]
@@ -222,7 +222,7 @@ def build_panels(
     for dimension, rows in scored.groupby("dimension", sort=True):
         name = str(dimension)
         if name in views and not (rows["kind"] == "human").any():
-            continue  # judges' answers of a detection view join that view's panel
+            continue  # judges' answers of a detection view join that view's matrix
         if not (rows["kind"] == "human").any():
             notes.append(
                 f"{name}: judges only, no human ratings to compare with "
@@ -251,7 +251,7 @@ def build_panels(
             )
             humans = rows[rows["kind"] == "human"]
             codes, labels = encode(humans["value"], spec, name)
-            yield from _language_panels(humans.assign(code=codes), name, spec, labels, False)
+            yield from _language_matrices(humans.assign(code=codes), name, spec, labels, False)
         else:
             numeric = _judges_numeric(rows, spec)
             if numeric:
@@ -260,10 +260,10 @@ def build_panels(
                     + (f" and, by their threshold, as {view.dimension(name)}" if view else " only")
                 )
             codes, labels = _codes(rows, spec, name, numeric)
-            yield from _language_panels(rows.assign(code=codes), name, spec, labels, numeric)
+            yield from _language_matrices(rows.assign(code=codes), name, spec, labels, numeric)
         if view is not None:
             answers = answered[answered["dimension"] == view.dimension(name)]
-            yield from _language_panels(
+            yield from _language_matrices(
                 _view_rows(rows, answers, name, view),
                 view.dimension(name),
                 ScaleSpec(scale="binary"),
