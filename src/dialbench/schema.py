@@ -429,6 +429,38 @@ class BenchmarkItem(Record):
     relaxed: list[str] = Field(
         default_factory=list, description="requirements dropped because nothing met them"
     )
+    stratum: str | None = left_out_when_none(
+        description="an audit sample's stratum (language × chatbot, × flagged or not)"
+    )
+    inclusion_probability: float | None = left_out_when_none(
+        gt=0, le=1, description="an audit sample's chance of drawing this dialogue"
+    )
+
+
+class Stratum(Record):
+    """One stratum of a probability sample: how many dialogues it held and how many were drawn."""
+
+    name: str
+    language: LanguageCode
+    chatbot: str
+    flagged: bool | None = Field(default=None, description="None: not split by the judge's flags")
+    population: int = Field(ge=1)
+    sampled: int = Field(ge=0)
+
+
+class SampleDesign(Record):
+    """How an audit sample was drawn (`dialbench audit draw`): a stratified random sample of
+    judged chatbot dialogues, each stratum's drawn without replacement, so a dialogue's
+    inclusion probability is its stratum's sampled / population exactly."""
+
+    random_seed: int
+    per_cell: int = Field(ge=1, description="dialogues per language × chatbot")
+    judge: str | None = Field(default=None, description="whose flags were oversampled")
+    protocol: str | None = None
+    oversample_flagged: float = Field(
+        default=1.0, ge=1, description="how many times as likely a flagged dialogue is drawn"
+    )
+    strata: list[Stratum]
 
 
 class Benchmark(StoredRecord):
@@ -443,6 +475,9 @@ class Benchmark(StoredRecord):
     items: list[BenchmarkItem] = Field(default_factory=list, description="in selection order")
     excluded: dict[str, list[str]] = Field(
         default_factory=dict, description="reason -> dialogue ids left out before selection"
+    )
+    design: SampleDesign | None = left_out_when_none(
+        description="an audit sample's design; None: curated, not a probability sample"
     )
     provenance: Provenance | None = None
 

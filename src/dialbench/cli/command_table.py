@@ -184,6 +184,12 @@ _LISTED = (
     Annotators of a benchmark, reviewers of a judge, and their labels.""",
     ),
     Listed(
+        "audit",
+        "audit",
+        """
+    Probability samples of judged dialogues for human labels that correct the figures.""",
+    ),
+    Listed(
         "batch",
         "batch",
         """

@@ -157,7 +157,7 @@ def corrected_sections(context: ReportContext) -> list[Section]:
                 changed,
             )
         )
-    note = f"{NOTE} {labelled.note}".strip()
+    note = f"{NOTE} Here: {labelled.note}."
     changes = (
         f"{len(changed)} finding{'s' * (len(changed) != 1)} change under correction. {CHANGED_NOTE}"
         if not changed.empty
