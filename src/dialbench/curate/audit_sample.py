@@ -114,13 +114,13 @@ def draw(store: RunStore, config: AuditConfig) -> tuple[SampleDesign, list[Bench
     strata, items = [], []
     for (language, chatbot), dialogues in sorted(_judged(store, config).items()):
         parts: dict[bool | None, list[str]] = defaultdict(list)
-        for dialogue, flagged in sorted(dialogues.items()):
-            parts[flagged if split else None].append(dialogue)
+        for dialogue, was_flagged in sorted(dialogues.items()):
+            parts[was_flagged if split else None].append(dialogue)
         if split:
             sizes = allocate(
                 config.per_cell, len(parts[True]), len(parts[False]), config.oversample_flagged
             )
-            wanted = {True: sizes[0], False: sizes[1]}
+            wanted: dict[bool | None, int] = {True: sizes[0], False: sizes[1]}
         else:
             wanted = {None: min(config.per_cell, len(parts[None]))}
         for flagged, members in parts.items():

@@ -193,7 +193,11 @@ def corrected_intervals(labelled: pd.DataFrame, level: float = LEVEL) -> pd.Data
             rows.append(row | {"note": why})
             continue
         rate = is_rate(float(cell["lowest"].iloc[0]), float(cell["highest"].iloc[0]))
-        for prefix, mode in (("corrected", "corrected"), ("labels_only", "labels")):
+        modes: tuple[tuple[str, Mode], ...] = (
+            ("corrected", "corrected"),
+            ("labels_only", "labels"),
+        )
+        for prefix, mode in modes:
             found = estimate(cell, mode)
             low, high = _clipped(interval(found, level), rate)
             row |= {prefix: found.value, f"{prefix}_low": low, f"{prefix}_high": high}

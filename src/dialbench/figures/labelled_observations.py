@@ -105,16 +105,20 @@ def labelled_observations(observed: pd.DataFrame, store: RunStore) -> LabelledOb
     sample = _chosen(samples, labelled_dialogues)
     weights = _weights(sample, labelled_dialogues)
     fields = _fields(observed)
-    human, weight = [], []
+    human: list[float] = []
+    weight: list[float] = []
     for item, protocol, dimension in zip(
         frame["item"], frame["protocol"], frame["dimension"], strict=True
     ):
         field = fields.get((protocol, dimension))
         value = humans.get(item, {}).get(field[0]) if field else None
         dialogue_weight = weights.get(item_target(item).dialogue_id)
-        found = value is not None and dialogue_weight is not None
-        human.append((1 - value if field[1] else value) if found and field else np.nan)
-        weight.append(dialogue_weight if found else np.nan)
+        if field is None or value is None or dialogue_weight is None:
+            human.append(np.nan)
+            weight.append(np.nan)
+            continue
+        human.append(1 - value if field[1] else value)
+        weight.append(dialogue_weight)
     frame = frame.assign(human=human, weight=weight)
     others = [b.name for b in samples if b.name != sample.name]
     also = f" (also in the run, not used: {', '.join(others)})" if others else ""
