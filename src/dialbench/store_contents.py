@@ -8,7 +8,7 @@ import orjson
 from pydantic import Field, JsonValue
 
 from dialbench.failures import Failures
-from dialbench.schema import Annotation, Dialogue, Judgment, Record
+from dialbench.schema import Annotation, Benchmark, Dialogue, Judgment, Record
 from dialbench.store import RunStore
 
 HUMAN = "(human or unknown)"
@@ -19,6 +19,15 @@ class JudgmentCount(Record):
     judge_model: str
     ok: int = 0
     unscored: int = 0
+
+
+class AuditSampleCount(Record):
+    """An audit sample (`dialbench audit draw`): its dialogues and how many are labelled, which
+    is what corrects the figures (`stats`, `report`)."""
+
+    name: str
+    dialogues: int
+    labelled: int
 
 
 class StoreContents(Record):
@@ -40,6 +49,7 @@ class StoreContents(Record):
     by_chatbot_model: dict[str, int]
     judgments: list[JudgmentCount]
     annotations_by_annotator: dict[str, int]
+    audit_samples: list[AuditSampleCount] = Field(default_factory=list)
 
 
 def _judgment_counts(store: RunStore) -> list[JudgmentCount]:
@@ -83,7 +93,23 @@ def count_contents(store: RunStore) -> StoreContents:
         by_chatbot_model=by(Dialogue, "assistant_model"),
         judgments=_judgment_counts(store),
         annotations_by_annotator=by(Annotation, "annotator_id"),
+        audit_samples=_audit_samples(store),
     )
+
+
+def _audit_samples(store: RunStore) -> list[AuditSampleCount]:
+    samples = [b for b in store.records(Benchmark) if b.design is not None]
+    if not samples:
+        return []
+    labelled = {a.target.dialogue_id for a in store.records(Annotation) if a.complete}
+    return [
+        AuditSampleCount(
+            name=b.name,
+            dialogues=len(b.items),
+            labelled=sum(item.dialogue_id in labelled for item in b.items),
+        )
+        for b in samples
+    ]
 
 
 def _personal_data(config: dict[str, JsonValue]) -> str | None:

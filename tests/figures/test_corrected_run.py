@@ -21,6 +21,7 @@ from dialbench.figures.versions import compare_versions
 from dialbench.report.writer import write_report
 from dialbench.schema import Annotation, Benchmark, BenchmarkItem
 from dialbench.store import RunStore
+from dialbench.store_contents import count_contents
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "corrected_figures" / "simulate_judged_run.py"
 
@@ -72,6 +73,8 @@ def test_corrected_figures_recover_the_truth_the_judge_misses(
 
     with RunStore.open(path, create=False) as store:
         figures = run_statistics(store).chatbot_figures
+        (sample,) = count_contents(store).audit_samples  # what `dialbench show` prints
+    assert (sample.name, sample.dialogues, sample.labelled) == ("audit", 240, 240)
     german = {
         f.chatbot: f
         for f in figures

@@ -359,6 +359,12 @@ def _print_contents(contents: StoreContents) -> None:
         )
     else:
         console.print("annotations: none")
+    for sample in contents.audit_samples:
+        console.print(
+            f"audit sample {sample.name}: {sample.labelled} of {sample.dialogues} dialogues "
+            "labelled (corrected figures: dialbench stats, dialbench report)",
+            markup=False,
+        )
 
 
 @app.command()

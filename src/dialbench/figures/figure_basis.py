@@ -25,6 +25,7 @@ BASES: dict[Basis, str] = {
     "raw": "the judge's labels taken as the truth",
     "corrected": "corrected by the human labels of a probability sample (an error without them)",
 }
+CORRECTED = "corrected by the human labels of a probability sample"
 RAW_FALLBACK = "raw (too few human labels to correct: {why})"
 MATCH = ["protocol", "judge", "dimension", "language", "first", "second"]
 
@@ -62,14 +63,17 @@ def differences_on(
         return raw, f"figures: {BASES['raw']}{said}"
     corrected = corrected_differences(labelled, pairs, correction, alpha)
     if basis == "corrected":
-        return corrected, f"figures: {BASES['corrected']}"
-    untested = corrected[corrected["p_value"].isna()]
+        return corrected, f"figures: {CORRECTED}"
+    untested = corrected[corrected["p_value"].isna() & (corrected["note"].fillna("") != "")]
     fallback = raw.merge(untested[[*MATCH, "note"]], on=MATCH, suffixes=("", "_corrected"))
     fallback["note"] = [
         RAW_FALLBACK.format(why=why or "no test") for why in fallback.pop("note_corrected")
     ]
     kept = corrected.drop(index=untested.index)
     together = pd.concat([kept, fallback[corrected.columns]], ignore_index=True)
+    raw_rows = (
+        f"; {len(fallback)} of {len(together)} rows raw, too few labels" if len(fallback) else ""
+    )
     return correct(together, correction, alpha)[corrected.columns], (
-        f"figures: {BASES['auto']} ({len(fallback)} of {len(together)} rows raw)"
+        f"figures: {CORRECTED}{raw_rows}"
     )
