@@ -133,15 +133,12 @@ def main() -> None:
         if wanted != ALL_LANGUAGES:
             pick_raw, pick = ~pick_raw, ~pick
         print(f"95% interval coverage, {scope}:")
-        print(
-            f"  raw (the judge's labels as truth)  {share(covered(raw[pick_raw], truth, 'value'))}"
-        )
-        print(
-            f"  corrected (PPI++)                  {share(covered(corrected[pick], truth, 'corrected'))}"
-        )
-        print(
-            f"  labels only                        {share(covered(corrected[pick], truth, 'labels_only'))}"
-        )
+        for label, table, value in (
+            ("raw (the judge's labels as truth)", raw[pick_raw], "value"),
+            ("corrected (PPI++)", corrected[pick], "corrected"),
+            ("labels only", corrected[pick], "labels_only"),
+        ):
+            print(f"  {label:<35}{share(covered(table, truth, value))}")
     noise = corrected_intervals(
         simulate(rates, args.simulations, args.seeds, args.labels, True, rng)
     )
@@ -151,7 +148,8 @@ def main() -> None:
         alone = (table["labels_only_high"] - table["labels_only_low"]).mean()
         print(
             f"mean interval width, {name}: corrected {width:.3f}, labels only {alone:.3f} "
-            f"(ratio {width / alone:.2f}); corrected coverage {share(covered(table, truth, 'corrected'))}"
+            f"(ratio {width / alone:.2f}); corrected coverage "
+            f"{share(covered(table, truth, 'corrected'))}"
         )
     same = simulate(
         {"bot-a": 0.25, "bot-b": 0.25}, args.simulations, args.seeds, args.labels, False, rng

@@ -62,7 +62,8 @@ def test_compare_writes_markdown_for_a_pull_request(runs: dict[str, Path]) -> No
     assert headline.startswith("**dialbench compare**: ")
     assert blank == ""
     assert header.startswith("| protocol")
-    assert rest[-1].startswith("first = candidate, second = baseline")
+    assert rest[-3].startswith("first = candidate, second = baseline")
+    assert rest[-1].startswith("figures: the judge's labels taken as the truth (no audit sample")
 
 
 def test_compare_writes_json_to_a_file(runs: dict[str, Path], tmp_path: Path) -> None:
