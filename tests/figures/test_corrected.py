@@ -13,6 +13,7 @@ from dialbench.figures.corrected import (
     corrected_intervals,
     estimate,
     interval,
+    power_tuned_weight,
 )
 
 
@@ -69,14 +70,15 @@ def test_weighted_clustered_by_hand() -> None:
     # f - y = 0, 0, 1: B = 1/5; influences w (d - B)/5: a: -0.16, b: 0.16
     assert bias.value == pytest.approx(0.2)
     assert bias.influence.to_dict() == pytest.approx({"a": -0.16, "b": 0.16, "c": 0.0})
-    corrected = estimate(cell, "corrected")
     # weighted shares 0.4, 0.4, 0.2: mean y 0.4, mean f 0.6, Cov = 0.16; Var(f) over all four
-    # items 0.25, n/N = 3/4: λ = 0.16 / (1.75 · 0.25); θ = λ · 0.5 + (2 - 3λ) / 5
-    lam = 0.16 / (1.75 * 0.25)
-    assert corrected.weight_on_judge == pytest.approx(lam)
-    assert corrected.value == pytest.approx(0.5 * lam + (2 - 3 * lam) / 5)
-    # each item's influence λ (f - 0.5)/4 beside w (r - R)/5: the seeds' sum to zero
-    assert corrected.influence.sum() == pytest.approx(0.0, abs=1e-12)
+    # items 0.25, n/N = 3/4: λ = 0.16 / (1.75 · 0.25)
+    f, y, w = np.array([1.0, 0, 1]), np.array([1.0, 0, 0]), np.array([2.0, 2, 1])
+    lam = power_tuned_weight(f, y, w, np.array([1.0, 0, 1, 0]))
+    assert lam == pytest.approx(0.16 / (1.75 * 0.25))
+    # on three labels, λ tuned again without each seed swings so far that the judge's figure
+    # only adds noise: the corrected figure is the labels' alone
+    corrected = estimate(cell, "corrected")
+    assert (corrected.value, corrected.weight_on_judge) == (pytest.approx(0.4), 0.0)
 
 
 def _labelled(chatbots: dict[str, float], seeds: int, labels: int, bias: float) -> pd.DataFrame:

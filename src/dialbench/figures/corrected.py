@@ -15,12 +15,17 @@ them. λ is PPI++'s power-tuned weight for a mean, Cov(y, f) / ((1 + n/N) Var(f)
 judge's figure (known on every item) the estimate keeps, and an uninformative judge is weighted
 down to the labels alone.
 
-Its interval counts seeds, as every chatbot figure's does: θ is a smooth function of totals over
-items, so its linearization gives each item an influence (λ (f − F)/N from the judge's mean,
-w (r − R)/Σw from a labelled item's residual r = y − λ f), a seed's influence is the sum over
-its items, and the variance is K/(K − 1) Σ of the seeds' squared influences (the ultimate-cluster
+Its interval counts seeds, as every chatbot figure's does. The labels-only figure and the bias
+are smooth functions of totals over items, so their linearization gives each item an influence
+(w (r − R)/Σw for a labelled item's residual r), a seed's influence is the sum over its items,
+and the variance is K/(K − 1) Σ of the seeds' squared influences (the ultimate-cluster
 estimator, seeds taken as drawn with replacement: conservative for a stratified sample). The
-quantile is Student's t with one fewer degree of freedom than the labelled seeds. The same
+corrected figure's seeds are weighed by the delete-one-seed jackknife instead, λ tuned again
+without each seed: λ tuned on the same few labels the interval is computed from has an error of
+its own, which linearization leaves out (on 30 labels per cell its intervals covered 92.5%, the
+jackknife's 93.1%). Where that variance is no smaller than the labels' alone, the judge adds only
+noise and the figure is the labels' alone (λ = 0), so a useless judge never widens an interval.
+The quantile is Student's t with one fewer degree of freedom than the labelled seeds. The seeds'
 influences, differenced seed by seed, give the paired difference of two chatbots on their shared
 seeds, and of a language against a chatbot's others. `benchmarks/corrected_figures.py` measures
 the coverage on simulated runs with a known truth.
@@ -153,11 +158,46 @@ def estimate(cell: pd.DataFrame, mode: Mode) -> Estimate:
     rectifier = float(w @ residual / w.sum())
     influence[labelled] = w * (residual - rectifier) / w.sum()
     value = rectifier
+    by_unit = _by_unit(influence, units)
     if mode == "corrected":
-        judge_mean = float(f_all.mean())
-        value += lam * judge_mean
-        influence += lam * (f_all - judge_mean) / len(f_all)
-    return Estimate(value, _by_unit(influence, units), int(labelled.sum()), labelled_units, lam)
+        value += lam * float(f_all.mean())
+        by_unit = _jackknifed(
+            f_all,
+            cell["human"].to_numpy(dtype=float),
+            cell["weight"].to_numpy(dtype=float),
+            labelled,
+            units,
+        )
+        alone = estimate(cell, "labels")
+        if _variance(alone.influence) <= _variance(by_unit):  # the judge adds only noise
+            return alone
+    return Estimate(value, by_unit, int(labelled.sum()), labelled_units, lam)
+
+
+def _jackknifed(
+    f: np.ndarray, y: np.ndarray, w: np.ndarray, labelled: np.ndarray, units: np.ndarray
+) -> pd.Series:
+    """Each seed's influence on the corrected figure, λ tuned again without the seed
+    (the delete-one-seed jackknife, scaled so `_variance` gives its variance): the error of a
+    λ tuned on the same few labels widens the interval, as it widens the estimate's spread."""
+    y, w = np.where(labelled, y, 0.0), np.where(labelled, w, 0.0)
+    columns = np.stack(
+        [np.ones_like(f), f, f * f, labelled.astype(float), w, w * y, w * f, w * y * f], axis=1
+    )
+    totals = pd.DataFrame(columns).groupby(units).sum()
+    left = totals.to_numpy().sum(axis=0) - totals.to_numpy()  # each seed left out
+    n_all, f_sum, ff_sum, n, weight, wy, wf, wyf = left.T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        judge_mean = f_sum / n_all
+        variance = ff_sum / n_all - judge_mean**2
+        covariance = wyf / weight - (wy / weight) * (wf / weight)
+        lam = np.clip(
+            np.where(variance > 0, covariance / ((1 + n / n_all) * variance), 0.0), 0.0, 1.0
+        )
+        replicates = lam * judge_mean + (wy - lam * wf) / weight
+    k = len(replicates)
+    scaled = (replicates - np.nanmean(replicates)) * (k - 1) / k
+    return pd.Series(np.nan_to_num(scaled), index=totals.index)
 
 
 def _by_unit(influence: np.ndarray, units: np.ndarray) -> pd.Series:
