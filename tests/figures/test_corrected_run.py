@@ -91,6 +91,10 @@ def test_corrected_figures_recover_the_truth_the_judge_misses(
         assert row.value - row.corrected > 0.1
         assert row.bias > 0.1
 
+    plan = CliRunner().invoke(app, ["audit", "plan", "--width", "0.3", "--pilot", str(path)])
+    assert plan.exit_code == 0, plan.output
+    assert "labels needed" in plan.output
+
     report = write_report(RunStore.open(path, create=False), path / "report")
     titles = [section.title for section in report.sections]
     assert "Figures corrected by human labels" in titles

@@ -3,6 +3,7 @@ the chatbots' figures (docs/corrected.md)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -112,30 +113,80 @@ def status_command(run: RunDir = DEFAULT_RUN) -> None:
 def plan_command(
     width: Annotated[float, typer.Option(min=0.0, help="The full 95% interval width wanted.")],
     correlation: Annotated[
-        float,
-        typer.Option(
-            min=-1.0, max=1.0, help="The judge-human correlation (a pilot's, metaeval's)."
-        ),
-    ],
+        float | None,
+        typer.Option(min=-1.0, max=1.0, help="The judge-human correlation, stated (metaeval's)."),
+    ] = None,
+    pilot: Annotated[
+        Path | None,
+        typer.Option(help="A run whose audit sample is labelled: its correlations, per language."),
+    ] = None,
     sd: Annotated[
         float,
-        typer.Option(min=0.0, help="The labels' spread (a rate p: sqrt(p(1-p)); 0.5 at most)."),
+        typer.Option(
+            min=0.0, help="With --correlation: the labels' spread (0.5 at most for a rate)."
+        ),
     ] = 0.5,
     population: Annotated[
-        int, typer.Option(min=1, help="Judged dialogues per language x chatbot.")
+        int,
+        typer.Option(min=1, help="With --correlation: judged dialogues per language x chatbot."),
     ] = 1000,
 ) -> None:
     """How many labels per language x chatbot a corrected figure's interval of WIDTH needs,
-    given the judge's measured correlation with humans (a floor: seeds widen it)."""
+    given the judge's correlation with humans: stated, or measured on a pilot's labels, per
+    dimension and language (a floor: seeds widen real intervals)."""
+    from dialbench.errors import DialbenchError
     from dialbench.figures.label_plan import labels_needed
+
+    if (correlation is None) == (pilot is None):
+        raise DialbenchError("give --correlation or --pilot RUN, one of them")
+    if pilot is not None:
+        _pilot_plan(pilot, width)
+        return
 
     def said(labels: int | None) -> str:
         return "more than every dialogue" if labels is None else f"{labels}"
 
+    assert correlation is not None
     needed = labels_needed(width, sd, correlation, population)
     alone = labels_needed(width, sd, 0.0, population)
     print(
         f"{said(needed)} labels per language x chatbot (of {population} judged) for a 95% "
         f"interval {width:g} wide at correlation {correlation:g}; {said(alone)} with the "
         "labels alone"
+    )
+
+
+def _pilot_plan(pilot: Path, width: float) -> None:
+    import pandas as pd
+
+    from dialbench.errors import DialbenchError
+    from dialbench.figures.label_plan import pilot_plan
+    from dialbench.figures.labelled_observations import labelled_observations
+    from dialbench.figures.observations import observations
+    from dialbench.figures.run_reads import RunReads
+    from dialbench.store import RunStore
+
+    with RunStore.open(pilot, create=False) as store:
+        run = RunReads(store)
+        found = labelled_observations(observations(run.frame, run), store)
+    plan = pilot_plan(found.frame, width)
+    if plan.empty:
+        raise DialbenchError(f"{pilot}: no labelled audit items to plan from ({found.note})")
+    rows = [
+        (
+            str(r["dimension"]),
+            str(r["language"]),
+            str(r["pilot_labels"]),
+            f"{r['correlation']:.2f}",
+            f"{r['sd']:.2f}",
+            str(r["population"]),
+            "more than all" if pd.isna(r["labels_needed"]) else str(int(r["labels_needed"])),
+        )
+        for r in plan.to_dict("records")
+    ]
+    columns = ("dimension", "language", "pilot labels", "ρ", "sd", "judged", "labels needed")
+    console.print(
+        table(
+            f"Labels per chatbot for a 95% interval {width:g} wide", columns, rows, text=columns[:2]
+        )
     )

@@ -12,6 +12,7 @@ The seeds' clustering widens real intervals (a design effect above 1): the plan 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from dialbench.resampling import LEVEL
@@ -32,3 +33,31 @@ def labels_needed(
         if planned_width(labels, sd, correlation, population, level) <= width:
             return labels
     return None
+
+
+def pilot_plan(labelled: pd.DataFrame, width: float, level: float = LEVEL) -> pd.DataFrame:
+    """Per protocol, judge, dimension and language: the judge–human correlation and the labels'
+    spread on a pilot's labelled items (`labelled_observations`), the judged items per chatbot,
+    and the labels per chatbot the width needs (None: more than every item)."""
+    keys = ["protocol", "judge", "dimension", "language"]
+    rows = []
+    labels = labelled[labelled["human"].notna() & labelled["weight"].notna()]
+    for key, part in labels.groupby(keys, sort=True):
+        if len(part) < 3 or part["human"].nunique() < 2 or part["value"].nunique() < 2:
+            continue
+        correlation = float(np.corrcoef(part["value"], part["human"])[0, 1])
+        sd = float(part["human"].std())
+        cells = labelled.merge(pd.DataFrame([key], columns=keys), on=keys)
+        population = int(cells.groupby("chatbot")["item"].nunique().max())
+        needed = labels_needed(width, sd, correlation, population, level)
+        rows.append(
+            {
+                **dict(zip(keys, key, strict=True)),
+                "pilot_labels": len(part),
+                "correlation": correlation,
+                "sd": sd,
+                "population": population,
+                "labels_needed": needed,
+            }
+        )
+    return pd.DataFrame(rows)
