@@ -101,7 +101,11 @@ def _audit_samples(store: RunStore) -> list[AuditSampleCount]:
     samples = [b for b in store.records(Benchmark) if b.design is not None]
     if not samples:
         return []
-    labelled = {a.target.dialogue_id for a in store.records(Annotation) if a.complete}
+    labelled = {
+        a.target.dialogue_id
+        for a in store.records(Annotation)
+        if a.complete and a.review_of is None
+    }
     return [
         AuditSampleCount(
             name=b.name,

@@ -55,6 +55,9 @@ def test_allocation_oversamples_the_flagged_and_caps_each_part() -> None:
     assert allocate(30, flagged=20, unflagged=60, factor=2.0) == (12, 18)
     assert allocate(30, flagged=5, unflagged=60, factor=10.0) == (5, 25)
     assert allocate(30, flagged=10, unflagged=10, factor=1.0) == (10, 10)
+    # a part that holds dialogues is drawn at least once: never drawn, nothing stands for it
+    assert allocate(3, flagged=1, unflagged=100, factor=3.0) == (1, 2)
+    assert allocate(3, flagged=100, unflagged=1, factor=3.0) == (2, 1)
 
 
 def test_corrected_figures_recover_the_truth_the_judge_misses(

@@ -86,7 +86,9 @@ def status_command(run: RunDir = DEFAULT_RUN) -> None:
 
     with RunStore.open(run, create=False) as store:
         samples = audit_samples(store)
-        labelled = {a.target.dialogue_id for a, _ in placed_annotations(store)}
+        labelled = {
+            a.target.dialogue_id for a, _ in placed_annotations(store) if a.review_of is None
+        }
     if not samples:
         console.print(f"no audit sample in {run}: dialbench audit draw", markup=False)
         return

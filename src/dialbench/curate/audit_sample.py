@@ -99,10 +99,14 @@ def _judged(store: RunStore, config: AuditConfig) -> dict[tuple[str, str], dict[
 
 def allocate(per_cell: int, flagged: int, unflagged: int, factor: float) -> tuple[int, int]:
     """The draws of a cell's flagged and unflagged parts: flagged dialogues `factor` times as
-    likely, each part capped at its size, what one part cannot take given to the other."""
+    likely, each part capped at its size, what one part cannot take given to the other; every
+    part that holds dialogues gets at least one draw where the cell has two, since a part never
+    drawn has no label to stand for it and would bias the corrected figure."""
     total = min(per_cell, flagged + unflagged)
     share = factor * flagged / (factor * flagged + unflagged) if flagged else 0.0
     drawn_flagged = min(flagged, round(total * share))
+    if total >= 2 and flagged and unflagged:
+        drawn_flagged = min(max(drawn_flagged, 1), total - 1)
     drawn_unflagged = min(unflagged, total - drawn_flagged)
     return min(flagged, total - drawn_unflagged), drawn_unflagged
 
