@@ -57,13 +57,15 @@ def differences_on(
     labels = has_labels(labelled)
     if basis == "corrected" and not labels:
         raise DialbenchError(f"--figures corrected: {why_unlabelled}")
-    raw = chatbot_differences(observed, pairs, correction, alpha)
     if basis == "raw" or not labels:
         said = "" if basis == "raw" else f" ({why_unlabelled})"
-        return raw, f"figures: {BASES['raw']}{said}"
+        return chatbot_differences(observed, pairs, correction, alpha), (
+            f"figures: {BASES['raw']}{said}"
+        )
     corrected = corrected_differences(labelled, pairs, correction, alpha)
     if basis == "corrected":
         return corrected, f"figures: {CORRECTED}"
+    raw = chatbot_differences(observed, pairs, correction, alpha)
     untested = corrected[corrected["p_value"].isna() & (corrected["note"].fillna("") != "")]
     fallback = raw.merge(untested[[*MATCH, "note"]], on=MATCH, suffixes=("", "_corrected"))
     fallback["note"] = [
