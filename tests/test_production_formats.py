@@ -444,3 +444,76 @@ def test_a_trace_exported_twice_is_read_once(fmt: str, tmp_path: Path) -> None:
     log = lines(tmp_path / "traces.jsonl", *records)
     ((_, dialogue),) = list(read_items(log, ReadRequest("dialogues"), fmt))
     assert [t["role"] for t in dialogue["turns"]] == ["user", "tool", "assistant"]
+
+
+def _attributes(values: dict[str, str]) -> list[dict[str, Any]]:
+    return [{"key": key, "value": {"stringValue": value}} for key, value in values.items()]
+
+
+@pytest.mark.parametrize(
+    ("tool", "expected"),
+    [
+        (
+            {
+                "openinference.span.kind": "TOOL",
+                "tool.name": "lookup_order",
+                "input.value": '{"order_id": "A-7"}',
+                "output.value": '{"status": "shipped"}',
+            },
+            ("lookup_order", "function", {"order_id": "A-7"}, '{"status": "shipped"}'),
+        ),
+        (
+            {
+                "openinference.span.kind": "RETRIEVER",
+                "input.value": "Versandkosten",
+                "retrieval.documents.0.document.content": "Versand ist ab 50 € kostenlos.",
+                "retrieval.documents.1.document.content": "Sonst kostet er 4,90 €.",
+            },
+            (
+                "search",
+                "retrieval",
+                {"query": "Versandkosten"},
+                "Versand ist ab 50 € kostenlos.\n\nSonst kostet er 4,90 €.",
+            ),
+        ),
+        (
+            {
+                "langfuse.observation.type": "tool",
+                "langfuse.observation.input": '{"order_id": "A-7"}',
+                "langfuse.observation.output": '{"status": "shipped"}',
+            },
+            ("search", "function", {"order_id": "A-7"}, '{"status": "shipped"}'),
+        ),
+    ],
+)
+def test_tool_spans_of_openinference_and_the_langfuse_sdk_are_tool_turns(
+    tool: dict[str, str], expected: tuple[Any, ...], tmp_path: Path
+) -> None:
+    """A tool span beside an LLM span of OpenInference's (its messages as `llm.*_messages`)
+    is a tool turn before the reply, as the GenAI conventions' `execute_tool` spans are."""
+    chat = {
+        "llm.input_messages.0.message.role": "user",
+        "llm.input_messages.0.message.content": "Wo ist meine Bestellung A-7, was kostet Versand?",
+        "llm.output_messages.0.message.role": "assistant",
+        "llm.output_messages.0.message.content": "Sie ist unterwegs; der Versand ist kostenlos.",
+        "llm.model_name": "gpt-4o-mini",
+        "openinference.span.kind": "LLM",
+    }
+    spans = [
+        {
+            **SPAN,
+            "name": "search",
+            "spanId": "01" * 8,
+            "startTimeUnixNano": "1000",
+            "attributes": _attributes(tool),
+        },
+        {**SPAN, "startTimeUnixNano": "2000", "attributes": _attributes(chat)},
+    ]
+    path = lines(tmp_path / "spans.jsonl", {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]})
+    ((_, record),) = list(read_items(path, ReadRequest("dialogues"), "otel-genai"))
+    assert isinstance(record, dict)
+    assert [turn["role"] for turn in record["turns"]] == ["user", "tool", "assistant"]
+    used = record["turns"][1]
+    assert (used["tool"]["name"], used["tool"].get("kind", "function")) == expected[:2]
+    assert (used["tool"]["arguments"], used["text"]) == expected[2:]
+    assert record["participants"] == {"assistant": "gpt-4o-mini"}

@@ -221,6 +221,27 @@ def test_a_value_whose_key_names_a_person_is_redacted_whole() -> None:
     assert counts == Counter({"name": 3})
 
 
+def test_a_tool_result_that_is_json_is_redacted_as_json() -> None:
+    """The key rule reaches results too, and an escaped name or e-mail is found: what the
+    client library wrote with `json.dumps` (ASCII escapes) is read as its values."""
+    result = {"order": "A-1043", "customer_name": "Maria Fernández", "mail": "joão@exemplo.pt"}
+    call = ToolUse(name="lookup_order", arguments={"order": "A-1043"}, call_id="call_1")
+    turns = [
+        Turn(role="user", text="¿Dónde está mi pedido A-1043?"),
+        Turn(role="tool", text=json.dumps(result), tool=call),
+        Turn(role="tool", text=json.dumps({"status": "shipped"}), tool=call),
+    ]
+    redacted, counts = redact_dialogue(Dialogue(language="es", turns=turns))
+    assert json.loads(redacted.turns[1].text) == {
+        "order": "A-1043",
+        "customer_name": "[NAME]",
+        "mail": "[EMAIL]",
+    }
+    assert redacted.turns[2].text == turns[2].text  # nothing found: the text as logged
+    assert counts == Counter(name=1, email=1)
+    assert redact_dialogue(redacted) == (redacted, Counter())
+
+
 @pytest.mark.parametrize(
     ("language", "sentence", "redacted"),
     [

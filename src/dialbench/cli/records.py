@@ -64,6 +64,12 @@ def _import_options(
     )
 
 
+def _passed_over_line(passed_over: dict[str, int]) -> str:
+    """What the file held that no record was made of, where there was any."""
+    found = [f"{count} {what}" for what, count in passed_over.items()]
+    return f"; passed over {', '.join(found)}" if found else ""
+
+
 def _redaction_line(redacted: RedactionCounts | None) -> str:
     """What redaction replaced, by kind; the values themselves were never kept."""
     if redacted is None:
@@ -179,7 +185,7 @@ def import_command(
         f"{report.file}: read {report.read} {report.records} ({report.format}); "
         f"dropped {report.repeats} repeats and {report.prefixes} prefixes of longer dialogues; "
         f"added {report.added}, already present {report.unchanged}, replaced {report.replaced} "
-        f"-> {run}; {_redaction_line(report.redacted)}",
+        f"-> {run}; {_redaction_line(report.redacted)}{_passed_over_line(report.passed_over)}",
         markup=False,
     )
 
@@ -205,7 +211,7 @@ def validate(
     console.print(
         f"{file}: {checked.read} valid {options.records}; {checked.repeats.repeats} repeats and "
         f"{checked.repeats.prefixes} prefixes of longer dialogues would be dropped; "
-        f"{_redaction_line(checked.redacted)}",
+        f"{_redaction_line(checked.redacted)}{_passed_over_line(checked.passed_over)}",
         markup=False,
     )
 

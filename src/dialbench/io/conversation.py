@@ -169,8 +169,9 @@ def dialogue_item(
     metadata: dict[str, JsonValue],
 ) -> Item:
     """A dialogue record of a conversation's messages, or the problem with it. The one model
-    that a conversation's replies name wrote the replies that name none too (a call's history
-    names no model), so a conversation's earlier piece matches the start of a later one."""
+    that a conversation's replies name (those with text, and those that only call tools) wrote
+    the replies that name none too (a call's history names no model), so a conversation's
+    earlier piece matches the start of a later one."""
     try:
         turns = turns_of(messages)
     except InputError as bad:
@@ -185,7 +186,7 @@ def dialogue_item(
             "pass --language"
         )
         return line, InputError(path, message, line=line)
-    models = {t["model"] for t in turns if t.get("model")}
+    models = {m.model for m in messages if m.role == "assistant" and m.model}
     system = _system_prompt(messages)
     extra: dict[str, JsonValue] = {"system_prompt": system} if system else {}
     record: dict[str, Any] = {

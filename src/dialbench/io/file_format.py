@@ -7,6 +7,7 @@ holds turns when dialogues are read, and the long ratings format when ratings ar
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -36,12 +37,15 @@ EMPTY_FILE = "the file is empty: no records to import"
 class ReadRequest:
     """What a reader is asked for, and how a table's columns and speakers map onto fields;
     `language` is the user's for dialogues whose file names none (production logs detect it
-    from the user's turns only where it is not given)."""
+    from the user's turns only where it is not given). What the reader read and passed over,
+    as it holds nothing asked for (an OTLP file's metrics), it counts in `passed_over`, by
+    what it was, for the import to say."""
 
     content: Content
     columns: Mapping[str, str] = field(default_factory=dict)
     roles: Mapping[str, str] = field(default_factory=dict)
     language: str | None = None
+    passed_over: Counter[str] = field(default_factory=Counter, compare=False)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ whole file, would hold the store's write lock for all of it and lose everything 
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from pydantic import Field, field_validator
 from dialbench.errors import InputError, InputErrors
 from dialbench.hashing import file_sha256
 from dialbench.io.file_format import Item, PersonalData, ReadRequest, RecordKind
-from dialbench.io.personal_data import RedactionCounts, redact_dialogue
+from dialbench.io.personal_data import PLACEHOLDERS, RedactionCounts, redact_dialogue
 from dialbench.io.registry import FORMATS, format_for, read_items
 from dialbench.io.repeats import Conflict, RepeatFinder, Repeats
 from dialbench.io.validation import Problems, validated_items
@@ -104,14 +105,51 @@ def _with_defaults(item: Item, options: ImportOptions) -> Item:
     return line, raw
 
 
+class _Redactions:
+    """What redaction found in each record of a pass, in reading order (a count of each kind in
+    an array: 20 bytes a record), so that the import counts what it stores: a conversation
+    logged call by call is redacted in each of its prefixes, and only the longest is kept."""
+
+    def __init__(self) -> None:
+        self._kinds = {kind: array("I") for kind in PLACEHOLDERS}
+
+    def add(self, counts: Counter[str]) -> None:
+        for kind, found in self._kinds.items():
+            found.append(counts[kind])
+
+    def kept(self, repeats: Repeats) -> RedactionCounts:
+        """The counts of the records that `repeats` does not drop."""
+        import numpy as np
+
+        stored = np.ones(len(self._kinds["name"]), dtype=bool)
+        stored[repeats.dropped] = False
+        return RedactionCounts(
+            **{
+                kind: int(np.frombuffer(found, dtype=np.uint32)[stored].sum())
+                for kind, found in self._kinds.items()
+            }
+        )
+
+
 def _records(
-    path: Path, options: ImportOptions, problems: Problems, redacted: Counter[str] | None = None
+    path: Path,
+    options: ImportOptions,
+    problems: Problems,
+    redacted: _Redactions | None = None,
+    passed_over: Counter[str] | None = None,
 ) -> Iterator[tuple[int | None, StoredRecord]]:
     """The file's valid records, read lazily, each problem going to `problems`. Every pass over
     a file reads it through here: a step each record must pass before it is checked or stored
-    belongs here, and must give the same record in every pass. What redaction found is added
-    to `redacted`, when given: one pass counts it."""
-    request = ReadRequest(options.records, options.columns, options.roles, options.language)
+    belongs here, and must give the same record in every pass. What redaction found in each
+    record goes to `redacted`, and what the reader passed over to `passed_over`, when given:
+    one pass counts them."""
+    request = ReadRequest(
+        options.records,
+        options.columns,
+        options.roles,
+        options.language,
+        Counter() if passed_over is None else passed_over,
+    )
     items = read_items(path, request, options.format)
     if options.records == "dialogues":
         items = (_with_defaults(item, options) for item in items)
@@ -119,11 +157,11 @@ def _records(
     if options.personal_data != "redact":
         yield from records
         return
-    found = Counter[str]() if redacted is None else redacted
     for line, record in records:
         assert isinstance(record, Dialogue)  # _resolved redacts nothing else
         clean, counts = redact_dialogue(record)
-        found.update(counts)
+        if redacted is not None:
+            redacted.add(counts)
         yield line, clean
 
 
@@ -168,13 +206,14 @@ def _stored_differently(path: Path, store: RunStore, batch: Loaded) -> Iterator[
 @dataclass(frozen=True)
 class CheckedFile:
     """What the validating pass found: the options it resolved, how many valid records the file
-    holds, which of them are not to be stored, and what redaction replaced in them (None: text
-    kept as it is)."""
+    holds, which of them are not to be stored, what redaction replaced in those to be
+    stored (None: text kept as it is), and what the reader passed over (by what it was)."""
 
     options: ImportOptions
     read: int
     repeats: Repeats
     redacted: RedactionCounts | None
+    passed_over: dict[str, int]
 
 
 def check_file(
@@ -193,8 +232,9 @@ def check_file(
     problems = Problems()
     finder = RepeatFinder(prefixes=bool(options.dedupe))
     read = 0
-    redacted = Counter[str]()
-    for batch in _batches(_records(path, options, problems, redacted)):
+    redacted = _Redactions()
+    passed_over = Counter[str]()
+    for batch in _batches(_records(path, options, problems, redacted, passed_over)):
         for line, record in batch:
             finder.add(line, record)
         read += len(batch)
@@ -213,8 +253,8 @@ def check_file(
         again = _records(path, options, Problems())
         problems.add(_conflict_errors(path, repeats.conflicts[: problems.limit], again))
         problems.raise_any()
-    counts = RedactionCounts.of(redacted) if options.personal_data == "redact" else None
-    return CheckedFile(options, read, repeats, counts)
+    counts = redacted.kept(repeats) if options.personal_data == "redact" else None
+    return CheckedFile(options, read, repeats, counts, dict(passed_over))
 
 
 def load_records(path: str | Path, options: ImportOptions) -> Loaded:
@@ -242,7 +282,11 @@ class ImportResult(Record):
     repeats: int = Field(description="identical repeats of a record earlier in the file")
     prefixes: int = Field(description="dialogues dropped as the start of a longer one")
     redacted: RedactionCounts | None = Field(
-        description="personal data replaced in the records read; None: text kept as it is"
+        description="personal data replaced in the records stored; None: text kept as it is"
+    )
+    passed_over: dict[str, int] = Field(
+        default_factory=dict,
+        description="what the file holds that no record is made of (an OTLP file's metrics)",
     )
     added: int
     unchanged: int
@@ -304,6 +348,7 @@ def import_file(
         repeats=checked.repeats.repeats,
         prefixes=checked.repeats.prefixes,
         redacted=checked.redacted,
+        passed_over=checked.passed_over,
         added=counts["added"],
         unchanged=counts["unchanged"],
         replaced=counts["replaced"],

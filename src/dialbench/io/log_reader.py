@@ -10,7 +10,8 @@ events, and, where a trace's pieces come on many records, the exchange its piece
 - `LoggedCall`: one model call's messages, and the conversation it names (a chat log's line);
 - `Piece`: one share of a trace that may come on any later record (a span, a run, an observation
   row), held by its trace id until no piece of it came for QUIET_RECORDS events;
-- `Whole`: a trace read whole from one record, its exchange made already.
+- `Whole`: a trace read whole from one record, its exchange made already;
+- `PassedOver`: what a record holds that is no conversation's, counted.
 
 Each event ticks the clock by which a trace or a conversation counts as quiet. The same file is
 refused the same way by every format: one holding no records, and one whose first record another
@@ -51,9 +52,10 @@ class LoggedCall:
 class Piece(Generic[P]):
     """One share of a trace: the format's own value, what tells it from a copy of it in an export
     sent again (None: nothing does, it is always kept), and the conversations it names, the
-    first preferred."""
+    first preferred. A piece that names no trace (None) belongs to the trace of the piece read
+    before it: OpenLLMetry logs a streamed reply after its span has ended, out of its context."""
 
-    trace_id: str
+    trace_id: str | None
     value: P
     identity: str | None
     names: tuple[str | None, ...] = ()
@@ -67,7 +69,15 @@ class Whole:
     exchange: TracedExchange
 
 
-Event = LoggedCall | Piece[P] | Whole
+@dataclass(frozen=True)
+class PassedOver:
+    """Something a record holds that is no conversation's (an OTLP file's metrics), counted
+    by what it is: the import says so."""
+
+    what: str
+
+
+Event = LoggedCall | Piece[P] | Whole | PassedOver
 
 
 @dataclass
@@ -112,14 +122,18 @@ class _Open(Generic[P]):
         self.trails = Trails(str(path), request, reader.name)
         self.done: list[Item] = []
         self.now = 0
+        self.last_trace: str | None = None
 
     def add(self, event: Event[P], where: Where) -> None:
         """Add one event of the record at `where`; what it completed waits in `done`."""
         self.now += 1
-        if isinstance(event, LoggedCall):
+        if isinstance(event, PassedOver):
+            self.request.passed_over[event.what] += 1
+        elif isinstance(event, LoggedCall):
             self._add_call(event, where.line)
         elif isinstance(event, Piece):
-            trace = self.traces.touch(event.trace_id, self.now, lambda: OpenTrace(where))
+            self.last_trace = event.trace_id or self.last_trace or f"{where.line} {where.field}"
+            trace = self.traces.touch(self.last_trace, self.now, lambda: OpenTrace(where))
             trace.add(event)
             if trace.conversation is not None:
                 self.trails.touch(trace.conversation, self.now)
@@ -175,7 +189,8 @@ class LogReader(Generic[P]):
     (located at a Where) into events, raising the InputError of what does not fit;
     `exchange` makes a complete trace's exchange of its pieces (None: it holds no conversation);
     `recognises` tells its files by their first record's keys; `nothing_read` says why a file
-    of records that yield nothing holds no dialogue. Records are JSON Lines, or one JSON
+    of records that yield nothing holds no dialogue (or tells it, from the file: what the
+    writer of the file should have been asked to record). Records are JSON Lines, or one JSON
     document (an object, or an array of them: `json_records.read_json_records`)."""
 
     name: str
@@ -183,7 +198,9 @@ class LogReader(Generic[P]):
     events: Callable[[dict[str, Any], Where], Iterable[Event[P]]]
     recognises: Callable[[frozenset[str]], bool]
     exchange: Callable[[str, OpenTrace[P]], TracedExchange | None] = _no_pieces
-    nothing_read: str = "no conversation in this file's records: nothing to import"
+    nothing_read: str | Callable[[Path], str] = (
+        "no conversation in this file's records: nothing to import"
+    )
 
     def read(self, path: Path, request: ReadRequest) -> Iterator[Item]:
         """Each dialogue (or the problem with it) as soon as it is complete."""
@@ -193,7 +210,8 @@ class LogReader(Generic[P]):
             nothing = False
             yield item
         if nothing:
-            raise InputError(path, self.nothing_read)
+            reason = self.nothing_read
+            raise InputError(path, reason if isinstance(reason, str) else reason(path))
 
     def _dialogues(self, path: Path, request: ReadRequest) -> Iterator[Item]:
         held = _Open(self, path, request)

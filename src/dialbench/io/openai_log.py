@@ -9,8 +9,9 @@ Refused, each with its reason: the Responses API (`input`/`output`), legacy comp
 
 A call's conversation is named by the first of `conversation_id`, `session_id`, `thread_id` at
 the top of the line, in its `metadata`, in the request or the request's `metadata` (OpenAI's
-stored completions keep the caller's metadata; LiteLLM's `litellm_session_id`), else by the
-end user (`user`, LiteLLM's `end_user`); a line naming none is a dialogue of its own. Calls of
+stored completions keep the caller's metadata; LiteLLM's `litellm_session_id`, which its
+logging payload writes as `trace_id`), else by the end user (`user`, LiteLLM's `end_user`); a
+line naming none is a dialogue of its own. Calls of
 one conversation repeat its history, so it is the longest one they agree on.
 
 Held in memory: the messages of the conversations still open, each until a call of the same id
@@ -32,6 +33,11 @@ from dialbench.io.log_reader import LoggedCall, LogReader
 NAME = "openai-log"
 CONVERSATION_KEYS = ("conversation_id", "session_id", "thread_id", "litellm_session_id")
 USER_KEYS = ("user", "end_user")
+# LiteLLM's StandardLoggingPayload (told by its call id) puts `litellm_session_id` in its
+# `trace_id` and leaves `session_id` empty, unless `litellm.request_correlation_in_logs`; with
+# no session its trace id is the call's own, a dialogue by itself, as with no name at all.
+LITELLM = "litellm_call_id"
+LITELLM_TRACE = ("trace_id",)
 _REFUSED = {
     "input": "an OpenAI Responses API log (input/output), not chat completions",
     "output": "an OpenAI Responses API log (input/output), not chat completions",
@@ -41,7 +47,8 @@ _REFUSED = {
 
 def _conversation_id(line: dict[str, Any], request: dict[str, Any]) -> str | None:
     places = [line, line.get("metadata"), request, request.get("metadata")]
-    for keys in (CONVERSATION_KEYS, USER_KEYS):
+    litellm_trace = (LITELLM_TRACE,) if LITELLM in line else ()
+    for keys in (CONVERSATION_KEYS, *litellm_trace, USER_KEYS):
         for place in places:
             if isinstance(place, dict):
                 found = next((place[k] for k in keys if place.get(k) not in (None, "")), None)

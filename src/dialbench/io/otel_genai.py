@@ -28,14 +28,16 @@ spans, whose context no history repeats: then both are kept.
 
 from __future__ import annotations
 
-import json
-from collections import Counter
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
 from typing import Any
 
 from pydantic import JsonValue
 
+from dialbench.hashing import canonical_json
 from dialbench.io import otlp
 from dialbench.io.chat_messages import (
     LoggedMessage,
@@ -43,178 +45,36 @@ from dialbench.io.chat_messages import (
     ToolKind,
     Where,
     as_text,
-    openai_message,
-    openai_messages,
     parsed_arguments,
 )
-from dialbench.io.log_reader import LogReader, OpenTrace, Piece
+from dialbench.io.genai_messages import (
+    LANGFUSE_TYPE,
+    call_id,
+    current_messages,
+    event_messages,
+    indexed_messages,
+    json_value,
+    langfuse_messages,
+    langfuse_value_text,
+    openinference_messages,
+    span_event_messages,
+)
+from dialbench.io.json_records import read_json_records
+from dialbench.io.log_reader import LogReader, OpenTrace, PassedOver, Piece
 from dialbench.io.trace_exports import TracedExchange
 
 NAME = "otel-genai"
 # The attributes that name a span's conversation, the first preferred.
 CONVERSATION_KEYS = ("gen_ai.conversation.id", "session.id")
+# The attributes that name the model that answered, the first preferred (OpenInference's and
+# the Langfuse SDK's last).
+MODEL_KEYS = (
+    "gen_ai.response.model",
+    "gen_ai.request.model",
+    "llm.model_name",
+    "langfuse.observation.model.name",
+)
 AGENT = "invoke_agent"
-_EVENT_ROLES = {
-    "gen_ai.system.message": "system",
-    "gen_ai.user.message": "user",
-    "gen_ai.assistant.message": "assistant",
-    "gen_ai.tool.message": "tool",
-}
-
-
-def _json(value: Any, where: Where) -> Any:
-    """A value recorded as a JSON string on spans, structured on events."""
-    if not isinstance(value, str):
-        return value
-    try:
-        return json.loads(value)
-    except json.JSONDecodeError as bad:
-        raise where.error(f"not valid JSON ({bad.msg})") from None
-
-
-def _call_id(value: Any) -> str | None:
-    return value.strip() or None if isinstance(value, str) else None
-
-
-def _part_message(raw: Any, where: Where, model: str | None) -> list[LoggedMessage]:
-    """One message of `gen_ai.input.messages` / `gen_ai.output.messages` (v1.37+): its parts'
-    text, tool calls and tool results; other parts (blobs, files, reasoning) are counted."""
-    if not isinstance(raw, dict):
-        raise where.error(f"expected a message object, got {type(raw).__name__}")
-    role = raw.get("role")
-    if not isinstance(role, str):
-        raise (where / "role").error("a message has no role")
-    texts, calls, results, others = [], [], [], Counter[str]()
-    for index, part in enumerate(raw.get("parts") or []):
-        at = where / "parts" / index
-        kind = part.get("type") if isinstance(part, dict) else None
-        if kind == "text":
-            texts.append(as_text(part.get("content")))
-        elif kind == "tool_call":
-            if not part.get("name"):
-                raise (at / "name").error("a tool call has no name")
-            arguments = parsed_arguments(part.get("arguments"))
-            calls.append(ToolCall(str(part["name"]), arguments, _call_id(part.get("id"))))
-        elif kind == "tool_call_response":
-            result = as_text(part.get("response", part.get("result")))
-            results.append(LoggedMessage("tool", result, at, answers=_call_id(part.get("id"))))
-        else:
-            others[str(kind)] += 1
-    text = "\n".join(texts)
-    if role == "system":
-        return [LoggedMessage("system", text, where)]
-    if role == "assistant":
-        said = LoggedMessage("assistant", text, where, calls, model=model, non_text_parts=others)
-        return [said, *results]
-    if role == "user":
-        asked = (
-            [LoggedMessage("user", text, where, non_text_parts=others)]
-            if texts or not results
-            else []
-        )
-        return [*asked, *results]
-    if role == "tool":
-        return results or [LoggedMessage("tool", text, where, name=raw.get("name"))]
-    raise (where / "role").error(f"unknown role {role!r}")
-
-
-def _part_messages(value: Any, where: Where, model: str | None = None) -> list[LoggedMessage]:
-    messages = _json(value, where)
-    if not isinstance(messages, list):
-        raise where.error(f"expected a list of messages, got {type(messages).__name__}")
-    return [
-        m for index, raw in enumerate(messages) for m in _part_message(raw, where / index, model)
-    ]
-
-
-def _instructions(value: Any, where: Where) -> list[LoggedMessage]:
-    parts = _json(value, where)
-    parts = parts if isinstance(parts, list) else [parts]
-    texts = [as_text(p.get("content")) if isinstance(p, dict) else as_text(p) for p in parts]
-    return [LoggedMessage("system", "\n".join(texts), where)]
-
-
-def _indexed(attributes: dict[str, Any], prefix: str) -> list[tuple[str, dict[str, Any]]]:
-    """OpenLLMetry's `gen_ai.prompt.0.role`, `gen_ai.prompt.0.tool_calls.1.name`, ... as
-    chat-completions messages, by index."""
-    found: dict[int, dict[str, Any]] = {}
-    for key, value in attributes.items():
-        rest = key.removeprefix(prefix)
-        index, _, name = rest.partition(".")
-        if rest == key or not index.isdigit():
-            continue
-        message = found.setdefault(int(index), {})
-        if name.startswith("tool_calls."):
-            number, _, detail = name.removeprefix("tool_calls.").partition(".")
-            calls = message.setdefault("tool_calls", {})
-            call = calls.setdefault(int(number) if number.isdigit() else 0, {"function": {}})
-            target = call if detail == "id" else call["function"]
-            target[detail] = value
-        else:
-            message[name] = value
-    shaped = []
-    for position in sorted(found):
-        message = found[position]
-        if "tool_calls" in message:
-            calls = message["tool_calls"]
-            message["tool_calls"] = [calls[n] for n in sorted(calls)]
-        shaped.append((f"{prefix}{position}", message))
-    return shaped
-
-
-def _indexed_messages(
-    attributes: dict[str, Any], where: Where, model: str | None
-) -> list[LoggedMessage]:
-    messages = []
-    for prefix, default in (("gen_ai.prompt.", "user"), ("gen_ai.completion.", "assistant")):
-        for key, raw in _indexed(attributes, prefix):
-            raw.setdefault("role", default)
-            said = openai_message(raw, where / key, model if default == "assistant" else None)
-            messages.append(said)
-    return messages
-
-
-def _event_messages(events: Any, where: Where, model: str | None) -> list[LoggedMessage]:
-    """The messages of v1.28 to v1.36's span events, and of the content events before them."""
-    messages: list[LoggedMessage] = []
-    for index, event in enumerate(events or []):
-        at = where / index
-        name = event.get("name") if isinstance(event, dict) else None
-        attributes = otlp.attributes(event.get("attributes"), at / "attributes") if name else {}
-        if name in _EVENT_ROLES:
-            raw = {
-                "role": _EVENT_ROLES[name],
-                "content": attributes.get("content"),
-                "tool_calls": _json(attributes.get("tool_calls"), at / "attributes.tool_calls"),
-                "tool_call_id": attributes.get("id"),
-            }
-            messages.append(openai_message(raw, at, model))
-        elif name == "gen_ai.choice" and attributes.get("index", 0) == 0:
-            choice = _json(attributes.get("message"), at / "attributes.message") or {}
-            if not isinstance(choice, dict):
-                raise (at / "attributes.message").error("expected a message object")
-            messages.append(openai_message({"role": "assistant", **choice}, at, model))
-        elif name in {"gen_ai.content.prompt", "gen_ai.content.completion"}:
-            key = "gen_ai.prompt" if name == "gen_ai.content.prompt" else "gen_ai.completion"
-            field_at = at / f"attributes.{key}"
-            messages.extend(openai_messages(_json(attributes.get(key), field_at), field_at))
-        elif "gen_ai.input.messages" in attributes or "gen_ai.output.messages" in attributes:
-            messages.extend(_current_messages(attributes, at / "attributes", model))
-    return messages
-
-
-def _current_messages(
-    attributes: dict[str, Any], where: Where, model: str | None
-) -> list[LoggedMessage]:
-    messages: list[LoggedMessage] = []
-    if "gen_ai.system_instructions" in attributes:
-        key = "gen_ai.system_instructions"
-        messages.extend(_instructions(attributes[key], where / key))
-    for key in ("gen_ai.input.messages", "gen_ai.output.messages"):
-        if key in attributes:
-            writer = model if key == "gen_ai.output.messages" else None
-            messages.extend(_part_messages(attributes[key], where / key, writer))
-    return messages
 
 
 def _retrieved(documents: Any) -> str:
@@ -238,24 +98,73 @@ def _tool_use(
         return ToolCall(
             str(tool),
             parsed_arguments(attributes.get("gen_ai.tool.call.arguments")),
-            _call_id(attributes.get("gen_ai.tool.call.id")),
+            call_id(attributes.get("gen_ai.tool.call.id")),
             kind,
             None if result is None else as_text(result),
         )
     if operation == "retrieval":
         query = attributes.get("gen_ai.retrieval.query.text")
-        documents = _json(attributes.get("gen_ai.retrieval.documents"), where)
+        documents = json_value(attributes.get("gen_ai.retrieval.documents"), where)
         source = attributes.get("gen_ai.data_source.id") or name
         arguments: JsonValue = {"query": query} if query is not None else None
         return ToolCall(str(source), arguments, None, "retrieval", _retrieved(documents))
+    return _other_tool_use(name, attributes)
+
+
+def _other_tool_use(name: str, attributes: dict[str, Any]) -> ToolCall | None:
+    """The call of a tool span of OpenInference (`openinference.span.kind` TOOL: `tool.name`,
+    `input.value`, `output.value`; RETRIEVER: `retrieval.documents.N.document.content`) or of
+    the Langfuse SDK (an observation of type tool or retriever: its input and output)."""
+    kind = attributes.get("openinference.span.kind")
+    if kind == "TOOL":
+        result = attributes.get("output.value")
+        return ToolCall(
+            str(attributes.get("tool.name") or name),
+            parsed_arguments(attributes.get("input.value")),
+            call_id(attributes.get("tool_call.id")),
+            "function",
+            None if result is None else as_text(result),
+        )
+    if kind == "RETRIEVER":
+        found = otlp.nested(attributes, "retrieval.documents.")
+        documents = [d.get("document") for d in found if isinstance(d, dict)]
+        query = attributes.get("input.value")
+        return ToolCall(name, {"query": query}, None, "retrieval", _retrieved(documents))
+    observed = attributes.get(LANGFUSE_TYPE)
+    if observed in {"tool", "retriever"}:
+        return ToolCall(
+            name,
+            parsed_arguments(langfuse_value_text(attributes, "input")),
+            None,
+            "retrieval" if observed == "retriever" else "function",
+            langfuse_value_text(attributes, "output"),
+        )
     return None
 
 
 @dataclass
 class _Span:
+    """A span's share of its trace, or a log record's: a log record's messages belong to the
+    span it names (its model call), joined to it when the trace is complete."""
+
     operation: str | None
     messages: list[LoggedMessage]
     use: LoggedMessage | None
+    span_id: str | None = None
+    model: str | None = None
+    logged: bool = False
+
+
+def _names(attributes: dict[str, Any]) -> tuple[str | None, ...]:
+    return tuple(
+        str(attributes[key]) if attributes.get(key) not in (None, "") else None
+        for key in CONVERSATION_KEYS
+    )
+
+
+def _model(attributes: dict[str, Any]) -> str | None:
+    model = next((attributes[key] for key in MODEL_KEYS if attributes.get(key)), None)
+    return model if isinstance(model, str) else None
 
 
 def _span(span: Any, resource: dict[str, Any], where: Where) -> Piece[_Span]:
@@ -267,13 +176,14 @@ def _span(span: Any, resource: dict[str, Any], where: Where) -> Piece[_Span]:
         raise (where / "traceId").error("a span without a trace id")
     attributes = resource | otlp.attributes(span.get("attributes"), where / "attributes")
     operation = attributes.get("gen_ai.operation.name")
-    model = attributes.get("gen_ai.response.model") or attributes.get("gen_ai.request.model")
-    model = model if isinstance(model, str) else None
+    model = _model(attributes)
     at = where / "attributes"
     messages = (
-        _current_messages(attributes, at, model)
-        or _indexed_messages(attributes, at, model)
-        or _event_messages(span.get("events"), where / "events", model)
+        current_messages(attributes, at, model)
+        or indexed_messages(attributes, at, model)
+        or openinference_messages(attributes, at, model)
+        or langfuse_messages(attributes, at, model)
+        or span_event_messages(span.get("events"), where / "events", model)
     )
     start = otlp.nanos(span.get("startTimeUnixNano"))
     for message in messages:
@@ -282,25 +192,92 @@ def _span(span: Any, resource: dict[str, Any], where: Where) -> Piece[_Span]:
     use = (
         None if call is None else LoggedMessage("tool", call.result or "", where, [call], at=start)
     )
-    names = tuple(
-        str(attributes[key]) if attributes.get(key) not in (None, "") else None
-        for key in CONVERSATION_KEYS
-    )
-    span_id = span.get("spanId")
-    value = _Span(operation, messages, use)
-    return Piece(trace_id, value, span_id if isinstance(span_id, str) else None, names)
+    span_id = span.get("spanId") if isinstance(span.get("spanId"), str) else None
+    value = _Span(operation, messages, use, span_id, model)
+    return Piece(trace_id, value, span_id, _names(attributes))
 
 
-def _spans(record: dict[str, Any], where: Where) -> Iterator[Piece[_Span]]:
-    for span, resource, at in otlp.spans(record, where):
-        shared = {k: v for k, v in resource.items() if k in CONVERSATION_KEYS}
-        yield _span(span, shared, at)
+def _log_record(record: Any, resource: dict[str, Any], where: Where) -> Piece[_Span]:
+    """A log record (an event: `eventName`, or the older `event.name` attribute; its body
+    holds the message where attributes do not) as a piece of the trace it names; one that
+    names none is a trace by itself."""
+    if not isinstance(record, dict):
+        raise where.error(f"expected a log record object, got {type(record).__name__}")
+    attributes = resource | otlp.attributes(record.get("attributes"), where / "attributes")
+    body = otlp.any_value(record.get("body"))
+    fields = attributes | (body if isinstance(body, dict) else {})
+    if body is not None and not isinstance(body, dict):
+        fields.setdefault("content", body)
+    name = record.get("eventName") or attributes.get("event.name")
+    model = _model(attributes)
+    messages = event_messages(name, fields, where, model)
+    at = otlp.nanos(record.get("timeUnixNano")) or otlp.nanos(record.get("observedTimeUnixNano"))
+    for message in messages:
+        message.at = at
+    trace_id = record.get("traceId") or None
+    span_id = record.get("spanId") or None
+    identity = hashlib.blake2b(canonical_json(record).encode("utf-8"), digest_size=8).hexdigest()
+    value = _Span(None, messages, None, span_id, model, logged=True)
+    return Piece(trace_id and str(trace_id), value, f"log {identity}", _names(attributes))
+
+
+def _pieces(record: dict[str, Any], where: Where) -> Iterator[Piece[_Span] | PassedOver]:
+    """A record's spans and log records: a Collector's file exporter in several pipelines
+    writes traces and logs into one file, a record of each at a time; its metrics and
+    profiles hold no conversation and are passed over, counted."""
+    if not any(key in record for key in otlp.SIGNALS):
+        raise (where / "resourceSpans").error(
+            "not OTLP JSON: no list of resourceSpans or resourceLogs"
+        )
+    for span, resource, at in otlp.signals(record, where, "resourceSpans"):
+        yield _span(span, _shared(resource), at)
+    for log, resource, at in otlp.signals(record, where, "resourceLogs"):
+        yield _log_record(log, _shared(resource), at)
+    for signal, what in otlp.OTHER_SIGNALS.items():
+        if signal in record:
+            yield PassedOver(what)
+
+
+def _shared(resource: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in resource.items() if k in CONVERSATION_KEYS}
+
+
+def _joined(pieces: list[_Span]) -> list[_Span]:
+    """The spans, each with the messages of the log records that name it where it holds none
+    itself (content recorded as events), in the order they were written; log records whose
+    span is not in the file make a call of their own, by span, and one that names no span
+    joins the call of the log record before it. A call's messages all count as said when its
+    first was."""
+    spans = {piece.span_id: piece for piece in pieces if not piece.logged and piece.span_id}
+    joined = [piece for piece in pieces if not piece.logged]
+    own = {id(span) for span in joined if span.messages}
+    alone: dict[str, _Span] = {}
+    previous: str | None = None
+    for index, piece in enumerate(p for p in pieces if p.logged):
+        previous = piece.span_id or previous
+        span = spans.get(previous) if previous else None
+        if span is None:
+            key = previous or f"record {index}"
+            if key not in alone:
+                alone[key] = _Span(None, [], None, previous)
+                joined.append(alone[key])
+            span = alone[key]
+        if id(span) not in own:
+            span.messages.extend(piece.messages)
+            span.model = span.model or piece.model
+    for span in joined:
+        start = min((m.at for m in span.messages if m.at is not None), default=None)
+        for message in span.messages:
+            message.at = start
+            if message.role == "assistant":
+                message.model = message.model or span.model
+    return joined
 
 
 def _exchange(trace_id: str, trace: OpenTrace[_Span]) -> TracedExchange | None:
     """A complete trace's chat spans' messages (an agent span's only where it has none) and its
     tool uses; None for a trace with no GenAI content (HTTP, database spans beside them)."""
-    spans = trace.pieces
+    spans = _joined(trace.pieces)
     chats = [s.messages for s in spans if s.messages and s.operation != AGENT]
     calls = chats or [s.messages for s in spans if s.messages]
     uses = [s.use for s in spans if s.use is not None]
@@ -309,17 +286,53 @@ def _exchange(trace_id: str, trace: OpenTrace[_Span]) -> TracedExchange | None:
     return TracedExchange(trace_id, calls=calls, uses=uses)
 
 
-NO_CONTENT = (
-    "no GenAI span in this file holds messages: instrumentations record them only when asked "
-    "(OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)"
-)
+# What makes each instrumentation record messages, by the start of the scope name it writes.
+CONTENT_SETTINGS = {
+    "opentelemetry.instrumentation.openai_v2": (
+        "the OpenTelemetry OpenAI instrumentation records them with "
+        "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental and "
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=span_only (event_only writes them "
+        "as log records: export those into this file too)"
+    ),
+    "opentelemetry.instrumentation.openai.": (
+        "OpenLLMetry records them unless TRACELOOP_TRACE_CONTENT=false (with "
+        "use_attributes=False as log records: export those into this file too)"
+    ),
+    "openinference.instrumentation": (
+        "OpenInference records them unless OPENINFERENCE_HIDE_INPUTS, "
+        "OPENINFERENCE_HIDE_OUTPUTS or OPENINFERENCE_HIDE_INPUT_MESSAGES / _OUTPUT_MESSAGES "
+        "is true"
+    ),
+    "langfuse-sdk": "the Langfuse SDK records them unless a mask or a filter removes them",
+}
+GENERAL_CONTENT_SETTING = CONTENT_SETTINGS["opentelemetry.instrumentation.openai_v2"]
+SCANNED_RECORDS = 100
+
+
+def _scopes(path: Path) -> set[str]:
+    """The instrumentation scopes that wrote a file's first records."""
+    records = islice(read_json_records(path), SCANNED_RECORDS)
+    return {name for _, record in records for name in otlp.scope_names(record)}
+
+
+def _no_content(path: Path) -> str:
+    """Why no span of the file held messages, and the setting of the library that wrote it."""
+    scopes = _scopes(path)
+    settings = [
+        setting
+        for start, setting in CONTENT_SETTINGS.items()
+        if any(scope.startswith(start) for scope in scopes)
+    ]
+    return "no GenAI span or log record in this file holds messages: " + "; ".join(
+        settings or [GENERAL_CONTENT_SETTING]
+    )
 
 
 OTEL_GENAI = LogReader(
     NAME,
-    "OpenTelemetry GenAI spans (OTLP JSON)",
-    _spans,
-    lambda keys: "resourceSpans" in keys,
+    "OpenTelemetry GenAI spans and log records (OTLP JSON)",
+    _pieces,
+    lambda keys: bool(keys & otlp.SIGNALS),
     exchange=_exchange,
-    nothing_read=NO_CONTENT,
+    nothing_read=_no_content,
 ).file_format()

@@ -33,9 +33,11 @@ hub at run time).
   katakana in Japanese). After the weaker introductions that also say what people are ("I'm",
   "ich bin", "soy", "je suis", "sou", "aqui é"), only two capitalised words or more make a name:
   "I'm James Carter" is one, "I'm Canadian" and "ich bin Lehrer" are not (a capitalised place
-  of two words is taken too). A name mentioned any other way is not found, but for one more place
-  that says what it holds: a value whose key names a person (`{"passenger": "Lena Schmidt"}` in
-  a tool call's arguments or in metadata; `PERSON_KEYS`), which is redacted whole.
+  of two words is taken too). One more place says what it holds: a value whose key names a
+  person (`{"passenger": "Lena Schmidt"}` in a tool call's arguments, in a tool's result that
+  is JSON, or in metadata; `PERSON_KEYS`), which is redacted whole. A name found either way is
+  then redacted wherever the same dialogue repeats it (a booking tool's `{"name": "Jonas
+  Becker"}` after "ich heiße Jonas Becker"); a name mentioned any other way is not found.
 
 Digits in a word that also holds letters (a UUID, a trace id, an order reference) are an
 identifier's and stay. Digits may be full-width or of any script. No placeholder holds a digit,
@@ -44,10 +46,12 @@ an `@` or a word that starts with a capital, so redacting twice changes nothing 
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from typing import Literal
 
 from pydantic import Field, JsonValue
@@ -188,6 +192,8 @@ PERSON_KEYS = frozenset(
     {"full_name", "fullname", "first_name", "firstname", "last_name", "lastname", "surname"}
     | {"given_name", "family_name", "passenger", "passenger_name", "customer_name", "guest_name"}
     | {"patient_name", "contact_name", "cardholder", "account_holder", "client_name", "cliente"}
+    | {"holder", "guest", "recipient", "recipient_name", "addressee", "traveler", "traveller"}
+    | {"attendee", "beneficiary", "payee", "sender_name", "destinatario", "titular", "hóspede"}
     | {"nombre", "nombre_completo", "apellido", "nome", "nome_completo", "sobrenome", "vorname"}
     | {"nachname", "prénom", "prenom", "nom", "nom_complet", "姓名", "名字", "氏名", "名前"}
 )
@@ -237,10 +243,13 @@ _NAME_PARTICLES = frozenset(
 )
 
 
-def redact_text(text: str, language: str) -> tuple[str, Counter[str]]:
+def redact_text(
+    text: str, language: str, *, names: set[str] | None = None
+) -> tuple[str, Counter[str]]:
     """`text` with each item of personal data replaced by its kind's placeholder, and how many
     of each kind were replaced (keys from `PLACEHOLDERS`). `language` (a BCP-47 tag) chooses
-    the formats in which digits alone, or grouped in thousands, are a national phone number."""
+    the formats in which digits alone, or grouped in thousands, are a national phone number.
+    The names the text introduces are added to `names`, when given."""
     counts: Counter[str] = Counter()
     if "@" in text or "＠" in text:
         text = _replace(_EMAIL, text, _email, counts)
@@ -249,7 +258,7 @@ def redact_text(text: str, language: str) -> tuple[str, Counter[str]]:
         bare = _NATIONAL_PHONES.get(base_language(language), [])
         text = _replace(_NUMBER, text, lambda match: _number(match, bare), counts)
     if _NAME_HINT.search(text.lower()):
-        text = _replace(_NAME, text, _name, counts)
+        text = _replace(_NAME, text, partial(_name, names=names), counts)
     return text, counts
 
 
@@ -267,27 +276,49 @@ def redact_dialogue(dialogue: Dialogue) -> tuple[Dialogue, Counter[str]]:
     provenance lead back to the log.
     """
     redactor = _Redactor(dialogue.language)
-    redacted = dialogue.model_copy(
-        update={
-            "seed": dialogue.seed and redactor.seed(dialogue.seed),
-            "turns": [redactor.turn(turn) for turn in dialogue.turns],
-            "metadata": redactor.metadata(dialogue.metadata),
-        }
-    )
+    redacted = redactor.dialogue(dialogue)
+    counts = redactor.counts
+    if redactor.names:  # what a turn says is a name is a name wherever the dialogue repeats it
+        repeats = _Redactor(dialogue.language, _names_pattern(redactor.names))
+        redacted = repeats.dialogue(redacted)
+        counts += repeats.counts
     redacted.id = redacted.content_id()
-    return redacted, redactor.counts
+    return redacted, counts
+
+
+def _names_pattern(names: set[str]) -> re.Pattern[str]:
+    """Any of the names, longest first, as a whole word where it is written in Latin script
+    ("Li" is no part of "Lisbon"); a name in Chinese or Japanese anywhere."""
+    spelled = sorted(names, key=len, reverse=True)
+    return re.compile("|".join(rf"(?<!\w){re.escape(name)}(?!\w)" for name in spelled))
 
 
 class _Redactor:
-    """Redacts the texts of one dialogue's records, adding up what it found."""
+    """Redacts the texts of one dialogue's records, adding up what it found and collecting the
+    names it found (by introduction, or under a key that names a person); given `known`, it
+    replaces only the names that matches, wherever they stand, in texts redacted already."""
 
-    def __init__(self, language: str) -> None:
+    def __init__(self, language: str, known: re.Pattern[str] | None = None) -> None:
         self.language = language
+        self.known = known
         self.counts: Counter[str] = Counter()
+        self.names: set[str] = set()
+
+    def dialogue(self, dialogue: Dialogue) -> Dialogue:
+        return dialogue.model_copy(
+            update={
+                "seed": dialogue.seed and self.seed(dialogue.seed),
+                "turns": [self.turn(turn) for turn in dialogue.turns],
+                "metadata": self.metadata(dialogue.metadata),
+            }
+        )
 
     def text(self, text: str) -> str:
-        redacted, found = redact_text(text, self.language)
-        self.counts.update(found)
+        if self.known is not None:
+            redacted = _replace(self.known, text, _known_name, self.counts)
+        else:
+            redacted, found = redact_text(text, self.language, names=self.names)
+            self.counts.update(found)
         return redacted
 
     def json(self, value: JsonValue) -> JsonValue:
@@ -314,12 +345,28 @@ class _Redactor:
         """A value a key says is a person's name: redacted whole when it is text."""
         if not isinstance(value, str) or not value.strip():
             return self.json(value)
-        self.counts["name"] += 1
+        if value != PLACEHOLDERS["name"]:  # redacted again, it was counted the first time
+            self.counts["name"] += 1
+            self.names.add(value.strip())
         return PLACEHOLDERS["name"]
 
+    def tool_result(self, text: str) -> str:
+        """A tool's result: one that parses as a JSON object or list is redacted as JSON (the
+        key rule too, and strings its escapes hid from the text's patterns), written again
+        only where something was found; any other result as text."""
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError:
+            return self.text(text)
+        if not isinstance(parsed, dict | list):
+            return self.text(text)
+        redacted = self.json(parsed)
+        return text if redacted == parsed else json.dumps(redacted, ensure_ascii=False)
+
     def turn(self, turn: Turn) -> Turn:
+        text = self.tool_result(turn.text) if turn.role == "tool" else self.text(turn.text)
         update: dict[str, object] = {
-            "text": self.text(turn.text),
+            "text": text,
             "attempts": [self.attempt(attempt) for attempt in turn.attempts],
             "metadata": self.metadata(turn.metadata),
         }
@@ -362,6 +409,10 @@ def _replace(
         return replaced
 
     return pattern.sub(replacement, text)
+
+
+def _known_name(match: re.Match[str]) -> Found:
+    return "name", PLACEHOLDERS["name"]
 
 
 def _email(match: re.Match[str]) -> Found:
@@ -451,21 +502,26 @@ def _luhn(digits: str) -> bool:
     return total % 10 == 0
 
 
-def _name(match: re.Match[str]) -> Found:
-    """The name after its introduction replaced; the introduction and what follows kept."""
+def _name(match: re.Match[str], names: set[str] | None = None) -> Found:
+    """The name after its introduction replaced (and added to `names`); the introduction and
+    what follows kept."""
     placeholder = PLACEHOLDERS["name"]
     if match["latin"] is not None:
-        name = _capitalised_words(match["latin"])
+        intro, rest = match["latin_intro"], match["latin"]
+        name = _capitalised_words(rest)
         if not name:
             return None
-        return "name", match["latin_intro"] + placeholder + match["latin"][len(name) :]
-    if match["weak"] is not None:
-        name = _capitalised_words(match["weak"])
+    elif match["weak"] is not None:
+        intro, rest = match["weak_intro"], match["weak"]
+        name = _capitalised_words(rest)
         if len(name.split(" ")) < 2:
             return None
-        return "name", match["weak_intro"] + placeholder + match["weak"][len(name) :]
-    intro = match["chinese_intro"] or match["surname_intro"] or match["japanese_intro"] or ""
-    return "name", intro + placeholder
+    else:
+        intro = match["chinese_intro"] or match["surname_intro"] or match["japanese_intro"] or ""
+        name = rest = match[0][len(intro) :]
+    if names is not None and len(name) > 1:
+        names.add(name)
+    return "name", intro + placeholder + rest[len(name) :]
 
 
 def _capitalised_words(words: str) -> str:

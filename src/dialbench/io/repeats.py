@@ -4,11 +4,14 @@ Three kinds: an id given again with other content (which one the user meant is t
 an error); an identical repeat (stored once); and, where asked, a dialogue whose turns are a
 strict prefix of another's with the same language, participants and seed, as production logs
 write them: each call logs the conversation so far, so a conversation of five exchanges comes
-as five dialogues, each the start of the next. The longest is kept, wherever it is in the file.
+as five dialogues, each the start of the next (a call answered with tool calls ends in their
+turns with no result yet: the start of the next call's, which has them). The longest is kept,
+wherever it is in the file.
 
 Only 64-bit hashes are kept, in arrays: 24 bytes per record (its id's hash, its content's hash,
 its line) and, when prefixes are looked for, 8 bytes per turn (a hash of each dialogue's every
-proper prefix, and of the whole). A million turns in 200,000 dialogues take about 13 MB.
+proper prefix, and of the whole) and 8 more per tool turn. A million turns in 200,000 dialogues
+take about 13 MB.
 Two different contents share a hash with odds of about n²/2⁶⁵: for a million, one in 10⁷.
 """
 
@@ -29,6 +32,10 @@ if TYPE_CHECKING:  # numpy loads when a pass finishes: a command that fails firs
 
 T = TypeVar("T")
 NO_LINE = -1  # the line of an item from a format without lines
+
+
+def _digest(hasher: Any) -> int:
+    return int.from_bytes(hasher.digest(), "little")
 
 
 def _hash64(text: str) -> int:
@@ -84,15 +91,33 @@ class RepeatFinder:
 
     def _add_prefixes(self, content: dict[str, Any]) -> None:
         """Each prefix's hash chains the previous one with the next turn's content (as in the
-        dialogue's id: its metadata left out), so all of them cost one pass over the turns."""
+        dialogue's id: its metadata left out), so all of them cost one pass over the turns.
+
+        A call answered with tool calls is logged before their results exist: its dialogue
+        ends in tool turns with no text, and the next call's history holds the same calls
+        answered. So a prefix that ends in tool turns is hashed a second time with their texts
+        left out, and a dialogue that ends in a pending call (an empty result) is known by that
+        hash: it is the start of the one where its calls were answered."""
         thread = [content["language"], content["participants"], content["seed"]]
         hasher = hashlib.blake2b(canonical_json(thread).encode("utf-8"), digest_size=8)
+        unanswered = hasher.copy()  # the chain with the texts of the last tool turns left out
         turns = content["turns"]
         for index, turn in enumerate(turns, start=1):
             turn.pop("metadata", None)
+            whole = index == len(turns)
+            if turn["role"] == "tool":
+                unanswered.update(canonical_json(turn | {"text": None}).encode("utf-8"))
+                if not (whole and not turn["text"]):
+                    self._proper.append(_digest(unanswered))
             hasher.update(canonical_json(turn).encode("utf-8"))
-            digest = int.from_bytes(hasher.digest(), "little")
-            (self._proper if index < len(turns) else self._wholes).append(digest)
+            if turn["role"] != "tool":
+                unanswered = hasher.copy()
+            if not whole:
+                self._proper.append(_digest(hasher))
+            elif turn["role"] == "tool" and not turn["text"]:
+                self._wholes.append(_digest(unanswered))
+            else:
+                self._wholes.append(_digest(hasher))
 
     def finish(self) -> Repeats:
         import numpy as np
