@@ -7,6 +7,8 @@ is how a user, or a CI job, learns that part of the work is missing without read
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from pydantic import Field
 
 from dialbench.schema import Record
@@ -53,3 +55,9 @@ class Failures(Record):
         more = len(ranked) - REASONS_SHOWN
         tail = f"; {more} more reason(s)" if more > 0 else ""
         return f"{self.count} of {of} {self.what} failed: {shown}{tail}"
+
+
+def work_left(counted: Iterable[tuple[Failures, int]]) -> str | None:
+    """What of a stage's work failed, for a run again to retry: each kind's line (`3 of 40
+    judgments failed: ...`), joined; None when nothing failed."""
+    return "; ".join(failures.line(of) for failures, of in counted if failures.count) or None

@@ -512,13 +512,18 @@ class Annotator(StoredRecord):
 
 class StageRecord(StoredRecord):
     """A pipeline stage that finished: its id is the stage's identity (the hash of its settings
-    and inputs), so the next `dialbench run` of an unchanged stage finds it and skips it."""
+    and inputs), so the next `dialbench run` of an unchanged stage finds it and skips it, unless
+    it finished with work left (`failed`), which a run again retries."""
 
     name: str = Field(min_length=1)
     stage: str = Field(min_length=1)
     summary: str = ""
     seconds: float = Field(default=0.0, ge=0)
     finished_at: datetime = Field(default_factory=utc_now)
+    failed: str | None = left_out_when_none(
+        description="what of its work failed (or, of the stages it read, which had failed "
+        "work); None: done"
+    )
 
 
 def new_invocation_id() -> str:

@@ -52,4 +52,4 @@ def test_simulate_names_its_failures_by_reason_and_strict_exits_1(
     piped = cli("run", "pipeline.yaml", "--strict", ok=False)
     assert piped.returncode == 1
     assert f"piped holds: 2 of 4 dialogues failed: {failed}" in piped.stderr
-    assert "--force STAGE" in piped.stderr
+    assert "run the same command again: it retries exactly what failed" in piped.stderr

@@ -124,3 +124,57 @@ def test_a_stage_shows_its_progress_in_a_log(server: Loopback, tmp_path: Path) -
     lines = [line for line in done.stderr.splitlines() if f"/{N}" in line]
     assert len(lines) >= 2, done.stderr  # a line while it runs, and the last
     assert lines[-1].split()[-4] == f"{N}/{N}", lines[-1]
+
+
+def test_a_stage_done_with_failures_is_retried_and_then_up_to_date(
+    server: Loopback, tmp_path: Path
+) -> None:
+    """A judge whose calls fail for three dialogues of twelve (HTTP 500, one try each) is done
+    with failures: the stage after it reads an incomplete run, the plan says what is left, and
+    the next run makes the three calls only, runs the stage after it again, and is done."""
+    fine = answered_dialogues(12, "es")
+    for dialogue in fine[:3]:  # the first request of each fails, the next is answered
+        dialogue.turns[0].text = "[[fault:500]]" + dialogue.turns[0].text
+    lines = [d.model_dump_json() + "\n" for d in fine]
+    (tmp_path / "dialogues.jsonl").write_text("".join(lines), encoding="utf-8")
+    judge = {"spec": server.spec("judge"), "max_attempts": 1}
+    pipeline = tmp_path / "pipeline.yaml"
+    stages = [
+        {"stage": "import", "file": "dialogues.jsonl"},
+        {"stage": "judge", "protocol": "holistic", "judges": [judge]},
+        {"stage": "report", "name": "after"},
+    ]
+    pipeline.write_text(yaml.safe_dump({"run": str(tmp_path / "run"), "stages": stages}))
+
+    def run(*options: str) -> subprocess.CompletedProcess[str]:
+        command = [str(DIALBENCH), "run", str(pipeline), *options]
+        wide = {**os.environ, "COLUMNS": "200"}
+        return subprocess.run(command, capture_output=True, text=True, timeout=300, env=wide)
+
+    start = server.requests()
+    first = run()
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "[judge] done with failures" in first.stdout
+    assert "[judge] left: 3 of 12 judgments failed: 3 × " in first.stdout
+    assert "[after] done with failures" in first.stdout  # it read the judge's partial output
+    assert "2 stage(s) done with failures: run the same command again" in first.stdout
+    assert server.requests() - start == 12
+
+    plan = run("--dry-run")
+    assert "[judge] done with failures before (3 of 12 judgments failed" in plan.stdout
+    assert "to retry" in plan.stdout
+    accepted = run("--dry-run", "--accept-failures")
+    assert "to retry" not in accepted.stdout
+    assert server.requests() - start == 12
+
+    second = run()
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "[import] up to date" in second.stdout
+    assert "[judge] done (" in second.stdout
+    assert "[after] done (" in second.stdout
+    assert server.requests() - start == 15  # exactly the three that failed
+    assert judgments(tmp_path / "run") == 12
+
+    third = run()
+    assert "3 up to date" in third.stdout
+    assert server.requests() - start == 15

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -26,6 +27,11 @@ if TYPE_CHECKING:
 console = Console()
 DEFAULT_PIPELINE_RUN = Path("runs/pipeline")
 MARKS = {"ran": "done", "up to date": "up to date", "failed": "FAILED", "not run": "not run"}
+WITH_FAILURES = "done with failures"
+RETRY = (
+    "run the same command again: it retries exactly what failed (--accept-failures takes "
+    "the stages as done)"
+)
 # What prints a stage's own figures under its line, by stage kind: given the stage's result.
 STAGE_PRINTERS: Registry[Callable[[Any], None]] = Registry(
     "stage printer",
@@ -40,10 +46,14 @@ STAGE_PRINTERS: Registry[Callable[[Any], None]] = Registry(
 
 
 def _show(report: StageOutcome, output: StageResult | None) -> None:
-    """A stage as it settles: a line, then its own figures where it has a printer."""
+    """A stage as it settles: a line (what failed beside it), then its own figures where it
+    has a printer."""
     timing = f" ({report.seconds:.1f} s)" if report.status == "ran" else ""
-    line = f"[{report.name}] {MARKS.get(report.status, report.status)}{timing}: {report.summary}"
+    mark = WITH_FAILURES if report.failed else MARKS.get(report.status, report.status)
+    line = f"[{report.name}] {mark}{timing}: {report.summary}"
     console.print(line.rstrip(": "), markup=False, highlight=False, soft_wrap=True)
+    if report.failed:
+        console.print(f"[{report.name}] left: {report.failed}", markup=False, soft_wrap=True)
     result = output.result if output is not None else None
     if result is not None and report.stage in STAGE_PRINTERS:
         STAGE_PRINTERS.load(report.stage)(result)
@@ -59,7 +69,7 @@ def _print_plan(plan: PipelinePlan) -> None:
             rows.append(
                 (
                     stage.name,
-                    "to run",
+                    "to retry" if stage.retries else "to run",
                     model.spec,
                     f"{model.calls.calls:,}",
                     f"{model.calls.prompt_tokens:,}",
@@ -69,10 +79,14 @@ def _print_plan(plan: PipelinePlan) -> None:
                 )
             )
         if not stage.up_to_date and not stage.models:
-            rows.append((stage.name, "to run", "(no model calls)", "0", "0", "0", "-", "-"))
+            status = "to retry" if stage.retries else "to run"
+            rows.append((stage.name, status, "(no model calls)", "0", "0", "0", "-", "-"))
     columns = ("stage", "status", "model", "calls", "prompt tok", "completion tok", "cost", "wall")
     console.print(table("Plan (estimates)", columns, rows, text={"stage", "status", "model"}))
     for stage in plan.stages:
+        if stage.retries:
+            line = f"[{stage.name}] done with failures before ({stage.retries}): runs again for "
+            console.print(line + "what failed", markup=False, highlight=False, soft_wrap=True)
         if stage.note and not stage.up_to_date:
             line = f"[{stage.name}] {stage.note}"
             console.print(line, markup=False, highlight=False, soft_wrap=True)
@@ -167,7 +181,7 @@ def _end(report: PipelineResult, run_dir: Path, strict: bool) -> None:
     close_with_failures(
         [(f"{run_dir} holds: ", failures, of) for failures, of in counted],
         strict=strict,
-        retry="each record's error says why; --force STAGE runs a stage again to retry them",
+        retry=f"each record's error says why; {RETRY}",
     )
 
 
@@ -214,6 +228,13 @@ def run_command(
         int | None,
         typer.Option(min=1, help="Ray: parts of each stage's work; default the cluster's CPUs."),
     ] = None,
+    accept_failures: Annotated[
+        bool,
+        typer.Option(
+            "--accept-failures",
+            help="Take a stage whose work partly failed as done: a run again skips it.",
+        ),
+    ] = False,
     strict: StrictOption = False,
 ) -> None:
     """Run a pipeline's stages (import, simulate, selfchat, judge, arena, metaeval, report, ...):
@@ -233,7 +254,7 @@ def run_command(
     run_dir = run or config.run or DEFAULT_PIPELINE_RUN
     if dry_run:
         basis = PowerBasis(base_rate=base_rate or BASE_RATE, pilot=pilot)
-        plan = plan_pipeline(config, run_dir, basis)
+        plan = plan_pipeline(config, run_dir, basis, accept_failures=accept_failures)
         _print_plan(plan)
         return
     runner = create_executor(executor, ExecutorOptions(address=address, shards=shards))
@@ -245,6 +266,7 @@ def run_command(
             listener=_show,
             on_stopping=_stopping,
             executor=runner,
+            accept_failures=accept_failures,
         )
     except KeyboardInterrupt:
         # What the stages stored is committed; calls in flight are lost and made again.
@@ -252,13 +274,19 @@ def run_command(
         os._exit(130)
     finally:
         runner.close()
-    counts = {status: sum(s.status == status for s in report.stages) for status in MARKS}
+    marks = Counter(
+        WITH_FAILURES if stage.failed else MARKS.get(stage.status, stage.status)
+        for stage in report.stages
+    )
     console.print(
         f"pipeline {pipeline} -> {run_dir}: {report.seconds:.1f} s; "
-        + ", ".join(f"{n} {MARKS[status]}" for status, n in counts.items() if n),
+        + ", ".join(f"{n} {mark}" for mark, n in marks.items()),
         markup=False,
         highlight=False,
     )
+    if report.work_left:
+        left = f"{len(report.work_left)} stage(s) done with failures: {RETRY}"
+        console.print(left, markup=False, highlight=False, soft_wrap=True)
     if report.stopped:
         console.print("stopped: run the same command again to resume", markup=False)
     _end(report, run_dir, strict)

@@ -1,15 +1,17 @@
-"""OpenTelemetry GenAI spans as OTLP JSON: `{"resourceSpans": [{"resource", "scopeSpans":
-[{"spans": [...]}]}]}`, one document per file or one per line (the collector's file exporter).
+"""OpenTelemetry GenAI telemetry as OTLP JSON: spans (`{"resourceSpans": [...]}`) and log records
+(`{"resourceLogs": [...]}`), one document per file or one per line (the Collector's file
+exporter, which in several pipelines writes both into one file; its metrics are passed over).
 
-Read are the GenAI semantic conventions v1.37 to v1.41 (development status): a chat span's
-`gen_ai.input.messages` / `gen_ai.output.messages` (parts: text, tool_call, tool_call_response;
-others counted) and `gen_ai.system_instructions`; `execute_tool` spans (`gen_ai.tool.name`,
-`gen_ai.tool.call.id`, `.arguments`, `.result`; a `datastore` tool is a retrieval) and
-`retrieval` spans (`gen_ai.retrieval.query.text`, `gen_ai.retrieval.documents`). And what came
-before them: v1.28 to v1.36's span events (`gen_ai.system.message`, `gen_ai.user.message`,
-`gen_ai.assistant.message`, `gen_ai.tool.message`, `gen_ai.choice`), the earlier
-`gen_ai.content.prompt` / `gen_ai.content.completion` events, and the indexed attributes
-`gen_ai.prompt.N.*` / `gen_ai.completion.N.*` that OpenLLMetry still writes.
+Read are the conventions of `genai_messages.py`: the GenAI semantic conventions v1.37 to v1.41
+(a chat span's `gen_ai.input.messages` / `gen_ai.output.messages`, `execute_tool` spans with
+`gen_ai.tool.name`, `gen_ai.tool.call.id`, `.arguments`, `.result`, a `datastore` tool being a
+retrieval, and `retrieval` spans) and the events before them; OpenLLMetry's; OpenInference's
+(`llm.*_messages`, TOOL and RETRIEVER spans); and the Langfuse SDK's (`langfuse.observation.*`:
+generations, tool and retriever observations). Messages recorded as log records (events: the
+OpenTelemetry instrumentation's `event_only`, OpenLLMetry's `use_attributes=False`) are their
+span's, joined by span id when the trace is complete; a record that names no span joins the call
+of the record before it, and one that names no trace the trace of the record before it
+(`log_reader.Piece`).
 
 A trace belongs to the conversation its spans name by `gen_ai.conversation.id`, else by
 `session.id`, else it is one by itself. A conversation's chat spans, in the order they began,

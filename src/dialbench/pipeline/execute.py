@@ -1,6 +1,12 @@
 """Running a pipeline: each stage as soon as the stages it waits for are done, skipping those
 that finished before with the same identity (settled then: `graph.settled`).
 
+A stage whose work partly failed (dialogues ended in error, unscored judgments, judgments
+waiting in a batch) is done with failures: recorded, so the plan and the closing line say so,
+but not done, so the next run runs it again, and its commands retry exactly what failed. A stage
+that read a stage's output while that stage had failures is done with failures too: the retried
+work reaches it on the next run. `accept_failures` takes both as done.
+
 Stages are scheduled from worker threads, each with its own store connection and event loop;
 the store is SQLite in WAL mode, so they write side by side. Where a stage runs is its executor's
 business (`executors/`): here in this process by default, or sharded on Ray. Ctrl-C lets the
@@ -43,6 +49,9 @@ class StageOutcome(Record):
     status: Status
     seconds: float = 0.0
     summary: str = ""
+    failed: str | None = Field(
+        default=None, description="ran, with work left that a run again retries"
+    )
 
 
 class PipelineResult(Record):
@@ -55,15 +64,27 @@ class PipelineResult(Record):
     def failed(self) -> bool:
         return any(stage.status == "failed" for stage in self.stages)
 
+    @property
+    def work_left(self) -> list[StageOutcome]:
+        """The stages that ran with work left."""
+        return [stage for stage in self.stages if stage.failed]
+
 
 Listener = Callable[[StageOutcome, StageResult | None], None]
 
 
-def finished_identities(run_dir: Path) -> set[str]:
+def finished_stages(run_dir: Path) -> dict[str, StageRecord]:
+    """The stages recorded in a run, by identity: done, or done with failures."""
     if not (run_dir / STORE_FILENAME).exists():
-        return set()
+        return {}
     with RunStore.open(run_dir, create=False) as store:
-        return {record.id for record in store.records(StageRecord)}
+        return {record.id: record for record in store.records(StageRecord)}
+
+
+def finished_identities(run_dir: Path, *, accept_failures: bool = False) -> set[str]:
+    """The identities of the stages done: without failed work, or with it where accepted."""
+    recorded = finished_stages(run_dir).values()
+    return {record.id for record in recorded if accept_failures or record.failed is None}
 
 
 def will_run(node: Node, done: set[str], force: frozenset[str] = frozenset()) -> bool:
@@ -76,9 +97,15 @@ def stage_model_problems(node: Node, checked: Checked) -> list[ModelProblem]:
     return model_problems(models_in(node.stage), f"stage {node.name}", checked)
 
 
-def _record(run_dir: Path, node: Node, output: StageResult, seconds: float) -> None:
+def _record(
+    run_dir: Path, node: Node, output: StageResult, seconds: float, failed: str | None
+) -> None:
     record = StageRecord(
-        id=node.identity, name=node.name, stage=node.stage.stage, summary=output.summary
+        id=node.identity,
+        name=node.name,
+        stage=node.stage.stage,
+        summary=output.summary,
+        failed=failed,
     )
     with (
         RunStore.open(run_dir) as store,
@@ -87,12 +114,18 @@ def _record(run_dir: Path, node: Node, output: StageResult, seconds: float) -> N
         store.add([record.model_copy(update={"seconds": seconds})], run, on_conflict="replace")
 
 
-def _execute(executor: Executor, run_dir: Path, node: Node) -> tuple[StageResult, float]:
+def _execute(
+    executor: Executor, run_dir: Path, node: Node, read_failed: list[str]
+) -> tuple[StageResult, float, str | None]:
+    """Run a stage and record it, with what of its work failed; `read_failed`: the stages it
+    read from that had failed work."""
     started = time.perf_counter()
     output = executor.run(node, run_dir)
     seconds = time.perf_counter() - started
-    _record(run_dir, node, output, seconds)
-    return output, seconds
+    upstream = f"read {', '.join(read_failed)}, which had failed work" if read_failed else None
+    failed = "; ".join(reason for reason in (output.failed, upstream) if reason) or None
+    _record(run_dir, node, output, seconds, failed)
+    return output, seconds, failed
 
 
 def run_pipeline(
@@ -103,18 +136,20 @@ def run_pipeline(
     listener: Listener | None = None,
     on_stopping: Callable[[], None] | None = None,
     executor: Executor | None = None,
+    accept_failures: bool = False,
 ) -> PipelineResult:
     """Run every stage not already done; `force` names stages to run again all the same.
     `listener` hears of each stage as it settles, `on_stopping` of a first Ctrl-C; a second
     one is raised as KeyboardInterrupt with the stages' threads still running. `executor`:
-    where stages run (default: here, `LocalExecutor`)."""
+    where stages run (default: here, `LocalExecutor`). `accept_failures`: a stage done with
+    failures counts as done."""
     executor = executor or LocalExecutor()
     nodes = build_graph(list(config.stages), run_dir)
     unknown = force - {node.name for node in nodes}
     if unknown:
         known = ", ".join(node.name for node in nodes)
         raise DialbenchError(f"--force {', '.join(sorted(unknown))}: no such stage ({known})")
-    done_before = finished_identities(run_dir)
+    done_before = finished_identities(run_dir, accept_failures=accept_failures)
     checked: Checked = {}
     problems = [
         problem
@@ -136,15 +171,21 @@ def run_pipeline(
         summary: str = "",
         output: StageResult | None = None,
         seconds: float = 0.0,
+        failed: str | None = None,
     ) -> None:
         report = StageOutcome(
-            name=node.name, stage=node.stage.stage, status=status, seconds=seconds, summary=summary
+            name=node.name,
+            stage=node.stage.stage,
+            status=status,
+            seconds=seconds,
+            summary=summary,
+            failed=failed,
         )
         reports[node.name] = report
         if listener is not None:
             listener(report, output)
 
-    running: dict[Future[tuple[StageResult, float]], Node] = {}
+    running: dict[Future[tuple[StageResult, float, str | None]], Node] = {}
     stopped = False
     pool = ThreadPoolExecutor(max_workers=len(nodes), thread_name_prefix="stage")
     try:
@@ -161,7 +202,9 @@ def run_pipeline(
                     if not will_run(node, done_before, force):
                         settle(node, "up to date")
                     else:
-                        running[pool.submit(_execute, executor, run_dir, node)] = node
+                        read_failed = [name for name in node.after if reports[name].failed]
+                        work = pool.submit(_execute, executor, run_dir, node, read_failed)
+                        running[work] = node
             if not running:
                 break
             try:
@@ -177,12 +220,12 @@ def run_pipeline(
             for future in finished:
                 node = running.pop(future)
                 try:
-                    output, seconds = future.result()
+                    output, seconds, failed = future.result()
                 except BaseException as error:  # a stage's failure ends that branch, not the run
                     status: Status = "stopped" if stopped else "failed"
                     settle(node, status, _reason(error))
                 else:
-                    settle(node, "ran", output.summary, output, seconds)
+                    settle(node, "ran", output.summary, output, seconds, failed)
     finally:
         pool.shutdown(wait=False)
     for node in nodes:

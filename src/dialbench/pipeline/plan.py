@@ -22,10 +22,14 @@ from dialbench.llm.preflight import Checked, ModelProblem
 from dialbench.llm.prices import PriceTable
 from dialbench.llm.specs import BACKENDS, parse_spec
 from dialbench.pipeline.config import PipelineConfig
-from dialbench.pipeline.execute import finished_identities, stage_model_problems
+from dialbench.pipeline.execute import (
+    finished_identities,
+    finished_stages,
+    stage_model_problems,
+)
 from dialbench.pipeline.graph import build_graph
 from dialbench.pipeline.stage import DialogueCounts, ModelCalls, PlanContext
-from dialbench.schema import Dialogue, Record, Usage
+from dialbench.schema import Dialogue, Record, StageRecord, Usage
 from dialbench.store import STORE_FILENAME, RunStore
 
 # Tokens per second of the packaged 0.5B model on two CPU cores (AMD EPYC; generation 60 tok/s
@@ -72,6 +76,9 @@ class StagePlan(Record):
     name: str
     stage: str
     up_to_date: bool
+    retries: str | None = Field(
+        default=None, description="what failed when it last ran: a run retries exactly that"
+    )
     models: list[ModelPlan] = Field(default_factory=list)
     wall_s: float = 0.0
     finishes_at_s: float = 0.0
@@ -203,13 +210,26 @@ def seed_power(
     ]
 
 
+def _failed_before(recorded: dict[str, StageRecord], identity: str) -> str | None:
+    record = recorded.get(identity)
+    return None if record is None else record.failed
+
+
 def plan_pipeline(
-    config: PipelineConfig, run_dir: Path, power_basis: PowerBasis | None = None
+    config: PipelineConfig,
+    run_dir: Path,
+    power_basis: PowerBasis | None = None,
+    *,
+    accept_failures: bool = False,
 ) -> PipelinePlan:
+    """What `dialbench run` would do: per stage, whether it is up to date (a stage done with
+    failures is not, unless `accept_failures`: it runs again for what failed), its model calls,
+    cost and time, and the power of its seeds."""
     power_basis = power_basis or PowerBasis()
     pilot = None if power_basis.pilot is None else pilot_issue_spreads(power_basis.pilot)
     nodes = build_graph(list(config.stages), run_dir)
-    done = finished_identities(run_dir)
+    recorded = finished_stages(run_dir)
+    done = finished_identities(run_dir, accept_failures=accept_failures)
     prices = PriceTable.load()
     context = PlanContext(run_dir=run_dir, dialogues=stored_dialogues(run_dir))
     finishes: dict[str, float] = {}
@@ -251,6 +271,7 @@ def plan_pipeline(
                 name=node.name,
                 stage=node.stage.stage,
                 up_to_date=up_to_date,
+                retries=None if up_to_date else _failed_before(recorded, node.identity),
                 models=models,
                 wall_s=wall,
                 finishes_at_s=start + wall,

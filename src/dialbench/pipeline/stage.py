@@ -113,10 +113,13 @@ C = TypeVar("C", bound=Record)
 
 @dataclass(frozen=True)
 class StageResult:
-    """What a stage did: one line for the log, and the stage function's own typed result."""
+    """What a stage did: one line for the log, the stage function's own typed result, and what
+    of its work failed (None: nothing), which a run again retries: a stage with failed work is
+    done with failures, not done."""
 
     summary: str
     result: Record | None = None
+    failed: str | None = None
 
 
 class Stage(Record):

@@ -69,9 +69,11 @@ def this_machine_only() -> None:
     ray_constants.ENABLE_RAY_CLUSTER = False
 
 
-def run_shard(stage: Stage, folder: str) -> str:
-    """The Ray task: one shard of a stage on its own store; a retry resumes from there."""
-    return stage.execute(Path(folder)).summary
+def run_shard(stage: Stage, folder: str) -> tuple[str, str | None]:
+    """The Ray task: one shard of a stage on its own store; a retry resumes from there. What
+    it did, and what of its work failed."""
+    done = stage.execute(Path(folder))
+    return done.summary, done.failed
 
 
 def seed_shard(run_dir: Path, folder: Path, reads: frozenset[str]) -> None:
@@ -127,7 +129,7 @@ class RayExecutor:
         self.shards = options.shards or max(1, int(cpus))
         self.task = ray.remote(max_retries=RETRIES)(run_shard)
         self.lock = threading.Lock()
-        self.in_flight: set[ray.ObjectRef[str]] = set()
+        self.in_flight: set[ray.ObjectRef[tuple[str, str | None]]] = set()
         self.stopping = False
 
     def run(self, node: Node, run_dir: Path) -> StageResult:
@@ -144,10 +146,12 @@ class RayExecutor:
             pairs = zip(parts, folders, strict=True)
             refs = [self.task.remote(part, str(folder)) for part, folder in pairs]
             self.in_flight.update(refs)
-        summaries, failure = [], None
+        summaries, failed, failure = [], [], None
         for shard, ref in zip(shards, refs, strict=True):
             try:
-                summaries.append(f"shard {shard}: {ray.get(ref)}")
+                summary, left = ray.get(ref)
+                summaries.append(f"shard {shard}: {summary}")
+                failed.extend([f"shard {shard}: {left}"] if left else [])
             except RayTaskError as error:  # the stage's own error, as it was raised
                 failure = failure or (error.cause if isinstance(error.cause, Exception) else error)
             except RayError as error:  # cancelled, or out of retries
@@ -160,7 +164,8 @@ class RayExecutor:
             raise failure
         return StageResult(
             f"{len(shards)} shard(s) on Ray, {merged.added} new record(s) merged; "
-            + "; ".join(summaries)
+            + "; ".join(summaries),
+            failed="; ".join(failed) or None,
         )
 
     def stop(self) -> None:

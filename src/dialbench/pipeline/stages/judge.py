@@ -7,6 +7,7 @@ from typing import ClassVar, Literal
 
 from pydantic import field_validator
 
+from dialbench.failures import work_left
 from dialbench.judge.api import judge
 from dialbench.judge.config import JudgeConfig
 from dialbench.judge.few_shot import examples_in_run
@@ -96,7 +97,12 @@ class JudgeStage(ShardableStage, JudgeConfig):
         summary = judge(
             self.config(JudgeConfig), run_dir, quiet=quiet_on_a_terminal(), shard=self.shard
         )
-        return StageResult(judged_summary(summary), summary)
+        counted = [(tally.failures, tally.judgments) for tally in summary.judges]
+        waiting = sum(tally.deferred for tally in summary.judges)
+        failed = work_left(counted)
+        if waiting:  # judged when their batch is back: a run again collects them
+            failed = "; ".join([*([failed] if failed else []), f"{waiting} judgment(s) in a batch"])
+        return StageResult(judged_summary(summary), summary, failed)
 
     def estimate(self, context: PlanContext) -> StageEstimate:
         """Calls and prompt tokens from the protocol's own questions about a typical dialogue,

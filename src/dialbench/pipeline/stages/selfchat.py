@@ -10,6 +10,7 @@ from pydantic import field_validator
 from dialbench.botchat.api import selfchat
 from dialbench.botchat.config import SelfChatConfig
 from dialbench.botchat.selfchat import PACKAGE, SOURCE, SYSTEM_PROMPT
+from dialbench.failures import work_left
 from dialbench.llm.specs import as_model_configs
 from dialbench.pipeline.stage import (
     DIALOGUES,
@@ -50,6 +51,7 @@ class SelfChatStage(ShardableStage, SelfChatConfig):
             f"{summary.generated} self-chat(s) from {summary.seeds} seed(s), "
             f"{summary.already_stored} already stored, {summary.failures.count} error(s)",
             summary,
+            work_left([(summary.failures, summary.planned)]),
         )
 
     def estimate(self, context: PlanContext) -> StageEstimate:

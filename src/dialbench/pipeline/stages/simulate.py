@@ -6,6 +6,7 @@ from math import ceil
 from pathlib import Path
 from typing import ClassVar, Literal
 
+from dialbench.failures import work_left
 from dialbench.pipeline.stage import (
     DIALOGUES,
     TOKENS_PER_UTTERANCE,
@@ -60,6 +61,7 @@ class SimulateStage(ShardableStage, SimulationConfig):
             f" ({ends or 'none new'}); validator accepted "
             + ("-" if rate is None else f"{rate:.0%} of {summary.user_attempts} user attempts"),
             summary,
+            work_left([(summary.failures, summary.planned)]),
         )
 
     def estimate(self, context: PlanContext) -> StageEstimate:
