@@ -13,7 +13,8 @@ import pytest
 
 from dialbench.llm.cache import CallCache, StoreWriteFailed
 from dialbench.llm.collection import CALLS_THRESHOLD, calls_started, long_job
-from dialbench.llm.runner import MIN_WINDOW, CallFailed, Runner, StopRequested
+from dialbench.llm.runner import MIN_WINDOW, CallFailed, Runner
+from dialbench.llm.stopping import StopRequested
 from dialbench.schema import Dialogue, Invocation, Judgment, Target, Turn
 from dialbench.store import RunStore
 

@@ -66,6 +66,11 @@ class JudgeTally(Record):
     failures: Failures = Field(
         default_factory=lambda: Failures(what="judgments"), description="unscored, by reason"
     )
+    failed_calls: Failures = Field(
+        default_factory=lambda: Failures(what="judgments"),
+        description="of those, unscored because a model call failed for good: a run again "
+        "asks again (an unparseable answer comes back from the cache unchanged)",
+    )
     usage: Usage = Field(default_factory=Usage)
 
     @property
@@ -259,13 +264,16 @@ def _fallen_back(job: _Job) -> str | None:
     return used if configured is not None and used != configured.structured_mode else None
 
 
-async def _judge(protocol: JudgeProtocol, job: _Job, run: Invocation) -> Judgment | None:
-    """The judgment, or None when a call went to a batch (every question is still asked, so
-    the batch holds all of them)."""
+async def _judge(
+    protocol: JudgeProtocol, job: _Job, run: Invocation
+) -> tuple[Judgment, bool] | None:
+    """The judgment and whether a model call of it failed for good, or None when a call went
+    to a batch (every question is still asked, so the batch holds all of them)."""
     answers: dict[str, JsonValue] = {}
     outputs: list[tuple[str, str]] = []
     errors: list[str] = []
     deferred = False
+    call_failed = False
     usage = Usage()
     for question in job.task.questions:
         try:
@@ -274,6 +282,7 @@ async def _judge(protocol: JudgeProtocol, job: _Job, run: Invocation) -> Judgmen
             )
         except CallFailed as failure:
             errors.append(f"{question.name}: model call failed: {failure}")
+            call_failed = True
             continue
         except CallDeferred:
             deferred = True
@@ -297,7 +306,7 @@ async def _judge(protocol: JudgeProtocol, job: _Job, run: Invocation) -> Judgmen
             result = protocol.result(answers)
         except ValidationError as invalid:
             errors.append(f"answer does not fit the protocol: {invalid.errors()[0]['msg']}")
-    return job.unjudged.model_copy(
+    judgment = job.unjudged.model_copy(
         update={
             "result": result if not errors else None,
             "raw_output": _raw_output(outputs),
@@ -313,6 +322,7 @@ async def _judge(protocol: JudgeProtocol, job: _Job, run: Invocation) -> Judgmen
             "created_at": utc_now(),
         }
     )
+    return judgment, call_failed
 
 
 async def judge_dialogues(
@@ -359,6 +369,8 @@ async def judge_dialogues(
                     jobs.append(job)
     finished: list[Judgment] = []
 
+    failed_calls: set[str] = set()
+
     def store_finished() -> None:
         runner.store(finished, run)
         for judgment in finished:
@@ -368,13 +380,18 @@ async def judge_dialogues(
                 tally.ok += 1
             else:
                 tally.failures.add(judgment.error)
+            if judgment.id in failed_calls:
+                tally.failed_calls.add(judgment.error)
         finished.clear()
 
     async def judged(job: _Job) -> None:
-        judgment = await _judge(protocol, job, run)
-        if judgment is None:
+        done = await _judge(protocol, job, run)
+        if done is None:
             tallies[job.model.spec].deferred += 1
             return
+        judgment, call_failed = done
+        if call_failed:
+            failed_calls.add(judgment.id)
         finished.append(judgment)
         if len(finished) >= store_every:
             store_finished()

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import threading
 from collections.abc import Awaitable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -31,6 +30,7 @@ from dialbench.llm.redaction import shown_error
 from dialbench.llm.reply_text import storable_completion
 from dialbench.llm.role_model import Model
 from dialbench.llm.specs import ModelConfig
+from dialbench.llm.stopping import StopRequested, stop_requested
 from dialbench.schema import Invocation, StoredRecord, UsageLine
 
 if TYPE_CHECKING:
@@ -41,19 +41,6 @@ T = TypeVar("T")
 BASE_DELAY_S = 0.5
 MIN_WINDOW = 256
 MAX_DELAY_S = 60.0
-
-
-_stop_requested = threading.Event()
-
-
-class StopRequested(Exception):
-    """Raised instead of starting a call once a stop was requested (a pipeline's Ctrl-C)."""
-
-
-def request_stop() -> None:
-    """Start no new call in this process, in any thread; calls in flight finish and are cached,
-    so nothing paid for is lost and the next run picks up from there."""
-    _stop_requested.set()
 
 
 class CallFailed(DialbenchError):
@@ -165,7 +152,7 @@ class Runner:
         while True:
             attempt += 1
             async with endpoint.slots:
-                if _stop_requested.is_set():
+                if stop_requested():
                     raise StopRequested(api.spec)
                 self._in_flight += 1
                 try:

@@ -101,6 +101,11 @@ def without_credentials(text: str) -> str:
 
 
 DEFAULT_HTTP_CONCURRENCY = 32
+# Calls of an in-process model waiting at once: they run one at a time all the same, on the one
+# generation thread (`backends/generation_queue.py`), which takes a stage's waiting calls in turn
+# and keeps its prompt cache warm; with one call waiting per stage, stages side by side switched
+# prompts on every call.
+LOCAL_CONCURRENCY = 4
 
 
 class _FormerFields(Record):
@@ -131,8 +136,8 @@ class ModelConfig(Record):
     max_concurrency: int | None = Field(
         default=None,
         ge=1,
-        description="calls in flight per endpoint (a pool's: per replica); default 1 local, "
-        "32 HTTP",
+        description="calls in flight per endpoint (a pool's: per replica); default 4 in "
+        "process (waiting their turn on one thread), 32 HTTP",
     )
     requests_per_minute: float | None = Field(default=None, gt=0)
     tokens_per_minute: float | None = Field(default=None, gt=0)
@@ -231,14 +236,17 @@ class ModelConfig(Record):
 
     @property
     def local(self) -> bool:
-        """Runs in this process: one call at a time unless told otherwise."""
+        """Runs in this process, one call at a time on the generation thread."""
         return BACKENDS.load(self.parsed.backend).in_process
 
     @property
     def concurrency(self) -> int:
-        """Calls in flight at once: the configured limit, else one in process, 32 over HTTP; a
-        pool's limit holds per replica, so the pool takes it times its replicas."""
-        per_endpoint = self.max_concurrency or (1 if self.local else DEFAULT_HTTP_CONCURRENCY)
+        """Calls in flight at once: the configured limit, else 4 in process (run one at a time),
+        32 over HTTP; a pool's limit holds per replica, so the pool takes it times its
+        replicas."""
+        per_endpoint = self.max_concurrency or (
+            LOCAL_CONCURRENCY if self.local else DEFAULT_HTTP_CONCURRENCY
+        )
         return per_endpoint * max(1, len(self.replica_urls))
 
     @property

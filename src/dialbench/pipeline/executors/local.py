@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dialbench.errors import DialbenchError
-from dialbench.llm.runner import request_stop
+from dialbench.llm.stopping import request_stop
 from dialbench.pipeline.executors import ExecutorOptions
 from dialbench.pipeline.graph import Node
 from dialbench.pipeline.stage import StageResult

@@ -32,7 +32,7 @@ except ImportError as missing:
         "--executor ray needs Ray, an optional extra: pip install 'dialbench[ray]'"
     ) from missing
 
-from dialbench.llm.runner import request_stop
+from dialbench.llm.stopping import request_stop
 from dialbench.pipeline.executors import ExecutorOptions
 from dialbench.pipeline.graph import Node
 from dialbench.pipeline.stage import (

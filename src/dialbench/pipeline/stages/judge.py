@@ -97,7 +97,7 @@ class JudgeStage(ShardableStage, JudgeConfig):
         summary = judge(
             self.config(JudgeConfig), run_dir, quiet=quiet_on_a_terminal(), shard=self.shard
         )
-        counted = [(tally.failures, tally.judgments) for tally in summary.judges]
+        counted = [(tally.failed_calls, tally.judgments) for tally in summary.judges]
         waiting = sum(tally.deferred for tally in summary.judges)
         failed = work_left(counted)
         if waiting:  # judged when their batch is back: a run again collects them
