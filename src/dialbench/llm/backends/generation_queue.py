@@ -69,6 +69,8 @@ class GenerationQueue:
     def _turn(self) -> None:
         with self._lock:
             call = self._next()
+        if call.future.done():  # its caller stopped waiting (cancelled): nothing to generate
+            return
         try:
             result = call.work()
         except BaseException as error:  # the caller's to raise, in its own task
