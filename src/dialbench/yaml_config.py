@@ -36,12 +36,17 @@ def _line_of(node: yaml.Node, loc: tuple[int | str, ...]) -> int:
     return node.start_mark.line + 1
 
 
+def require_config_file(path: Path) -> None:
+    """Refuse a config file that is not there, before a command loads what it would run."""
+    if not path.is_file():
+        raise InputError(path, "no such config file")
+
+
 def load_yaml_config(path: str | Path, record_type: type[R], what: str, keys: str) -> R:
     """The file as a `record_type`; `what` and `keys` name it in errors ("a simulation config",
     "languages:, chatbots:, ...")."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError(path, "no such config file")
+    require_config_file(path)
     text = decode_utf8(path.read_bytes(), path)
     try:
         data = yaml.safe_load(text)

@@ -237,7 +237,11 @@ def metaeval(
     """Agreement, correlations, detection (issues, labels), McNemar and diagnostics vs. human
     annotators."""
     # The statistics stack (pandas, scipy, scikit-learn, matplotlib) takes a second and a half
-    # to import: only this command pays for it.
+    # to import: only this command pays for it, once its files are there.
+    from dialbench.io.registry import check_exists
+
+    for path in against:
+        check_exists(path)
     from dialbench.metaeval.api import metaeval as evaluate
     from dialbench.metaeval.config import MetaevalConfig, MetaEvalOptions
     from dialbench.metaeval.scales import parse_detect, parse_scale

@@ -49,6 +49,9 @@ def train(
     ] = None,
 ) -> None:
     """Train a metric on the runs named in CONFIG; write a versioned model directory."""
+    from dialbench.yaml_config import require_config_file
+
+    require_config_file(config)  # before torch and the metric's modules load
     from dialbench.metrics.config import load_config
     from dialbench.metrics.train import train_metric
 

@@ -24,6 +24,26 @@ RunDir = Annotated[
         envvar="DIALBENCH_RUN", help="Run directory holding dialbench.sqlite.", show_default=True
     ),
 ]
+
+
+def _stored(run: Path) -> Path:
+    """A run a command reads must hold a store: refused while the command line is read,
+    before the command loads what it works with (a one-line error at once)."""
+    from dialbench.store.connection import require_store
+
+    return require_store(run)
+
+
+# The run a command reads (never makes): refused at once where it holds no store.
+StoredRun = Annotated[
+    Path,
+    typer.Argument(
+        envvar="DIALBENCH_RUN",
+        help="Run directory holding dialbench.sqlite.",
+        show_default=True,
+        callback=_stored,
+    ),
+]
 RunOption = Annotated[
     Path,
     typer.Option(

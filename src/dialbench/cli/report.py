@@ -9,14 +9,14 @@ import typer
 from rich.console import Console
 
 from dialbench.cli.app import app
-from dialbench.cli.options import DEFAULT_RUN, RunDir
+from dialbench.cli.options import DEFAULT_RUN, StoredRun
 
 console = Console()
 
 
 @app.command(name="report")
 def report_command(
-    run: RunDir = DEFAULT_RUN,
+    run: StoredRun = DEFAULT_RUN,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Folder; default RUN/report.")
     ] = None,

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from dialbench.cli.app import app
-from dialbench.cli.options import DEFAULT_RUN, RunDir
+from dialbench.cli.options import DEFAULT_RUN, StoredRun
 from dialbench.errors import DialbenchError
 
 console = Console(stderr=True)
@@ -17,7 +17,7 @@ console = Console(stderr=True)
 
 @app.command()
 def serve(
-    run: RunDir = DEFAULT_RUN,
+    run: StoredRun = DEFAULT_RUN,
     host: Annotated[
         str, typer.Option(help="Address to listen on; beyond 127.0.0.1 it warns.")
     ] = "127.0.0.1",

@@ -3,13 +3,13 @@ judged, every chatbot figure with its 95% interval over the seeds it grew from."
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
 from dialbench.cli.app import app
+from dialbench.cli.options import DEFAULT_RUN, StoredRun
 from dialbench.cli.terminal_tables import KeyedTable, figure, screen_width, table
 from dialbench.store import RunStore
 
@@ -29,9 +29,7 @@ TEXT = (
 
 @app.command()
 def stats(
-    run: Annotated[Path, typer.Argument(envvar="DIALBENCH_RUN", help="Run directory.")] = Path(
-        "runs/default"
-    ),
+    run: StoredRun = DEFAULT_RUN,
     source: Annotated[
         str | None,
         typer.Option(help="Only dialogues of this source (e.g. medal: kept by the filter)."),

@@ -26,6 +26,18 @@ class StoreError(DialbenchError):
     """The store cannot be opened, or a write would overwrite different data."""
 
 
+def no_store(run_dir: Path) -> StoreError:
+    """What a command that reads a run says where none is."""
+    return StoreError(f"{run_dir}: no dialbench run store here (no {STORE_FILENAME})")
+
+
+def require_store(run_dir: Path) -> Path:
+    """The run directory, where it holds a store; else its error, before anything is loaded."""
+    if not (run_dir / STORE_FILENAME).exists():
+        raise no_store(run_dir)
+    return run_dir
+
+
 class StoreConnection:
     """A run directory's SQLite file, open and migrated: what every part of `RunStore` reads and
     writes through. Use as a context manager, or call `close()`."""
@@ -43,7 +55,7 @@ class StoreConnection:
         path = run_dir / STORE_FILENAME
         if not path.exists():
             if not create:
-                raise StoreError(f"{run_dir}: no dialbench run store here (no {STORE_FILENAME})")
+                raise no_store(run_dir)
             if run_dir.exists() and not run_dir.is_dir():
                 raise StoreError(f"{run_dir}: is a file, not a run directory")
             run_dir.mkdir(parents=True, exist_ok=True)
