@@ -47,7 +47,7 @@ import pandas as pd
 from scipy import stats
 
 from dialbench.figures.differences import COLUMNS as DIFFERENCE_COLUMNS
-from dialbench.figures.differences import GROUP
+from dialbench.figures.differences import GROUP, ranked_family
 from dialbench.figures.family import ALPHA, Correction, correct
 from dialbench.figures.frame import with_all_languages
 from dialbench.figures.intervals import KEYS
@@ -307,17 +307,7 @@ def corrected_differences(
                 | {"first_value": a.value, "second_value": b.value, "note": ""}
                 | difference_of(a, b, level)
             )
-    table = pd.DataFrame(rows, columns=DIFFERENCE_COLUMNS)
-    if table.empty:
-        return table
-    bad = np.where(table["better"] == "lower", 1.0, -1.0)
-    difference = (
-        table["difference"]
-        .astype(float)
-        .fillna(table["first_value"].astype(float) - table["second_value"].astype(float))
-    )
-    table["worse_by"] = bad * difference
-    return correct(table, correction, alpha)[DIFFERENCE_COLUMNS]
+    return ranked_family(pd.DataFrame(rows, columns=DIFFERENCE_COLUMNS), correction, alpha)
 
 
 def language_differences(

@@ -153,9 +153,20 @@ def chatbot_differences(
             rows.append(
                 {**dict(zip(GROUP, key, strict=True)), "first": first, "second": second, **row}
             )
-    table = pd.DataFrame(rows, columns=COLUMNS)
+    return ranked_family(pd.DataFrame(rows, columns=COLUMNS), correction, alpha)
+
+
+def ranked_family(table: pd.DataFrame, correction: Correction, alpha: float) -> pd.DataFrame:
+    """A table of differences as one family: each row's `worse_by` (its difference in the
+    dimension's bad direction; a row without a test, the difference of its two values) and its
+    p-value corrected with the others'."""
     if table.empty:
         return table
     bad = np.where(table["better"] == "lower", 1.0, -1.0)
-    table["worse_by"] = bad * table["difference"].astype(float)
+    difference = (
+        table["difference"]
+        .astype(float)
+        .fillna(table["first_value"].astype(float) - table["second_value"].astype(float))
+    )
+    table["worse_by"] = bad * difference
     return correct(table, correction, alpha)[COLUMNS]
