@@ -27,6 +27,10 @@ TEXT = (
 )
 
 
+# What a piped table of chatbot figures keeps whatever its width: which figure, and its value.
+FIGURE_KEYS = ("protocol", "judge", "dimension", "chatbot", "language", "value [low, high]")
+
+
 @app.command()
 def stats(
     run: StoredRun = DEFAULT_RUN,
@@ -146,17 +150,7 @@ def stats(
         KeyedTable(
             "Chatbot figures (95% interval over seeds)"
             + ("; corrected by human labels (PPI++)" if corrected else ""),
-            (
-                "protocol",
-                "judge",
-                "dimension",
-                "chatbot",
-                "language",
-                "value [low, high]",
-                *extra,
-                "seeds",
-                "note",
-            ),
+            (*FIGURE_KEYS, *extra, "seeds", "note"),
             [
                 (
                     f.protocol,
@@ -179,15 +173,7 @@ def stats(
                 )
                 for f in result.chatbot_figures
             ],
-            kept=(
-                "protocol",
-                "judge",
-                "dimension",
-                "chatbot",
-                "language",
-                "value [low, high]",
-                *extra[:1],
-            ),
+            kept=(*FIGURE_KEYS, *extra[:1]),
             text=TEXT,
             compact=True,
             drop_first=("note", "seeds", "labelled", "judge bias"),
