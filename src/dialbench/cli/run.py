@@ -64,12 +64,13 @@ def _print_plan(plan: PipelinePlan) -> None:
     for stage in plan.stages:
         if stage.up_to_date:
             rows.append((stage.name, "up to date", "", "0", "0", "0", "-", "0"))
+        status = "to retry" if stage.retries else "to run"
         for model in stage.models:
             cost = model.cost_usd
             rows.append(
                 (
                     stage.name,
-                    "to retry" if stage.retries else "to run",
+                    status,
                     model.spec,
                     f"{model.calls.calls:,}",
                     f"{model.calls.prompt_tokens:,}",
@@ -79,7 +80,6 @@ def _print_plan(plan: PipelinePlan) -> None:
                 )
             )
         if not stage.up_to_date and not stage.models:
-            status = "to retry" if stage.retries else "to run"
             rows.append((stage.name, status, "(no model calls)", "0", "0", "0", "-", "-"))
     columns = ("stage", "status", "model", "calls", "prompt tok", "completion tok", "cost", "wall")
     console.print(table("Plan (estimates)", columns, rows, text={"stage", "status", "model"}))

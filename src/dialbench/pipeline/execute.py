@@ -81,10 +81,10 @@ def finished_stages(run_dir: Path) -> dict[str, StageRecord]:
         return {record.id: record for record in store.records(StageRecord)}
 
 
-def finished_identities(run_dir: Path, *, accept_failures: bool = False) -> set[str]:
-    """The identities of the stages done: without failed work, or with it where accepted."""
-    recorded = finished_stages(run_dir).values()
-    return {record.id for record in recorded if accept_failures or record.failed is None}
+def done_identities(recorded: dict[str, StageRecord], *, accept_failures: bool) -> set[str]:
+    """Of the stages recorded, the identities of those done: without failed work, or with it
+    where accepted."""
+    return {key for key, record in recorded.items() if accept_failures or record.failed is None}
 
 
 def will_run(node: Node, done: set[str], force: frozenset[str] = frozenset()) -> bool:
@@ -149,7 +149,7 @@ def run_pipeline(
     if unknown:
         known = ", ".join(node.name for node in nodes)
         raise DialbenchError(f"--force {', '.join(sorted(unknown))}: no such stage ({known})")
-    done_before = finished_identities(run_dir, accept_failures=accept_failures)
+    done_before = done_identities(finished_stages(run_dir), accept_failures=accept_failures)
     checked: Checked = {}
     problems = [
         problem

@@ -22,11 +22,7 @@ from dialbench.llm.preflight import Checked, ModelProblem
 from dialbench.llm.prices import PriceTable
 from dialbench.llm.specs import BACKENDS, parse_spec
 from dialbench.pipeline.config import PipelineConfig
-from dialbench.pipeline.execute import (
-    finished_identities,
-    finished_stages,
-    stage_model_problems,
-)
+from dialbench.pipeline.execute import done_identities, finished_stages, stage_model_problems
 from dialbench.pipeline.graph import build_graph
 from dialbench.pipeline.stage import DialogueCounts, ModelCalls, PlanContext
 from dialbench.schema import Dialogue, Record, StageRecord, Usage
@@ -229,7 +225,7 @@ def plan_pipeline(
     pilot = None if power_basis.pilot is None else pilot_issue_spreads(power_basis.pilot)
     nodes = build_graph(list(config.stages), run_dir)
     recorded = finished_stages(run_dir)
-    done = finished_identities(run_dir, accept_failures=accept_failures)
+    done = done_identities(recorded, accept_failures=accept_failures)
     prices = PriceTable.load()
     context = PlanContext(run_dir=run_dir, dialogues=stored_dialogues(run_dir))
     finishes: dict[str, float] = {}

@@ -151,7 +151,8 @@ class RayExecutor:
             try:
                 summary, left = ray.get(ref)
                 summaries.append(f"shard {shard}: {summary}")
-                failed.extend([f"shard {shard}: {left}"] if left else [])
+                if left:
+                    failed.append(f"shard {shard}: {left}")
             except RayTaskError as error:  # the stage's own error, as it was raised
                 failure = failure or (error.cause if isinstance(error.cause, Exception) else error)
             except RayError as error:  # cancelled, or out of retries

@@ -99,9 +99,9 @@ class JudgeStage(ShardableStage, JudgeConfig):
         )
         counted = [(tally.failed_calls, tally.judgments) for tally in summary.judges]
         waiting = sum(tally.deferred for tally in summary.judges)
-        failed = work_left(counted)
-        if waiting:  # judged when their batch is back: a run again collects them
-            failed = "; ".join([*([failed] if failed else []), f"{waiting} judgment(s) in a batch"])
+        # Judgments in a batch are judged when it is back: a run again collects them.
+        batched = f"{waiting} judgment(s) in a batch" if waiting else None
+        failed = "; ".join(left for left in (work_left(counted), batched) if left) or None
         return StageResult(judged_summary(summary), summary, failed)
 
     def estimate(self, context: PlanContext) -> StageEstimate:
