@@ -30,7 +30,6 @@ spans, whose context no history repeats: then both are kept.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
@@ -39,7 +38,7 @@ from typing import Any
 
 from pydantic import JsonValue
 
-from dialbench.hashing import canonical_json
+from dialbench.hashing import content_hash
 from dialbench.io import otlp
 from dialbench.io.chat_messages import (
     LoggedMessage,
@@ -201,8 +200,8 @@ def _span(span: Any, resource: dict[str, Any], where: Where) -> Piece[_Span]:
 
 def _log_record(record: Any, resource: dict[str, Any], where: Where) -> Piece[_Span]:
     """A log record (an event: `eventName`, or the older `event.name` attribute; its body
-    holds the message where attributes do not) as a piece of the trace it names; one that
-    names none is a trace by itself."""
+    holds the message where attributes do not) as a piece of the trace it names (none: the
+    trace of the piece before it), told from a copy in an export sent again by its content."""
     if not isinstance(record, dict):
         raise where.error(f"expected a log record object, got {type(record).__name__}")
     attributes = resource | otlp.attributes(record.get("attributes"), where / "attributes")
@@ -218,9 +217,10 @@ def _log_record(record: Any, resource: dict[str, Any], where: Where) -> Piece[_S
         message.at = at
     trace_id = record.get("traceId") or None
     span_id = record.get("spanId") or None
-    identity = hashlib.blake2b(canonical_json(record).encode("utf-8"), digest_size=8).hexdigest()
     value = _Span(None, messages, None, span_id, model, logged=True)
-    return Piece(trace_id and str(trace_id), value, f"log {identity}", _names(attributes))
+    return Piece(
+        trace_id and str(trace_id), value, f"log {content_hash(record)}", _names(attributes)
+    )
 
 
 def _pieces(record: dict[str, Any], where: Where) -> Iterator[Piece[_Span] | PassedOver]:
