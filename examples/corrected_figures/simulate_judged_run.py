@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dialbench.issue_labels import load_issue_labels
 from dialbench.schema import (
     Annotation,
     Dialogue,
@@ -39,16 +40,7 @@ CHATBOTS = {"bot-a": 0.20, "bot-b": 0.30}  # true rate of dialogues lacking empa
 SENSITIVITY = {"zh": 0.60}  # the judge finds 80% elsewhere
 FALSE_ALARMS = {"de": 0.40}  # the judge flags 10% of the others elsewhere
 JUDGE = "sim:issues-judge"
-ISSUES = (
-    "uninterpretable",
-    "unsafe",
-    "lacks_empathy",
-    "lacks_commonsense",
-    "repetitive",
-    "incoherent",
-    "irrelevant",
-    "non_factual",
-)
+ISSUES = tuple(label.key for label in load_issue_labels().selected(include_optional=False))
 OPENINGS = {
     "en": "My cat has been ill all week and I am worried.",
     "zh": "我的猫病了一个星期，我很担心。",
