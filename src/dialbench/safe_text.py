@@ -44,6 +44,17 @@ def terminal_text(text: str) -> str:
     return _CONTROL.sub(lambda found: found.group().encode("unicode_escape").decode(), text)
 
 
+def short_text(text: str, limit: int) -> str:
+    """A text shown in a table cell: on one line (runs of whitespace, newlines among them, one
+    space; other control characters as `terminal_text` writes them), cut to its first `limit`
+    characters with `…` and its whole length when longer. Escaping for the cell's format is
+    still the writer's (`spreadsheet_frame`, `markdown_frame`, HTML autoescape)."""
+    flat = terminal_text(" ".join(text.split()))
+    if len(flat) <= limit:
+        return flat
+    return f"{flat[:limit].rstrip()}… [{len(flat):,} characters]"
+
+
 def spreadsheet_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """`spreadsheet_cell` on every cell, and on the column names, before `to_csv`."""
     safe = frame.map(spreadsheet_cell)

@@ -34,7 +34,7 @@ def test_judge_with_an_unknown_protocol(cli: RunCli, example_jsonl: Path, tmp_pa
     assert_clear_error(
         done,
         "unknown protocol 'tournament' (known: issues, holistic, submetrics, unieval, arena, "
-        "gteval)",
+        "gteval, replay)",
     )
 
 

@@ -208,7 +208,7 @@ def test_a_protocol_without_traditional_chinese_asks_in_simplified(
 def test_every_traditional_chinese_file_is_the_conversion_of_its_simplified_one() -> None:
     """So the two cannot drift: edit a `zh` file, then run the script."""
     converted = simplified_files()
-    assert len(converted) == 12  # 10 prompts and 2 label files
+    assert len(converted) == 13  # 11 prompts and 2 label files
     for simplified in converted:
         expected = traditional(simplified.read_text(encoding="utf-8"))
         assert traditional_path(simplified).read_text(encoding="utf-8") == expected, simplified

@@ -12,6 +12,10 @@ continues the script:
 The models `takes-json-object` and `takes-text` refuse the response formats llama_cpp.server
 and plainer servers refuse, with llama_cpp.server's HTTP 500.
 
+A chat request with `tools` is answered with a call to its first tool, `{"echo": <the last
+message>}` as arguments, until its last message is a tool's result, which is echoed as text.
+The model `arguments-as-object` sends the call as some servers do: no id, arguments an object.
+
 GET /stats returns {"requests": n, "last_body": {...}, "last_headers": {...}, "max_in_flight": n,
 "in_flight": n, "repeated": n, "last_answer_at": t}: requests received, the last chat request and
 its headers, the most calls it ever held at once, those it holds now, answers given to a request
@@ -200,6 +204,8 @@ class LoopbackServer:
                 "finish_reason": "stop",
                 "logprobs": logprobs,
             }
+            if body.get("tools") and body["messages"][-1]["role"] != "tool":
+                choice |= {"message": tool_call(body), "finish_reason": "tool_calls"}
             kind = "chat.completion"
         else:
             choice = {"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}
@@ -212,6 +218,20 @@ class LoopbackServer:
             "choices": [choice],
             "usage": usage,
         }
+
+
+def tool_call(body: dict[str, Any]) -> dict[str, Any]:
+    """An assistant message calling the request's first tool with the last message's text,
+    with an `index` beside the call's fields, as some servers write one."""
+    echoed = {"echo": body["messages"][-1]["content"]}
+    as_object = body["model"] == "arguments-as-object"
+    name = body["tools"][0]["function"]["name"]
+    arguments = echoed if as_object else json.dumps(echoed, ensure_ascii=False)
+    call: dict[str, Any] = {"index": 0, "type": "function"}
+    call["function"] = {"name": name, "arguments": arguments}
+    if not as_object:
+        call["id"] = "call_loopback"
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
 
 
 async def serve(latency_s: float, failure_rate: float, batch_polls: int) -> None:

@@ -210,7 +210,7 @@ def test_every_protocol_has_report_sections_that_take_the_judgments_and_the_repo
     declared = [p for p in PROTOCOLS if PROTOCOLS.load(p).figures_section is not None]
     assert (declared, list(PROTOCOL_SECTIONS)) == (
         ["holistic", "submetrics"],
-        ["issues", "holistic", "unieval", "arena", "gteval"],
+        ["issues", "holistic", "unieval", "arena", "gteval", "replay"],
     )
     for protocol in PROTOCOL_SECTIONS:
         sections = PROTOCOL_SECTIONS.load(protocol)

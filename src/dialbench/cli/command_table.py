@@ -156,6 +156,14 @@ _LISTED = (
     Self-chat: each model continues each ChatSEED to N utterances (BotChat Algorithm 1).""",
     ),
     Listed(
+        "replay",
+        "replay",
+        """
+    Replay recorded dialogues with a candidate chatbot: its reply on each recorded prefix,
+    tool calls answered from the recording, stored beside the recorded dialogue and paired with
+    it, so judge, compare and check work on recorded against candidate.""",
+    ),
+    Listed(
         "serve",
         "serve",
         """

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from typer import _click
 
     from dialbench.io.file_format import Content, FileFormat
+    from dialbench.llm.specs import ModelConfig
 
 RunDir = Annotated[
     Path,
@@ -155,3 +156,12 @@ def format_option(
         metavar="<format>",
         help=_FormatsHelp(wanted, writable, guessed),
     )
+
+
+def concurrent_model(spec: str, concurrency: int) -> ModelConfig:
+    """`--concurrency` dialogues in flight need as many calls at once from an HTTP model (its
+    default is 32); a model in this process still answers one call at a time."""
+    from dialbench.llm.specs import ModelConfig
+
+    config = ModelConfig(spec=spec)
+    return config if config.local else ModelConfig(spec=spec, max_concurrency=concurrency)

@@ -13,20 +13,12 @@ from dialbench.botchat.config import SelfChatConfig
 from dialbench.botchat.selfchat import SelfChatResult
 from dialbench.cli.app import app
 from dialbench.cli.failures import StrictOption, close_with_failures
-from dialbench.cli.options import DEFAULT_RUN, RunDir
+from dialbench.cli.options import DEFAULT_RUN, RunDir, concurrent_model
 from dialbench.errors import DialbenchError
 from dialbench.io.validation import describe_error
 from dialbench.llm.base import GenerationParams
-from dialbench.llm.specs import ModelConfig
 
 console = Console()
-
-
-def _model(spec: str, concurrency: int) -> ModelConfig:
-    """`--concurrency` dialogues in flight need as many calls at once from an HTTP model (its
-    default is 32); a model in this process still answers one call at a time."""
-    config = ModelConfig(spec=spec)
-    return config if config.local else ModelConfig(spec=spec, max_concurrency=concurrency)
 
 
 def _print_summary(summary: SelfChatResult) -> None:
@@ -75,7 +67,7 @@ def selfchat_command(
         raise DialbenchError("name at least one model: --model SPEC (e.g. local:qwen2.5-0.5b)")
     try:
         config = SelfChatConfig(
-            models=[_model(spec, concurrency) for spec in dict.fromkeys(model)],
+            models=[concurrent_model(spec, concurrency) for spec in dict.fromkeys(model)],
             n=n,
             seeds=seeds,
             limit=limit,

@@ -6,13 +6,15 @@ judged). A figure (`intervals.py`) is the mean of its observations; a difference
 chatbots (`differences.py`) compares them seed by seed. Which of a protocol's results are
 chatbot figures the protocol declares (`chatbot_figures`, `judge/protocol_figures.py`), and
 `mean_observations` reads them for every protocol in the registry; a figure that is not a
-per-item mean is a function and a line in OBSERVATIONS (GTEval's win rates). The Arena has its
-own ratings with intervals (`botchat/elo.py`) and no figures here.
+per-item mean is a function and a line in OBSERVATIONS: the win rates of GTEval's self-chats
+against their human dialogues and of replay's candidates against their recordings, both
+`contest_observations`. The Arena has its own ratings with intervals (`botchat/elo.py`) and no
+figures here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -21,6 +23,8 @@ from dialbench.figures.frame import ok, per_item
 from dialbench.judge.protocol import JudgeProtocol
 from dialbench.judge.registry import PROTOCOLS
 from dialbench.registry import Registry
+from dialbench.replay_records import RECORDED_SIDE, is_candidate
+from dialbench.schema import Dialogue
 
 if TYPE_CHECKING:
     from dialbench.figures.run_reads import RunReads
@@ -76,35 +80,40 @@ def mean_observations(frame: pd.DataFrame, protocol: type[JudgeProtocol]) -> pd.
     return long[COLUMNS]
 
 
-def gteval(frame: pd.DataFrame, run: RunReads) -> pd.DataFrame:
-    """GTEval: per judgment, whether the self-chat beat (or tied) the human dialogue it was
-    seeded from; the chatbot is the self-chat's, whichever order it was shown in."""
-    scored = ok(frame, "gteval")
+def contest_observations(
+    frame: pd.DataFrame,
+    protocol: str,
+    contestants: Mapping[str, Dialogue],
+    units: Mapping[str, str],
+) -> pd.DataFrame:
+    """Per ok judgment of a pair protocol, whether the contestant shown in it won (`win`) or
+    won or tied (`win_or_tie`): one observation a judgment, whichever order the contestant was
+    shown in, placed by its chatbot, language and seed unit. A judgment of no contestant counts
+    for none."""
+    scored = ok(frame, protocol)
     if scored.empty or "winner" not in scored:
         return empty()
-    chats = run.self_chats
-    units = run.seed_units
     rows = []
     for judgment in scored.to_dict("records"):
         first, _, second = str(judgment["item"]).partition("|")
-        position = "first" if first in chats else "second" if second in chats else None
+        position = "first" if first in contestants else "second" if second in contestants else None
         if position is None:
             continue
-        chat = chats[first if position == "first" else second]
+        shown = contestants[first if position == "first" else second]
         won = float(judgment["winner"] == position)
         tied = float(judgment["winner"] == "tie")
         for dimension, value in (("win", won), ("win_or_tie", won + tied)):
             rows.append(
                 {
-                    "protocol": "gteval",
+                    "protocol": protocol,
                     "judge": judgment["judge"],
                     "dimension": dimension,
                     "better": "higher",
                     "lowest": 0.0,
                     "highest": 1.0,
-                    "chatbot": chat.participants.assistant,
-                    "language": chat.language,
-                    "unit": units[chat.id],
+                    "chatbot": shown.participants.assistant,
+                    "language": shown.language,
+                    "unit": units[shown.id],
                     "item": judgment["item"],
                     "value": value,
                 }
@@ -112,9 +121,40 @@ def gteval(frame: pd.DataFrame, run: RunReads) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS) if rows else empty()
 
 
+def gteval(frame: pd.DataFrame, run: RunReads) -> pd.DataFrame:
+    """GTEval: per judgment, whether the self-chat beat (or tied) the human dialogue it was
+    seeded from; the chatbot is the self-chat's, whichever order it was shown in."""
+    return contest_observations(frame, "gteval", run.self_chats, run.seed_units)
+
+
+def replay(frame: pd.DataFrame, run: RunReads) -> pd.DataFrame:
+    """Replay: per judgment, whether the candidate's replay beat (or tied) the recorded
+    dialogue it replays, whichever order it was shown in; and the same of the recorded side,
+    as chatbot `recorded` (the recorded dialogue itself where it was judged instead of the
+    side stored beside the replays), so `compare -c recorded -c CANDIDATE` pairs the two seed
+    by seed."""
+    candidates = {id_: d for id_, d in run.replays.items() if is_candidate(d)}
+    recorded = {id_: d for id_, d in run.replays.items() if not is_candidate(d)}
+    side = {"assistant": RECORDED_SIDE}
+    for id_ in {str(d.metadata["replay_of"]) for d in candidates.values()} - set(recorded):
+        if (original := run.store.get(Dialogue, id_)) is not None:
+            named = original.participants.model_copy(update=side)
+            recorded[id_] = original.model_copy(update={"participants": named})
+    return pd.concat(
+        [
+            contest_observations(frame, "replay", contestants, run.seed_units)
+            for contestants in (candidates, recorded)
+        ],
+        ignore_index=True,
+    )
+
+
 OBSERVATIONS: Registry[ObservationsOf] = Registry(
     "chatbot figures of protocol",
-    {"gteval": "dialbench.figures.observations:gteval"},
+    {
+        "gteval": "dialbench.figures.observations:gteval",
+        "replay": "dialbench.figures.observations:replay",
+    },
     group="chatbot_figures",
 )
 

@@ -1,7 +1,7 @@
 """What the chatbot figures read from a run's store (its judgments as one frame, the seed units,
-the self-chats), each read once however often it is asked for: a report asks in each protocol's
-sections and again for its differences between chatbots, and its GTEval table reads the same
-self-chats as GTEval's figures."""
+the self-chats, the replays), each read once however often it is asked for: a report asks in
+each protocol's sections and again for its differences between chatbots, its GTEval table reads
+the same self-chats as GTEval's figures, and its replay section the same replays as replay's."""
 
 from __future__ import annotations
 
@@ -40,3 +40,11 @@ class RunReads:
         from dialbench.botchat.results import self_chats
 
         return self_chats(self.store)
+
+    @cached_property
+    def replays(self) -> dict[str, Dialogue]:
+        """The stored replays (`dialbench replay`) by id, those that ended in an error too."""
+        from dialbench.replay_records import SOURCE
+        from dialbench.schema import Dialogue
+
+        return {d.id: d for d in self.store.records(Dialogue, source=SOURCE)}

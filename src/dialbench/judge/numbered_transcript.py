@@ -1,5 +1,6 @@
 """Dialogues as the plain text judges read: one numbered line per turn, USER or CHATBOT, and a
-tool turn as what was called and what it returned.
+tool turn as what was called and what it returned; turns a protocol points the judge at (the
+replay protocol's: where two versions of a conversation differ) can be marked `>> `.
 
 A tool's result can be a whole web page or a table: a result over `TOOL_RESULT_MAX_CHARS`
 characters (arguments over `TOOL_ARGUMENTS_MAX_CHARS`) is cut there and says so, with its full
@@ -8,7 +9,7 @@ length, so one call cannot crowd the dialogue out of a judge's context window.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from dialbench.schema import ToolUse, Turn
 
@@ -16,6 +17,7 @@ SPEAKERS = {"user": "USER", "assistant": "CHATBOT"}
 TOOL_RESULT_MAX_CHARS = 2000
 TOOL_ARGUMENTS_MAX_CHARS = 500
 NO_RESULT = "(no result in the log)"
+MARK = ">> "
 
 
 def _cut(text: str, limit: int) -> str:
@@ -40,7 +42,8 @@ def _line(turn: Turn) -> str:
     return f"{SPEAKERS[turn.role]}: {turn.text}"
 
 
-def numbered_transcript(turns: Sequence[Turn]) -> str:
+def numbered_transcript(turns: Sequence[Turn], marked: Collection[int] = ()) -> str:
     """Turn numbers match `Target.turn_index`, so a judge's comment can point at a turn; tool
-    turns are numbered like the others, so every number is the turn's index in the dialogue."""
-    return "\n".join(f"[{i}] {_line(t)}" for i, t in enumerate(turns))
+    turns are numbered like the others, so every number is the turn's index in the dialogue.
+    The lines of the `marked` turns start with `MARK`."""
+    return "\n".join(f"{MARK if i in marked else ''}[{i}] {_line(t)}" for i, t in enumerate(turns))

@@ -23,6 +23,7 @@ PROTOCOLS: Registry[type[JudgeProtocol]] = Registry(
         "unieval": "dialbench.judge.protocols.unieval:UniEvalProtocol",
         "arena": "dialbench.judge.protocols.arena:ArenaProtocol",
         "gteval": "dialbench.judge.protocols.gteval:GTEvalProtocol",
+        "replay": "dialbench.judge.protocols.replay:ReplayProtocol",
     },
     group="protocols",
 )

@@ -7,6 +7,7 @@ Keeping the request a single record is what makes it cacheable: its canonical JS
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal, Protocol
@@ -17,28 +18,121 @@ from pydantic import (
     JsonValue,
     SerializerFunctionWrapHandler,
     ValidationInfo,
+    field_serializer,
     model_serializer,
+    model_validator,
 )
 
 from dialbench.errors import DialbenchError
 from dialbench.hashing import canonical_json
 from dialbench.registry import Requirement
-from dialbench.schema import Record, Usage
+from dialbench.schema import Record, Usage, left_out_when_none
 
-ChatRole = Literal["system", "user", "assistant"]
+ChatRole = Literal["system", "user", "assistant", "tool"]
 RequestKind = Literal["chat", "complete", "translate"]
 ReasoningEffort = Literal["minimal", "low", "medium", "high"]
 StructuredMode = Literal["json_schema", "json_object", "prompt"]
 JsonSchema = dict[str, Any]
 
 
+def _is_empty(value: tuple[Any, ...]) -> bool:
+    return not value
+
+
+def _from_wire(data: Any) -> Any:
+    """A tool's or a call's fields from the OpenAI shape, which nests them in `function`; the
+    flat fields (keyword arguments) pass as they are."""
+    if isinstance(data, dict) and isinstance(data.get("function"), dict):
+        return {k: v for k, v in data.items() if k not in ("type", "function")} | data["function"]
+    return data
+
+
+class ToolCall(Record):
+    """A function call a model asked for, in a reply or in a dialogue's history. It dumps (and
+    is read) in the OpenAI shape, `{"id", "type": "function", "function": {"name",
+    "arguments"}}`, which is what every OpenAI-compatible server takes back in a history."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1)
+    name: str
+    arguments: str = Field(description="the arguments' JSON text, as OpenAI sends it")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_wire(cls, data: Any) -> Any:
+        """Also arguments as a JSON object, as some servers and logs give them: written as
+        JSON text, so one call has one form whatever sent it."""
+        data = _from_wire(data)
+        if isinstance(data, dict) and not isinstance(data.get("arguments", ""), str):
+            data = data | {"arguments": json.dumps(data["arguments"], ensure_ascii=False)}
+        return data
+
+    @model_serializer
+    def _wire(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
+
+
+class ToolDefinition(Record):
+    """A function a chat request offers the model. It dumps (and is read) in the OpenAI shape,
+    `{"type": "function", "function": {"name", "description", "parameters"}}`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    parameters: JsonSchema = Field(description="a JSON schema of the arguments")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_wire(cls, data: Any) -> Any:
+        return _from_wire(data)
+
+    @model_serializer
+    def _wire(self) -> dict[str, Any]:
+        function = {"name": self.name, "description": self.description}
+        return {"type": "function", "function": function | {"parameters": self.parameters}}
+
+
 class Message(Record):
-    """One chat message."""
+    """One chat message: an assistant's may hold the tool calls it made, and a tool message is
+    one call's result. A message without either dumps as messages did before tools existed, so
+    the cache keys of calls made then still match; one with them dumps in the OpenAI shape."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     role: ChatRole
     content: str
+    tool_calls: tuple[ToolCall, ...] = Field(default=(), exclude_if=_is_empty)
+    tool_call_id: str | None = left_out_when_none(
+        min_length=1, description="a tool message's: the call it answers"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _content_may_be_null(cls, data: Any) -> Any:
+        """OpenAI writes `content: null` for an assistant that only called tools (and so does
+        the dump)."""
+        if isinstance(data, dict) and "content" in data and data["content"] is None:
+            return data | {"content": ""}
+        return data
+
+    @model_validator(mode="after")
+    def _tool_fields_fit_the_role(self) -> Message:
+        if self.tool_calls and self.role != "assistant":
+            raise ValueError(f"a {self.role} message holds no tool calls (an assistant's does)")
+        if (self.role == "tool") != (self.tool_call_id is not None):
+            raise ValueError("a tool message, and only a tool message, names its tool_call_id")
+        return self
+
+    @field_serializer("content")
+    def _null_beside_calls(self, content: str) -> str | None:
+        """Null beside calls where there is no text, as OpenAI writes such a message."""
+        return None if self.tool_calls and not content else content
 
 
 class GenerationParams(Record):
@@ -97,6 +191,12 @@ class Request(Record):
     conversation: Conversation | None = Field(
         default=None, description="the dialogue, for a bot of the user's own"
     )
+    tools: tuple[ToolDefinition, ...] = Field(
+        default=(),
+        exclude_if=_is_empty,
+        description="chat: functions the model may call; left out of the dump (and the cache "
+        "key) when none",
+    )
 
     @model_serializer(mode="wrap")
     def _languages_only_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -125,6 +225,11 @@ class Completion(Record):
     response, kept for audit."""
 
     text: str
+    tool_calls: list[ToolCall] = Field(
+        default_factory=list,
+        description="the calls the model asked for; its text may then be empty (none in "
+        "completions cached before this field existed)",
+    )
     finish_reason: str | None = None
     usage: Usage = Field(default_factory=Usage)
     latency_s: float = Field(default=0.0, ge=0.0)
@@ -265,6 +370,11 @@ class ModelAPI(ABC):
     sends it no system prompt) and sees the dialogue a call belongs to (`Conversation`)."""
     stateful: bool = False
     """A chatbot of the user's own that keeps its own history: it sees the dialogue's session."""
+    takes_tools: bool = False
+    """Whether a chat request's `tools` reach the model, and its tool calls come back in
+    `Completion.tool_calls`; a backend that takes none is never sent them (`Model.chat` drops
+    them), so a caller that offers tools checks this to know whether they were offered. An
+    instance may say otherwise than its class (a local model, by its chat template)."""
 
     @classmethod
     def parse_spec(cls, backend: str, rest: str, shown: str) -> ParsedSpec:

@@ -4,7 +4,8 @@ becomes a `Completion`.
 A bot is not a model: it gets the dialogue so far as chat messages (without the system prompt a
 simulation gives models: a bot has its own instructions), the dialogue's id and language, and,
 when it keeps its own history (`stateful`), the session to keep it under. It answers the reply's
-text, or a `BotReply` with the tokens it used.
+text, or a `BotReply` with the tokens it used. A `python:` bot is also offered the tools a
+request has (a replay's), and may answer with calls to them instead of text.
 """
 
 from __future__ import annotations
@@ -14,7 +15,15 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, ValidationError
 
-from dialbench.llm.base import BackendSettings, Completion, Message, ModelError, Request
+from dialbench.llm.base import (
+    BackendSettings,
+    Completion,
+    Message,
+    ModelError,
+    Request,
+    ToolCall,
+    ToolDefinition,
+)
 from dialbench.schema import Record, Usage
 
 
@@ -38,7 +47,10 @@ class BotRequest(Record):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    messages: tuple[Message, ...] = Field(description="the dialogue so far, the user's last")
+    messages: tuple[Message, ...] = Field(
+        description="the dialogue so far, the user's last (or a tool's result), with the tool "
+        "calls made and their results as `Message` holds them"
+    )
     conversation_id: str | None = Field(
         default=None, description="the dialogue's id; None outside a dialogue (dialbench chat)"
     )
@@ -48,6 +60,9 @@ class BotRequest(Record):
         description="stateful bots only: keep the history under this id; a new one per dialogue "
         "(and per run that plays it), or per call outside a dialogue",
     )
+    tools: tuple[ToolDefinition, ...] = Field(
+        default=(), description="the functions the bot may call instead of answering text"
+    )
 
     @property
     def last_user_message(self) -> str:
@@ -56,11 +71,15 @@ class BotRequest(Record):
 
 
 class BotReply(Record):
-    """A bot's answer when it reports what it used; a plain `str` answer is its text alone."""
+    """A bot's answer when it reports what it used or calls tools; a plain `str` answer is its
+    text alone."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    text: str
+    text: str = Field(default="", description="may be empty where the bot calls tools")
+    tool_calls: list[ToolCall] = Field(
+        default_factory=list, description="calls to the request's tools, in the order made"
+    )
     usage: Usage = Field(default_factory=Usage)
 
 
@@ -78,12 +97,13 @@ def bot_request(spec: str, request: Request, *, stateful: bool) -> BotRequest:
         conversation_id=conversation.id if conversation is not None else None,
         language=conversation.language if conversation is not None else None,
         session_id=session,
+        tools=request.tools,
     )
 
 
 def bot_completion(spec: str, answer: Any, latency_s: float, raw: Any = None) -> Completion:
-    """A bot's answer as a completion; an empty reply or one of another type is an error that
-    trying again would not mend."""
+    """A bot's answer as a completion; an empty reply (no text and no tool call) or one of
+    another type is an error that trying again would not mend."""
     try:
         reply = (
             BotReply(text=answer) if isinstance(answer, str) else BotReply.model_validate(answer)
@@ -92,11 +112,12 @@ def bot_completion(spec: str, answer: Any, latency_s: float, raw: Any = None) ->
         raise ModelError(
             f"{spec} answered a {type(answer).__name__}: return the reply's text or a BotReply"
         ) from None
-    if not reply.text.strip():
+    if not reply.text.strip() and not reply.tool_calls:
         raise ModelError(f"{spec} returned an empty reply")
     return Completion(
         text=reply.text,
-        finish_reason="stop",
+        tool_calls=reply.tool_calls,
+        finish_reason="tool_calls" if reply.tool_calls else "stop",
         usage=reply.usage,
         latency_s=latency_s,
         model=spec,

@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from dialbench.llm.base import (
     Completion,
     GeneratedToken,
@@ -17,6 +19,7 @@ from dialbench.llm.base import (
     Request,
     StructuredMode,
     TokenLogprob,
+    ToolCall,
 )
 from dialbench.llm.specs import ModelConfig
 from dialbench.schema import Usage
@@ -82,6 +85,8 @@ def request_arguments(request: Request, style: RequestStyle) -> dict[str, Any]:
         if request.top_logprobs:
             arguments["logprobs"] = request.top_logprobs
         return arguments
+    if request.tools:
+        arguments["tools"] = [tool.model_dump() for tool in request.tools]
     if request.json_schema is not None and (
         fmt := response_format(style.structured_mode, request.json_schema)
     ):
@@ -123,13 +128,31 @@ def _completion_tokens(logprobs: Any) -> list[GeneratedToken]:
     ]
 
 
+def _tool_calls(message: Any) -> list[ToolCall]:
+    """`choices[0].message.tool_calls`, whatever else a server puts beside a call's fields (an
+    `index`). A call sent without an id gets one from its place, as a history must name the
+    call each result answers; arguments sent as an object are written as JSON text."""
+    return [
+        ToolCall.model_validate(
+            {
+                "id": call.get("id") or f"call_{index}",
+                "name": call["function"]["name"],
+                "arguments": call["function"].get("arguments") or "{}",
+            }
+        )
+        for index, call in enumerate(message.get("tool_calls") or [])
+    ]
+
+
 def completion_from_response(response: Any, latency_s: float, *, chat: bool) -> Completion:
     """A `Completion` from a decoded chat.completion or text_completion response."""
     try:
         choice = response["choices"][0]
         logprobs = choice.get("logprobs") or {}
+        tool_calls: list[ToolCall] = []
         if chat:
             text = choice["message"].get("content") or ""
+            tool_calls = _tool_calls(choice["message"])
             tokens = _chat_tokens(logprobs)
         else:
             text = choice["text"]
@@ -137,6 +160,7 @@ def completion_from_response(response: Any, latency_s: float, *, chat: bool) -> 
         usage = response.get("usage") or {}
         return Completion(
             text=text,
+            tool_calls=tool_calls,
             finish_reason=choice.get("finish_reason"),
             usage=Usage(
                 prompt_tokens=usage.get("prompt_tokens") or 0,
@@ -148,7 +172,7 @@ def completion_from_response(response: Any, latency_s: float, *, chat: bool) -> 
             tokens=tokens,
             raw=response,
         )
-    except (KeyError, IndexError, TypeError, AttributeError) as error:
+    except (KeyError, IndexError, TypeError, AttributeError, ValidationError) as error:
         raise ModelError(
             f"response is not a {'chat ' if chat else ''}completion ({error!r})", retryable=True
         ) from error

@@ -4,7 +4,7 @@ probabilities; async first, with sync twins for scripts."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dialbench.llm.base import (
     Completion,
@@ -14,6 +14,7 @@ from dialbench.llm.base import (
     Message,
     ModelAPI,
     Request,
+    ToolDefinition,
 )
 from dialbench.llm.specs import ModelConfig
 from dialbench.llm.structured import DEFAULT_MAX_REASKS, StructuredResult, structured_output
@@ -22,10 +23,11 @@ from dialbench.llm.yesno import YesNo, yes_no_from, yes_no_request
 if TYPE_CHECKING:
     from dialbench.llm.runner import Runner
 
-MessagesLike = Sequence[Message | dict[str, str]]
+MessagesLike = Sequence[Message | dict[str, Any]]
 
 
 def as_messages(messages: MessagesLike) -> tuple[Message, ...]:
+    """Messages, from dicts in the OpenAI chat shape too (tool calls, tool results)."""
     return tuple(m if isinstance(m, Message) else Message.model_validate(m) for m in messages)
 
 
@@ -44,6 +46,11 @@ class Model:
 
     async def _call(self, request: Request) -> Completion:
         return await self.runner.call(self.api, self.config, self.role, request)
+
+    @property
+    def takes_tools(self) -> bool:
+        """Whether the tools `chat` is given reach the model; where not, it is sent none."""
+        return self.api.takes_tools
 
     @property
     def own_bot(self) -> bool:
@@ -66,14 +73,18 @@ class Model:
         *,
         sample: int = 0,
         conversation: Conversation | None = None,
+        tools: Sequence[ToolDefinition] = (),
     ) -> Completion:
-        """`conversation`: the dialogue this turn belongs to, for a bot of the user's own."""
+        """`conversation`: the dialogue this turn belongs to, for a bot of the user's own.
+        `tools`: functions the model may call (its calls come back in `tool_calls`); dropped
+        for a backend that takes none (`takes_tools`), so its cache keys never hold them."""
         request = Request(
             kind="chat",
             messages=as_messages(messages),
             params=params or GenerationParams(),
             sample=sample,
             conversation=self.seen(conversation),
+            tools=tuple(tools) if self.api.takes_tools else (),
         )
         return await self._call(request)
 

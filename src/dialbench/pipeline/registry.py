@@ -14,6 +14,7 @@ STAGES: Registry[type[Stage]] = Registry(
         "import": "dialbench.pipeline.stages.import_records:ImportStage",
         "simulate": "dialbench.pipeline.stages.simulate:SimulateStage",
         "selfchat": "dialbench.pipeline.stages.selfchat:SelfChatStage",
+        "replay": "dialbench.pipeline.stages.replay:ReplayStage",
         "judge": "dialbench.pipeline.stages.judge:JudgeStage",
         "arena": "dialbench.pipeline.stages.arena:ArenaStage",
         "curate": "dialbench.pipeline.stages.curate:CurateStage",

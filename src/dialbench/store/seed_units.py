@@ -11,7 +11,8 @@ from dialbench.store.connection import StoreConnection
 
 _CHATSEED = "json_extract(record, '$.metadata.chatseed_dialogue')"
 _SEED = "json(json_extract(record, '$.seed'))"
-_UNIT_FIELDS = f"id, {_CHATSEED}, {_SEED}"
+_REPLAY_OF = "json_extract(record, '$.metadata.replay_of')"
+_UNIT_FIELDS = f"id, {_CHATSEED}, {_SEED}, {_REPLAY_OF}"
 
 
 class SeedUnits(StoreConnection):
@@ -27,7 +28,9 @@ class SeedUnits(StoreConnection):
         """Dialogue id -> the seed it grew from, the unit a chatbot figure resamples and pairs
         on: a self-chat's ChatSEED dialogue, else the hash of the dialogue's seed context (the
         dialogues of one MEDAL seed share their first user turn; the same seed in another run
-        hashes the same), else the dialogue itself (imported dialogues: nothing shared)."""
+        hashes the same), else the dialogue itself (imported dialogues: nothing shared). A replay
+        (`dialbench replay`) keeps its recorded dialogue's seed and ChatSEED, and where the
+        recorded one has neither, its unit is that dialogue: recorded and candidate pair."""
         rows = self._db.execute(f"SELECT {_UNIT_FIELDS} FROM dialogues")
         return {row[0]: _seed_unit(*row) for row in rows}
 
@@ -44,10 +47,11 @@ class SeedUnits(StoreConnection):
         unit = _seed_unit(*own)
         rows = self._db.execute(
             f"SELECT {_UNIT_FIELDS}, assistant_model FROM dialogues "
-            f"WHERE id = ? OR {_CHATSEED} = ? OR {_SEED} = ? ORDER BY rowid",
-            own,
+            f"WHERE id IN (?, ?) OR {_REPLAY_OF} IN (?, ?) OR {_CHATSEED} = ? OR {_SEED} = ? "
+            "ORDER BY rowid",
+            (own[0], own[3], own[0], own[3], own[1], own[2]),
         )
-        return unit, {row[0]: row[3] for row in rows if _seed_unit(*row[:3]) == unit}
+        return unit, {row[0]: row[4] for row in rows if _seed_unit(*row[:4]) == unit}
 
     def seed_dialogues(self, unit: str) -> list[str]:
         """The ids of the dialogues of a seed unit (as `seed_units` gives it), in the order
@@ -57,7 +61,7 @@ class SeedUnits(StoreConnection):
         kind, _, key = unit.partition(":")
         values: tuple[str, ...] = (key,)
         if kind == "dialogue":
-            where = "id = ?"
+            where, values = f"id = ? OR {_REPLAY_OF} = ?", (key, key)
         elif kind == "chatseed":
             where = f"{_CHATSEED} = ?"
         else:
@@ -75,11 +79,13 @@ def _seed_hash(seed: str) -> str:
     return content_hash(json.loads(seed))[:16]
 
 
-def _seed_unit(dialogue_id: str, chatseed: object, seed: str | None) -> str:
+def _seed_unit(
+    dialogue_id: str, chatseed: object, seed: str | None, replay_of: object = None
+) -> str:
     """`SeedUnits.seed_units`'s unit of one dialogue, from its row of `_UNIT_FIELDS`: the one
     place the rule is written."""
     if isinstance(chatseed, str):
         return f"chatseed:{chatseed}"
     if seed is not None:
         return f"seed:{_seed_hash(seed)}"
-    return f"dialogue:{dialogue_id}"
+    return f"dialogue:{replay_of if isinstance(replay_of, str) else dialogue_id}"

@@ -1,11 +1,17 @@
 """The dialogues of one seed side by side: behind a difference between two chatbots, what each
 did with the same start (a MEDAL seed's shared first user turn, a BotChat ChatSEED). A seed is
-`RunStore.seed_units()`'s unit, the one chatbot figures resample and pair chatbots on."""
+`RunStore.seed_units()`'s unit, the one chatbot figures resample and pair chatbots on; a replay
+(`dialbench replay`) is in its recorded dialogue's, so the two are side by side, the columns
+labelled recorded and candidate and the replies replayed (with their tool turns) marked."""
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from dialbench.issue_labels import ISSUES_PREFIX
+from dialbench.judge.protocols.replay import reply_parts
 from dialbench.ratings import flatten, named_judgments
+from dialbench.replay_records import is_candidate, recorded_turns, replay_of, replayed_turns
 from dialbench.schema import Dialogue, Judgment, Record, SeedContext, Turn
 from dialbench.store import RunStore
 from dialbench.store_contents import HUMAN
@@ -22,9 +28,14 @@ class JudgmentView(Record):
 
 
 class SeedColumn(Record):
+    """`side`: "recorded" or "candidate" where the seed holds a replay of a recorded dialogue;
+    `marked`: the turns that differ between the two, each replayed reply and its tool turns."""
+
     chatbot: str
     dialogue: Dialogue
     verdicts: list[JudgmentView]
+    side: str | None = None
+    marked: list[int] = Field(default_factory=list)
 
 
 class SeedView(Record):
@@ -93,6 +104,28 @@ def _judgment_views(judgments: list[tuple[Judgment, str]]) -> list[JudgmentView]
     ]
 
 
+def _replay_sides(dialogues: list[Dialogue]) -> dict[str, tuple[str, list[int]]]:
+    """Each shown dialogue's side of a replay, with its turns that differ from the other side:
+    a candidate's replay, and the recorded dialogue it replays (or the recorded side stored
+    beside the replays), its replies that a shown candidate replaced."""
+    sides: dict[str, tuple[str, list[int]]] = {}
+    replaced: dict[str, set[int]] = {}
+    for dialogue in dialogues:
+        if is_candidate(dialogue) and (recorded := replay_of(dialogue)) is not None:
+            sides[dialogue.id] = (
+                "candidate",
+                reply_parts(dialogue.turns, replayed_turns(dialogue)),
+            )
+            replaced.setdefault(recorded, set()).update(recorded_turns(dialogue))
+    for dialogue in dialogues:
+        if dialogue.id in sides:
+            continue
+        replies = replaced.get(dialogue.id, set()) | replaced.get(replay_of(dialogue) or "", set())
+        if replies:
+            sides[dialogue.id] = ("recorded", reply_parts(dialogue.turns, sorted(replies)))
+    return sides
+
+
 def seed_view(store: RunStore, unit: str, chatbots: list[str]) -> SeedView | None:
     """The seed's dialogues of `chatbots` (all when empty, else in that order); None when no
     dialogue grew from `unit`."""
@@ -106,6 +139,7 @@ def seed_view(store: RunStore, unit: str, chatbots: list[str]) -> SeedView | Non
         (d for d in dialogues if chatbot_of(d) in order),
         key=lambda d: (order.index(chatbot_of(d)), d.id),
     )
+    sides = _replay_sides(shown)
     judged: dict[str, list[tuple[Judgment, str]]] = {d.id: [] for d in shown}
     for judgment, judge in named_judgments(store, list(judged)):
         judged[judgment.target.dialogue_id].append((judgment, judge))
@@ -116,7 +150,13 @@ def seed_view(store: RunStore, unit: str, chatbots: list[str]) -> SeedView | Non
         missing=[c for c in chatbots if c not in present],
         shared=_shared_turns(shown),
         columns=[
-            SeedColumn(chatbot=chatbot_of(d), dialogue=d, verdicts=_judgment_views(judged[d.id]))
+            SeedColumn(
+                chatbot=chatbot_of(d),
+                dialogue=d,
+                verdicts=_judgment_views(judged[d.id]),
+                side=sides[d.id][0] if d.id in sides else None,
+                marked=sides[d.id][1] if d.id in sides else [],
+            )
             for d in shown
         ],
     )

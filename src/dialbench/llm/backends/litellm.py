@@ -137,6 +137,7 @@ class LiteLLMSettings(BackendSettings):
 
 class LiteLLMAPI(ModelAPI):
     Settings: ClassVar[type[BackendSettings]] = LiteLLMSettings
+    takes_tools = True
     requires: ClassVar[Requirement | None] = Requirement("litellm", "litellm", minimum="1.70")
 
     def __init__(self, config: ModelConfig) -> None:
@@ -166,7 +167,8 @@ class LiteLLMAPI(ModelAPI):
         started = time.perf_counter()
         try:
             if request.kind == "chat":
-                messages = [m.model_dump() for m in request.messages]
+                # JSON's lists, not tuples: LiteLLM's provider transforms check for lists.
+                messages = [m.model_dump(mode="json") for m in request.messages]
                 response = await litellm.acompletion(messages=messages, **arguments)
             else:
                 response = await litellm.atext_completion(prompt=request.prompt, **arguments)

@@ -7,11 +7,15 @@ A chat call that asks for log-probabilities reads them from the raw logits of ea
 position as it is sampled (`_TopTokens`). A completion call takes llama-cpp-python's own, which
 need llama.cpp to keep the logits of every position (`logits_all`) and slow prompt processing,
 so a second context with it is opened only for those; both contexts map the same weights.
+A chat call's tools reach a model through the GGUF's own chat template, which llama-cpp-python
+renders with them (Qwen2.5's speaks tools); the calls it writes in its text are read out of it
+(`hermes_tool_calls.py`).
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import json
 import math
@@ -19,6 +23,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -31,11 +36,14 @@ from dialbench.llm.backends.generation_queue import GenerationQueue
 from dialbench.llm.base import (
     BackendSettings,
     Completion,
+    Message,
     ModelAPI,
     ModelError,
     Request,
     StructuredMode,
+    ToolCall,
 )
+from dialbench.llm.hermes_tool_calls import split_tool_calls
 from dialbench.llm.openai_format import completion_from_response
 from dialbench.llm.packaged import PACKAGED_MODELS, ensure_assembled
 from dialbench.llm.specs import ModelConfig, ModelSpecError
@@ -261,6 +269,35 @@ class LocalSettings(BackendSettings):
         return self.n_ctx
 
 
+def template_message(message: Message) -> dict[str, Any]:
+    """A message as a Hugging Face chat template reads it: its content text, never null
+    (templates add it to strings), and a call's arguments as the object transformers passes,
+    since the template writes them with `tojson` (JSON text would be quoted twice)."""
+    dumped = message.model_dump() | {"content": message.content}
+    if message.tool_calls:
+        dumped["tool_calls"] = [_template_call(call) for call in message.tool_calls]
+    return dumped
+
+
+def _template_call(call: ToolCall) -> dict[str, Any]:
+    """The call in the OpenAI shape, its arguments parsed; arguments that are no JSON stay
+    text."""
+    shape = call.model_dump()
+    with contextlib.suppress(json.JSONDecodeError):
+        shape["function"]["arguments"] = json.loads(call.arguments)
+    return shape
+
+
+def _read_tool_calls(response: Any, offered: Collection[str]) -> None:
+    """The calls a model wrote in its reply's text moved into the response's message, as an
+    OpenAI server returns them."""
+    choice = response["choices"][0]
+    text, calls = split_tool_calls(choice["message"]["content"] or "", offered)
+    if calls:
+        choice["message"] |= {"content": text, "tool_calls": [c.model_dump() for c in calls]}
+        choice["finish_reason"] = "tool_calls"
+
+
 class LocalAPI(ModelAPI):
     """A GGUF model in this process: `local:NAME` (a packaged model) or `local:PATH.gguf`."""
 
@@ -277,6 +314,9 @@ class LocalAPI(ModelAPI):
         self.chat_format = self.settings.chat_format or packaged_format
         self.spec = f"local:{name}" if name in PACKAGED_MODELS else f"local:{self.path}"
         self.endpoint = self.spec  # one llama.cpp context serves one call at a time
+        # The GGUF's own template is given the tools (a named chat format's formatter ignores
+        # them); one that never mentions tools renders without them.
+        self.takes_tools = self.chat_format is None
         self.structured_mode: StructuredMode = "json_object"
 
     def context(self, *, logits_all: bool = False) -> _Context:
@@ -337,9 +377,11 @@ class LocalAPI(ModelAPI):
             sampling["response_format"] = {"type": "json_object", "schema": request.json_schema}
         from llama_cpp import LogitsProcessorList
 
+        if request.tools and self.takes_tools:
+            sampling["tools"] = [tool.model_dump() for tool in request.tools]
         top = _TopTokens(llama, request.top_logprobs) if request.top_logprobs else None
         response: Any = llama.create_chat_completion(
-            messages=[m.model_dump() for m in request.messages],  # type: ignore[misc]
+            messages=[template_message(m) for m in request.messages],  # type: ignore[misc]
             logits_processor=LogitsProcessorList([top]) if top else None,
             **sampling,
         )
@@ -348,4 +390,6 @@ class LocalAPI(ModelAPI):
                 llama.input_ids[: llama.n_tokens], response["choices"][0]["message"]["content"]
             )
             response["choices"][0]["logprobs"] = {"content": top.content}
+        if "tools" in sampling:
+            _read_tool_calls(response, {tool.name for tool in request.tools})
         return response

@@ -66,6 +66,7 @@ class OpenAICompatAPI(ModelAPI):
     """One model on one OpenAI-compatible endpoint: `openai-compat:URL#model`. It takes provider
     batches (OpenAI's Batch API, where the server has one)."""
 
+    takes_tools = True
     endpoint_in_spec: ClassVar[bool] = True  # its spec is backend:URL#model
     falls_back: ClassVar[bool] = True  # OpenAI itself takes json_schema; its 400s mean the schema
     key_env: ClassVar[str | None] = None  # where the key is when the config names no variable

@@ -129,6 +129,7 @@ class PoolAPI(ModelAPI):
     """A `ModelAPI` over the replicas of one model; its provider batches go to the first."""
 
     Settings: ClassVar[type[BackendSettings]] = PoolSettings
+    takes_tools = True  # its replicas' requests are `openai-compat:`'s
 
     def __init__(self, config: ModelConfig) -> None:
         parsed = config.parsed

@@ -1,12 +1,13 @@
 """`python:MODULE:FUNCTION`: a chatbot written as a Python function, sync or async.
 
-The function takes one `BotRequest` and returns the reply's text (or a `BotReply`). MODULE is
-imported from the current directory first, then the installed packages, when the model is made,
-so a missing module or function, or a function that cannot take the request, is an error naming
-the spec before any call. A sync function runs on daemon threads, as many as the model's
-concurrency, so a bot that blocks (an HTTP client, a database) never stalls the other dialogues,
-and one that hangs past its time-out is abandoned and never keeps the command from ending. An
-exception it raises is retried like a 5xx, then recorded as the call's failure.
+The function takes one `BotRequest` and returns the reply's text (or a `BotReply`, which may
+call the request's tools instead). MODULE is imported from the current directory first, then the
+installed packages, when the model is made, so a missing module or function, or a function that
+cannot take the request, is an error naming the spec before any call. A sync function runs on
+daemon threads, as many as the model's concurrency, so a bot that blocks (an HTTP client, a
+database) never stalls the other dialogues, and one that hangs past its time-out is abandoned
+and never keeps the command from ending. An exception it raises is retried like a 5xx, then
+recorded as the call's failure.
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ class PythonAPI(ModelAPI):
     Settings: ClassVar[type[BackendSettings]] = BotSettings
     own_bot: ClassVar[bool] = True
     kinds: ClassVar[frozenset[RequestKind]] = frozenset({"chat"})
+    takes_tools = True
 
     def __init__(self, config: ModelConfig) -> None:
         self.spec = self.endpoint = config.spec

@@ -2,8 +2,8 @@
 
 Everything around the backend (cache, limits, retries, accounting, structured output) is the
 real runner's, so a script exercises the same path as a real model. A script returns the
-completion's text (or a whole `Completion`, to set its usage), or raises `ModelError` to act
-out a failure.
+completion's text (or a whole `Completion`, to set its usage or its `tool_calls`), or raises
+`ModelError` to act out a failure. It is sent a request's tools, as a model that takes them.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ def register_script(name: str, script: Script) -> str:
 
 class ScriptedAPI(ModelAPI):
     """Answers each request with the registered script; `requests` lists what it was asked."""
+
+    takes_tools = True
 
     def __init__(self, config: ModelConfig) -> None:
         name = config.parsed.model

@@ -29,6 +29,7 @@ PROTOCOL_SECTIONS: Registry[SectionsBuilder] = Registry(
         "unieval": "dialbench.report.protocols.unieval:sections",
         "arena": "dialbench.report.protocols.arena:sections",
         "gteval": "dialbench.report.protocols.gteval:sections",
+        "replay": "dialbench.report.protocols.replay:sections",
     },
     group="report_sections",
 )

@@ -29,15 +29,22 @@ OUTCOME_DEFINITION = (
     "ties. Every pair of self-chats from the same ChatSEED with the same number of utterances "
     "is judged in both orders, and both verdicts count."
 )
-SCHEMA: JsonSchema = {
-    "type": "object",
-    "properties": {
-        "choice": {"enum": list(CHOICES)},
-        "reason": {"type": "string", "maxLength": REASON_MAX_CHARS},
-    },
-    "required": ["choice", "reason"],
-    "additionalProperties": False,
-}
+
+
+def choice_schema(choices: Sequence[str]) -> JsonSchema:
+    """The answer of a pair protocol: one of its choices, with the reason for it."""
+    return {
+        "type": "object",
+        "properties": {
+            "choice": {"enum": list(choices)},
+            "reason": {"type": "string", "maxLength": REASON_MAX_CHARS},
+        },
+        "required": ["choice", "reason"],
+        "additionalProperties": False,
+    }
+
+
+SCHEMA = choice_schema(CHOICES)
 
 
 class ArenaAnswer(Record):
