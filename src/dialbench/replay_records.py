@@ -7,7 +7,9 @@ the log's own model in `metadata.recorded_model`), with where its replies are
 
 from __future__ import annotations
 
-from dialbench.schema import Dialogue
+from collections.abc import Sequence
+
+from dialbench.schema import Dialogue, Turn
 
 SOURCE = "replay"
 RECORDED_SIDE = "recorded"  # the chatbot of the recorded side of every replay
@@ -37,3 +39,12 @@ def replayed_turns(dialogue: Dialogue) -> list[int]:
 def recorded_turns(dialogue: Dialogue) -> list[int]:
     """Where the recorded replies a replay replaced are in the recorded dialogue's turns."""
     return _indices(dialogue, "recorded_turns")
+
+
+def reply_start(turns: Sequence[Turn], reply: int) -> int:
+    """Where a reply's part begins: the tool turns just before it are its calls, so they are
+    replayed, marked and shown with it."""
+    start = reply
+    while start > 0 and turns[start - 1].role == "tool":
+        start -= 1
+    return start

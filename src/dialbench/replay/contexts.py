@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dialbench.replay.config import ReplayMode
+from dialbench.replay_records import reply_start
 from dialbench.schema import Dialogue, Turn
 
 
@@ -37,9 +38,7 @@ def contexts(dialogue: Dialogue, mode: ReplayMode) -> list[Context]:
     for index, turn in enumerate(dialogue.turns):
         if turn.role != "assistant":
             continue
-        start = index
-        while start > 0 and dialogue.turns[start - 1].role == "tool":
-            start -= 1
+        start = reply_start(dialogue.turns, index)
         if any(t.role == "user" for t in dialogue.turns[:start]):
             found.append(Context(start=start, reply=index))
     return found[-1:] if mode == "last" else found

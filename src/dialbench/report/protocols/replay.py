@@ -14,7 +14,13 @@ from collections.abc import Sequence
 import pandas as pd
 
 from dialbench.judge.protocols.replay import OUTCOME_DEFINITION, ReplayProtocol
-from dialbench.replay_records import is_candidate, recorded_turns, replay_of, replayed_turns
+from dialbench.replay_records import (
+    is_candidate,
+    recorded_turns,
+    replay_of,
+    replayed_turns,
+    reply_start,
+)
 from dialbench.report.chatbot_figures import figure_table, interval_cells, protocol_figures
 from dialbench.report.context import ReportContext
 from dialbench.report.section import ReportTable, Section, write_table
@@ -58,13 +64,11 @@ def _last_user_turn(turns: Sequence[Turn], reply: int) -> str:
 
 def _tools_before(turns: Sequence[Turn], reply: int) -> str:
     """The tool calls just before a reply, as `name(arguments) → result`, in the order made."""
-    calls: list[str] = []
-    before = reply - 1
-    while before >= 0 and turns[before].role == "tool":
-        turn = turns[before]
-        assert turn.tool is not None  # a tool turn carries its call
-        calls.insert(0, f"{turn.tool.name}({turn.tool.shown_arguments()}) → {turn.text}")
-        before -= 1
+    calls = [
+        f"{turn.tool.name}({turn.tool.shown_arguments()}) → {turn.text}"
+        for turn in turns[reply_start(turns, reply) : reply]
+        if turn.tool is not None
+    ]
     return short_text(" | ".join(calls), TOOL_CHARS)
 
 

@@ -28,7 +28,13 @@ from dialbench.judge.numbered_transcript import numbered_transcript
 from dialbench.judge.protocol import PairProtocol, Question, Result
 from dialbench.judge.protocols.arena import REASON_MAX_CHARS, choice_schema
 from dialbench.llm.base import Message
-from dialbench.replay_records import is_candidate, recorded_turns, replay_of, replayed_turns
+from dialbench.replay_records import (
+    is_candidate,
+    recorded_turns,
+    replay_of,
+    replayed_turns,
+    reply_start,
+)
 from dialbench.schema import Dialogue, Record, Turn
 
 CHOICES = ("Conversation 1", "Conversation 2", "Tie")
@@ -60,14 +66,7 @@ def reply_parts(turns: Sequence[Turn], replies: Sequence[int]) -> list[int]:
     when an index is no reply of `turns`."""
     if not are_replies(turns, replies):
         return []
-    marked = set()
-    for reply in replies:
-        marked.add(reply)
-        before = reply - 1
-        while before >= 0 and turns[before].role == "tool":
-            marked.add(before)
-            before -= 1
-    return sorted(marked)
+    return sorted({i for reply in replies for i in range(reply_start(turns, reply), reply + 1)})
 
 
 def _same_recording(dialogue: Dialogue, other: Dialogue) -> bool:
