@@ -161,7 +161,7 @@ class Replay:
                 replies.append((context, reply))
                 if reply.error is not None:
                     break
-        record = self._record(recorded, id_, replies)
+        record = self._record(recorded, id_, replies, system)
         self.store.add([record], self.run_record, on_conflict="replace")
         self.summary.replayed += 1
         self.summary.contexts += len(replies)
@@ -173,11 +173,15 @@ class Replay:
             self.summary.failures.add(record.metadata["error"])
 
     def _record(
-        self, recorded: Dialogue, id_: str, replies: list[tuple[Context, ContextReply]]
+        self,
+        recorded: Dialogue,
+        id_: str,
+        replies: list[tuple[Context, ContextReply]],
+        system: str | None,
     ) -> Dialogue:
         """The recorded turns with each replayed context's part replaced by the candidate's
         (mode `last`: up to the last reply); ended `error` at the first context it could not
-        complete, its turns up to there kept."""
+        complete, its turns up to there kept. `system`: the candidate's system prompt."""
         turns: list[Turn] = []
         replayed: list[int] = []
         recorded_at: list[int] = []
@@ -205,7 +209,6 @@ class Replay:
             metadata["offered_no_tools"] = True
         if error is not None:
             metadata["error"] = error
-        system = self.config.system_text(recorded.metadata.get(RECORDED_SYSTEM_PROMPT))
         if system is not None:
             metadata[RECORDED_SYSTEM_PROMPT] = system
         return Dialogue.model_validate(
