@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 LEVEL = 0.95
+RESAMPLES = 2000  # bootstrap draws behind an interval
 MIN_CLUSTERS = 10
 
 Counts = npt.NDArray[np.int64]
@@ -60,6 +61,21 @@ class ClusterResamples:
         a resample where it is undefined (None) is left out."""
         found = [value for value in map(statistic, self.counts) if value is not None]
         return np.array(found, dtype=float)
+
+    def means(self, values: npt.ArrayLike) -> Values:
+        """The mean of the items' `values` in each resample."""
+        k = self.n_clusters
+        sums = np.bincount(self.cluster, weights=np.asarray(values, dtype=float), minlength=k)
+        sizes = np.bincount(self.cluster, minlength=k)
+        return (self.counts @ sums) / (self.counts @ sizes)
+
+
+def no_event_high(n_clusters: int) -> float:
+    """The upper end for a share that is 0 in every cluster (an issue never flagged, a judge
+    never moved): no spread to learn from, and an interval of the point 0 would miss every
+    small true share. Clopper–Pearson's for no event in `n_clusters` trials, a cluster one
+    trial: conservative, as a cluster's chance of any event is at least the share."""
+    return float(1 - ((1 - LEVEL) / 2) ** (1 / n_clusters))
 
 
 def expanded_level(level: float, n_clusters: int) -> float:

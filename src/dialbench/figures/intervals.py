@@ -20,12 +20,13 @@ from dialbench.judge.protocol_figures import is_rate
 from dialbench.resampling import (
     LEVEL,
     MIN_CLUSTERS,
+    RESAMPLES,
     ClusterResamples,
     expanded_level,
+    no_event_high,
     percentile_interval,
 )
 
-RESAMPLES = 2000
 KEYS = ["protocol", "judge", "dimension", "better", "chatbot", "language"]
 COLUMNS = [*KEYS, "units", "items", "value", "low", "high", "note"]
 DESIGN = (
@@ -34,15 +35,6 @@ DESIGN = (
     "seed: Clopper–Pearson's upper end over seeds), a score's the expanded percentile "
     "bootstrap (Hesterberg 2015); units = seeds, items = what was judged"
 )
-
-
-def no_event_high(n_clusters: int) -> float:
-    """The upper end for a figure that is 0 in every seed (an issue never flagged): no spread
-    to learn from, and an interval of the point 0 would miss every small true rate.
-    Clopper–Pearson's for no event in `n_clusters` trials, a seed one trial: conservative for
-    a rate, as a seed's chance of any event is at least its rate. (A figure that is 1
-    everywhere keeps its point: 1 is also the floor of a 1-5 score.)"""
-    return float(1 - ((1 - LEVEL) / 2) ** (1 / n_clusters))
 
 
 def rate_interval(sums: np.ndarray, sizes: np.ndarray) -> tuple[float, float]:
@@ -86,8 +78,7 @@ def mean_interval(
     sizes = np.bincount(cluster, minlength=k)
     if rate:  # Wilson's needs no resamples
         return value, *rate_interval(sums, sizes), note
-    counts = ClusterResamples.draw(units, resamples, seed).counts  # clusters in the same order
-    resampled = (counts @ sums) / (counts @ sizes)
+    resampled = ClusterResamples.draw(units, resamples, seed).means(values)
     low, high = percentile_interval(resampled, expanded_level(LEVEL, k))
     return value, float(low), float(high), note
 
