@@ -17,8 +17,8 @@ shared `judge_dialogue` prompt), in every language:
 A round trip through a 1.5B model loses words a good translation kept, so chrF is a floor that
 flags a paragraph gone wrong (a dropped sentence, a rule reversed) rather than a grade.
 
-Usage: nice .venv/bin/python scripts/check_prompt_translations.py [--protocols submetrics
-       issues] [--languages ja] [--write] [--cache runs/prompt_translations]
+Usage: nice .venv/bin/python scripts/check_prompt_translations.py [--protocols [submetrics
+       issues]] [--languages ja] [--write] [--cache runs/prompt_translations]
 """
 
 from __future__ import annotations
@@ -246,7 +246,9 @@ def write_manifest(rows: list[dict]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--protocols", nargs="+", default=with_translations())
+    parser.add_argument(
+        "--protocols", nargs="*", default=with_translations(), help="none: the shared prompts"
+    )
     parser.add_argument("--languages", nargs="+", help="default: every one shipped")
     parser.add_argument("--cache", type=Path, default=Path("runs/prompt_translations"))
     parser.add_argument("--write", action="store_true", help=f"record the figures in {MANIFEST}")

@@ -74,6 +74,10 @@ def _is_none(value: object) -> bool:
     return value is None
 
 
+def _is_empty(value: list[Any]) -> bool:
+    return not value
+
+
 def utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -317,6 +321,25 @@ class PanelSettings(Record):
     )
 
 
+InjectionKind = Literal[
+    "instruction", "verdict", "role_tag", "transcript_forgery", "fake_end", "hidden_markup"
+]
+
+
+class InjectionFlag(Record):
+    """Text in a judged turn that reads as addressed to its judge (`dialbench.injection`): an
+    instruction, a forged verdict, a role tag or chat-template token, a forged transcript line,
+    a fake end of the dialogue, or hidden markup. Recorded on the judgment, so a verdict can be
+    read knowing what its judge was told by the text it judged."""
+
+    turn_index: int = Field(ge=0)
+    kind: InjectionKind
+    excerpt: str = Field(max_length=120, description="the text around the match, on one line")
+    dialogue_id: str | None = left_out_when_none(
+        description="the dialogue of the turn, where a judgment judges two"
+    )
+
+
 class JudgeConfiguration(Record):
     """Everything besides the item, the protocol and the judge model that shapes an answer.
 
@@ -349,6 +372,10 @@ class JudgeConfiguration(Record):
         description="the members and method of a judge panel (`dialbench panel`); None for "
         "one judge's answers",
     )
+    defence: str | None = left_out_when_none(
+        description="the defence the judged text was shown under (`judge --fence`: fence-v1); "
+        "None for text shown as it is",
+    )
 
     @functools.cached_property
     def fingerprint(self) -> str:
@@ -376,6 +403,12 @@ class Judgment(StoredRecord):
     usage: Usage = Field(default_factory=Usage)
     provenance: Provenance | None = None
     created_at: datetime | None = None
+    injection_flags: list[InjectionFlag] = Field(
+        default_factory=list,
+        exclude_if=_is_empty,
+        description="judge-directed text found in the turns judged; not part of the id, and "
+        "left out of dumps while empty, so judgments stored before it keep their bytes",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Judgment:

@@ -47,7 +47,7 @@ DIALOGUE = {"prompt_language": "dialogue"}
 
 def english_prompts(package: str) -> list[str]:
     names = [f.name for f in resources.files(package).iterdir() if f.name.endswith(".txt")]
-    return sorted(names) if package != SHARED_PROMPTS else ["judge_dialogue.txt"]
+    return sorted(names) if package != SHARED_PROMPTS else ["judge_dialogue.txt", "judge_fence.txt"]
 
 
 def translations() -> list[tuple[str, str, str]]:
@@ -208,7 +208,7 @@ def test_a_protocol_without_traditional_chinese_asks_in_simplified(
 def test_every_traditional_chinese_file_is_the_conversion_of_its_simplified_one() -> None:
     """So the two cannot drift: edit a `zh` file, then run the script."""
     converted = simplified_files()
-    assert len(converted) == 13  # 11 prompts and 2 label files
+    assert len(converted) == 14  # 12 prompts and 2 label files
     for simplified in converted:
         expected = traditional(simplified.read_text(encoding="utf-8"))
         assert traditional_path(simplified).read_text(encoding="utf-8") == expected, simplified

@@ -80,6 +80,15 @@ _LISTED = (
     annotators.""",
     ),
     Listed(
+        "probe",
+        "probe",
+        """
+    Judge bundled dialogues clean and with text that addresses the judge (an instruction,
+    a forged verdict, a fake transcript end, role tags, another language, hidden markup) in a
+    chatbot turn, a user turn or a tool result, and with a harmless aside there (the control);
+    print how far the verdicts move.""",
+    ),
+    Listed(
         "models",
         "models",
         """

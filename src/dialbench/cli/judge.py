@@ -141,6 +141,15 @@ def judge_command(
             "dialogue's language where the protocol has a translation, else English (said once)."
         ),
     ] = "en",
+    fence: Annotated[
+        bool,
+        typer.Option(
+            "--fence",
+            help="Show the judged text to the judge as fenced data: text in it that could pass "
+            "for the prompt's own markers, role tags or verdicts neutralised (stored text is "
+            "untouched). Judgments under it are another configuration (defence fence-v1).",
+        ),
+    ] = False,
     store_every: Annotated[
         int, typer.Option(min=1, help="Judgments stored per transaction.")
     ] = DEFAULT_STORE_EVERY,
@@ -180,6 +189,7 @@ def judge_command(
                 samples=samples,
                 max_tokens=max_tokens,
                 prompt_language=prompt_language,
+                fence=fence,
             ),
             languages=language,
             sources=source,

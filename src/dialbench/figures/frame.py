@@ -2,7 +2,8 @@
 unit (the units given: `RunReads.frame` passes its `seed_units`, read once for every figure) as
 `ratings.py` places them for the meta-evaluation, the result flattened to dotted columns
 (`issues.repetitive`), and the judge named with its configuration where it had several
-(`settings` holds the configuration itself, or None for judgments from before they existed).
+(`settings` holds the configuration itself, or None for judgments from before they existed),
+and the kinds of text addressed to the judge found in what it judged (`injection_kinds`).
 With the pieces every table is built from: the ok judgments, an item's mean over its samples,
 and every row once more under language "all"."""
 
@@ -33,6 +34,7 @@ BASE_COLUMNS = [
     "prompt_tokens",
     "completion_tokens",
     "cost_usd",
+    "injection_kinds",
 ]
 
 
@@ -55,6 +57,7 @@ def judgment_frame(store: RunStore, units: Mapping[str, str]) -> pd.DataFrame:
             "prompt_tokens": j.usage.prompt_tokens,
             "completion_tokens": j.usage.completion_tokens,
             "cost_usd": j.usage.cost_usd,
+            "injection_kinds": ", ".join(sorted({flag.kind for flag in j.injection_flags})),
             **dict(flatten(j.result or {})),
         }
         for j, placed in placed_judgments(store)

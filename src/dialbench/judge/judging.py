@@ -31,7 +31,9 @@ from pydantic import Field, JsonValue, ValidationError
 from dialbench.errors import DialbenchError
 from dialbench.failures import Failures
 from dialbench.hashing import canonical_json
+from dialbench.injection.detector import injection_flags
 from dialbench.judge.config import DEFAULT_STORE_EVERY
+from dialbench.judge.fencing import DEFENCE, fence_hashes, fenced_tasks, shown_to_judge
 from dialbench.judge.few_shot import FewShotResult
 from dialbench.judge.protocol import JudgeProtocol, PairProtocol, Question, Task
 from dialbench.llm.base import CallDeferred
@@ -41,11 +43,13 @@ from dialbench.llm.runner import CallFailed, Runner
 from dialbench.llm.structured import StructuredResult, file_hashes
 from dialbench.schema import (
     Dialogue,
+    InjectionFlag,
     Invocation,
     JudgeConfiguration,
     Judgment,
     Provenance,
     Record,
+    Target,
     Usage,
     standard_language_tag,
     utc_now,
@@ -193,8 +197,10 @@ def judge_configuration(protocol: JudgeProtocol, model: Model) -> JudgeConfigura
         max_reasks=protocol.settings.max_reasks,
         file_hashes=protocol.file_hashes()
         | protocol.examples_hashes()
-        | file_hashes(schema_in_prompt=schema_in_prompt),
+        | file_hashes(schema_in_prompt=schema_in_prompt)
+        | (fence_hashes(protocol.prompt_files) if protocol.settings.fence else {}),
         prompt_language=None if language == "en" else language,
+        defence=DEFENCE if protocol.settings.fence else None,
     )
 
 
@@ -239,12 +245,42 @@ def _raw_output(outputs: list[tuple[str, str]]) -> str:
     return "\n\n".join(f"--- {label} ---\n{text}" for label, text in outputs)
 
 
+class _FlagsOf:
+    """The judge-directed text (`dialbench.injection`) in what a judge reads of a target: its
+    dialogue, up to the turn a turn's judge is shown, or both dialogues of a pair; each
+    dialogue read once."""
+
+    def __init__(self, dialogues: Sequence[Dialogue]) -> None:
+        self._dialogues = {dialogue.id: dialogue for dialogue in dialogues}
+        self._found: dict[tuple[str, bool], list[InjectionFlag]] = {}
+
+    def _of(self, dialogue_id: str, with_id: bool) -> list[InjectionFlag]:
+        key = (dialogue_id, with_id)
+        if key not in self._found:
+            dialogue = self._dialogues.get(dialogue_id)
+            found = [] if dialogue is None else injection_flags(dialogue, with_id=with_id)
+            self._found[key] = found
+        return self._found[key]
+
+    def __call__(self, target: Target) -> list[InjectionFlag]:
+        if target.other_dialogue_id is not None:
+            return [
+                *self._of(target.dialogue_id, with_id=True),
+                *self._of(target.other_dialogue_id, with_id=True),
+            ]
+        flags = self._of(target.dialogue_id, with_id=False)
+        if target.turn_index is None:
+            return flags
+        return [flag for flag in flags if flag.turn_index <= target.turn_index]
+
+
 def _job(
     protocol: JudgeProtocol,
     model: Model,
     configuration: JudgeConfiguration,
     task: Task,
     sample: int,
+    flags: list[InjectionFlag],
 ) -> _Job:
     unjudged = Judgment(
         protocol=protocol.name,
@@ -253,6 +289,7 @@ def _job(
         sample_index=sample,
         configuration=configuration,
         parse_status="unscored",
+        injection_flags=flags,
     )
     return _Job(model, task, unjudged)
 
@@ -325,6 +362,14 @@ async def _judge(
     return judgment, call_failed
 
 
+def _asked(protocol: JudgeProtocol, dialogues: Sequence[Dialogue]) -> list[Task]:
+    """The protocol's tasks, asked about the dialogues fenced where its settings say so."""
+    if not protocol.settings.fence:
+        return protocol.tasks(dialogues)
+    shown = [shown_to_judge(dialogue) for dialogue in dialogues]
+    return fenced_tasks(protocol.tasks(shown), shown, protocol.prompt_files)
+
+
 async def judge_dialogues(
     store: RunStore,
     runner: Runner,
@@ -345,7 +390,7 @@ async def judge_dialogues(
     few-shot example comes from is never judged under it (`JudgeProtocol.held_out`)."""
     started = time.perf_counter()
     judgeable = [dialogue for dialogue in dialogues if not protocol.held_out(dialogue)]
-    tasks = first_judged(protocol.tasks(judgeable), dialogues, limit)
+    tasks = first_judged(_asked(protocol, judgeable), dialogues, limit)
     if not tasks:
         raise _nothing_to_judge(protocol, len(dialogues))
     tasks = [task for task in tasks if owned(shard, task.target.dialogue_id)]
@@ -354,6 +399,7 @@ async def judge_dialogues(
     }
     tallies: dict[str, JudgeTally] = {}
     jobs: list[_Job] = []
+    flags_of = _FlagsOf(dialogues)
     for model in judges:
         configuration = judge_configuration(protocol, model)
         tally = tallies[model.spec] = JudgeTally(
@@ -361,7 +407,7 @@ async def judge_dialogues(
         )
         for task in tasks:
             for sample in range(protocol.settings.samples):
-                job = _job(protocol, model, configuration, task, sample)
+                job = _job(protocol, model, configuration, task, sample, flags_of(task.target))
                 tally.judgments += 1
                 if job.unjudged.id in stored_ok:
                     tally.already_ok += 1

@@ -27,3 +27,9 @@ class JudgeSettings(Record):
         "the protocol has a translation into it (left out of dumps at en, so the runs and "
         "pipeline stages configured before it existed keep their hashes)",
     )
+    fence: bool = Field(
+        default=False,
+        exclude_if=lambda fence: not fence,
+        description="the judged text neutralised and fenced as data (`judge/fencing.py`); left "
+        "out of dumps when off, so runs configured before it keep their hashes",
+    )

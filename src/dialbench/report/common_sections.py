@@ -30,6 +30,7 @@ from dialbench.report.section import Section, write_table
 from dialbench.store import RunStore
 
 CORRECTION: Correction = "holm"
+SHOWN_FLAGGED = 50
 NOT_SHOWN = [
     "lowest",
     "highest",
@@ -132,6 +133,38 @@ def judges_section(frame: pd.DataFrame, folder: Path) -> Section:
     )
 
 
+def injection_section(frame: pd.DataFrame, folder: Path) -> list[Section]:
+    """The judgments whose judged text addressed the judge; none when no text did."""
+    flagged = tables.injection_flags_by_judge(frame)
+    if flagged.empty:
+        return []
+    items = frame[frame["injection_kinds"].astype(bool)][
+        ["protocol", "judge", "dialogue_id", "turn_index", "sample_index", "injection_kinds"]
+    ]
+    return [
+        Section(
+            key="injection",
+            title="Text addressed to the judge",
+            note="Judgments whose judged text holds an instruction to the evaluator, a forged "
+            "verdict, a role tag, a forged transcript line, a fake end or hidden markup, as "
+            "dialbench's detector finds them (`dialbench.injection`): their verdicts were made "
+            "with it in sight. `dialbench serve` shows each flag's text on its dialogue's page; "
+            "`dialbench probe` measures how far such text moves a judge, and `judge --fence` "
+            "shows it to the judge as data. The CSV lists every flagged judgment.",
+            tables=[
+                write_table(folder, "injection_flags", "Per protocol, judge and language", flagged),
+                write_table(
+                    folder,
+                    "injection_flagged_judgments",
+                    f"Flagged judgments ({len(items)}; the first {SHOWN_FLAGGED} shown)",
+                    items,
+                    items.head(SHOWN_FLAGGED),
+                ),
+            ],
+        )
+    ]
+
+
 def configurations_section(frame: pd.DataFrame, folder: Path) -> Section:
     return Section(
         key="configurations",
@@ -180,6 +213,7 @@ def judged_sections(context: ReportContext) -> list[Section]:
         *differences_section(context),
         *samples_section(frame, folder),
         judges_section(frame, folder),
+        *injection_section(frame, folder),
         *measured_domains_section(frame, folder),
         configurations_section(frame, folder),
     ]

@@ -63,6 +63,27 @@ def usage_by_judge(frame: pd.DataFrame) -> pd.DataFrame:
     return all_languages_last(table)
 
 
+def injection_flags_by_judge(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per protocol, judge and language where any is flagged: judgments, those whose judged
+    text addressed the judge, their share, and how many held each kind."""
+    if frame.empty or not frame["injection_kinds"].astype(bool).any():
+        return pd.DataFrame()
+    rows = with_all_languages(frame)
+    kinds = rows["injection_kinds"].str.get_dummies(sep=", ")
+    rows = pd.concat([rows, kinds], axis=1).assign(flagged=rows["injection_kinds"].astype(bool))
+    table = (
+        rows.groupby(["protocol", "judge", "language"])
+        .agg(
+            judgments=("status", "size"),
+            flagged=("flagged", "sum"),
+            **{kind: (kind, "sum") for kind in kinds.columns},
+        )
+        .reset_index()
+    )
+    table.insert(5, "flagged_share", table["flagged"] / table["judgments"])
+    return all_languages_last(table)
+
+
 def sample_spread(frame: pd.DataFrame) -> pd.DataFrame:
     """For items judged more than once: the mean standard deviation across their samples, and
     how often all samples gave the same value, per protocol, judge and dimension."""

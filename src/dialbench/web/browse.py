@@ -12,7 +12,15 @@ from pydantic import Field
 
 from dialbench.issue_labels import ISSUES_PREFIX
 from dialbench.ratings import flatten, named_judgments, placed_judgments
-from dialbench.schema import Annotation, Benchmark, Dialogue, Judgment, ParseStatus, Record
+from dialbench.schema import (
+    Annotation,
+    Benchmark,
+    Dialogue,
+    InjectionFlag,
+    Judgment,
+    ParseStatus,
+    Record,
+)
 from dialbench.store import RunStore
 from dialbench.store_contents import HUMAN
 
@@ -174,11 +182,25 @@ def dialogue_list(store: RunStore, filters: DialogueFilters) -> DialogueList:
 
 
 class DialogueView(Record):
-    """One dialogue with every judgment (judges named as in the report) and annotation."""
+    """One dialogue with every judgment (judges named as in the report) and annotation, and
+    the text in its turns that addresses a judge, as its judgments recorded it."""
 
     dialogue: Dialogue
     judgments: list[tuple[str, Judgment]]
     annotations: list[Annotation]
+    injection_flags: list[InjectionFlag]
+
+
+def _flags_of(dialogue_id: str, judgments: list[Judgment]) -> list[InjectionFlag]:
+    """This dialogue's flags, once each, in turn order (a judgment of a pair holds the other
+    dialogue's too)."""
+    found = {
+        (flag.turn_index, flag.kind): flag.model_copy(update={"dialogue_id": None})
+        for judgment in judgments
+        for flag in judgment.injection_flags
+        if flag.dialogue_id in (None, dialogue_id)
+    }
+    return [found[key] for key in sorted(found)]
 
 
 def dialogue_view(store: RunStore, dialogue_id: str) -> DialogueView | None:
@@ -190,4 +212,5 @@ def dialogue_view(store: RunStore, dialogue_id: str) -> DialogueView | None:
         dialogue=dialogue,
         judgments=sorted(judgments, key=lambda pair: (pair[1].protocol, pair[0])),
         annotations=list(store.records(Annotation, dialogue_id=dialogue_id)),
+        injection_flags=_flags_of(dialogue_id, [j for _, j in judgments]),
     )
