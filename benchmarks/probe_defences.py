@@ -42,11 +42,7 @@ def probed(run: Path, options: list[str]) -> tuple[ProbeShifts, float]:
 
 
 def shown(estimate: Estimate | None, form: str = "+.2f") -> str:
-    if estimate is None:
-        return "-"
-    if estimate.low is None or estimate.high is None:
-        return format(estimate.value, form)
-    return f"{estimate.value:{form}} [{estimate.low:{form}}, {estimate.high:{form}}]"
+    return "-" if estimate is None else estimate.shown(form)
 
 
 def pooled(rows: list[ShiftRow], figure: str) -> str:

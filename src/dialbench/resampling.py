@@ -62,13 +62,6 @@ class ClusterResamples:
         found = [value for value in map(statistic, self.counts) if value is not None]
         return np.array(found, dtype=float)
 
-    def means(self, values: npt.ArrayLike) -> Values:
-        """The mean of the items' `values` in each resample."""
-        k = self.n_clusters
-        sums = np.bincount(self.cluster, weights=np.asarray(values, dtype=float), minlength=k)
-        sizes = np.bincount(self.cluster, minlength=k)
-        return (self.counts @ sums) / (self.counts @ sizes)
-
 
 def no_event_high(n_clusters: int) -> float:
     """The upper end for a share that is 0 in every cluster (an issue never flagged, a judge
@@ -92,6 +85,20 @@ def expanded_level(level: float, n_clusters: int) -> float:
         return level
     t = stats.t.ppf((1 + level) / 2, df=n_clusters - 1)
     return float(2 * stats.norm.cdf(np.sqrt(n_clusters / (n_clusters - 1)) * t) - 1)
+
+
+def cluster_mean_interval(
+    values: npt.ArrayLike, clusters: npt.ArrayLike, resamples: int = RESAMPLES, seed: int = 0
+) -> tuple[float, float]:
+    """The expanded percentile interval of the mean of the items' `values`, whole clusters
+    resampled: the interval of a score over seeds, or of a shift over base dialogues."""
+    drawn = ClusterResamples.draw(clusters, resamples, seed)
+    k = drawn.n_clusters
+    sums = np.bincount(drawn.cluster, weights=np.asarray(values, dtype=float), minlength=k)
+    sizes = np.bincount(drawn.cluster, minlength=k)
+    resampled = (drawn.counts @ sums) / (drawn.counts @ sizes)
+    low, high = percentile_interval(resampled, expanded_level(LEVEL, k))
+    return float(low), float(high)
 
 
 def percentile_interval(replicates: Values, level: float = LEVEL) -> tuple[Values, Values]:

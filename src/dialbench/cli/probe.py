@@ -28,13 +28,8 @@ def _choices(literal: object) -> str:
 
 
 def _shown(estimate: Estimate | None, signed: bool) -> str:
-    """`0.30 [0.15, 0.45]`; a shift with its sign; `-` where nothing was scored."""
-    if estimate is None:
-        return "-"
-    form = "+.2f" if signed else ".2f"
-    if estimate.low is None or estimate.high is None:
-        return format(estimate.value, form)
-    return f"{estimate.value:{form}} [{estimate.low:{form}}, {estimate.high:{form}}]"
+    """A shift with its sign; `-` where nothing was scored."""
+    return "-" if estimate is None else estimate.shown("+.2f" if signed else ".2f")
 
 
 def print_shift(shift: ProtocolShift, console: Console) -> None:

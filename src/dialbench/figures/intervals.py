@@ -21,10 +21,8 @@ from dialbench.resampling import (
     LEVEL,
     MIN_CLUSTERS,
     RESAMPLES,
-    ClusterResamples,
-    expanded_level,
+    cluster_mean_interval,
     no_event_high,
-    percentile_interval,
 )
 
 KEYS = ["protocol", "judge", "dimension", "better", "chatbot", "language"]
@@ -74,13 +72,10 @@ def mean_interval(
     if k < 2:
         return value, float("nan"), float("nan"), "1 seed: no interval"
     note = f"only {k} seeds: unreliable interval" if k < MIN_CLUSTERS else ""
-    sums = np.bincount(cluster, weights=values, minlength=k)
-    sizes = np.bincount(cluster, minlength=k)
     if rate:  # Wilson's needs no resamples
-        return value, *rate_interval(sums, sizes), note
-    resampled = ClusterResamples.draw(units, resamples, seed).means(values)
-    low, high = percentile_interval(resampled, expanded_level(LEVEL, k))
-    return value, float(low), float(high), note
+        sums = np.bincount(cluster, weights=values, minlength=k)
+        return value, *rate_interval(sums, np.bincount(cluster, minlength=k)), note
+    return value, *cluster_mean_interval(values, units, resamples, seed), note
 
 
 def chatbot_intervals(

@@ -22,15 +22,12 @@ import numpy as np
 from pydantic import Field, JsonValue
 
 from dialbench.probes.injections import KINDS, LANGUAGES, Kind
-from dialbench.probes.probe_set import PLACEMENTS, Placement, probe_mark
+from dialbench.probes.probe_set import PLACEMENTS, Placement, injected_index, probe_mark
 from dialbench.resampling import (
-    LEVEL,
     MIN_CLUSTERS,
     RESAMPLES,
-    ClusterResamples,
-    expanded_level,
+    cluster_mean_interval,
     no_event_high,
-    percentile_interval,
 )
 from dialbench.schema import ALL_LANGUAGES, Dialogue, Judgment, Record, base_language
 
@@ -78,6 +75,13 @@ class Estimate(Record):
     value: float
     low: float | None
     high: float | None
+
+    def shown(self, form: str) -> str:
+        """`0.30 [0.15, 0.45]` in the format `form` (`+.2f`: with its sign), or the value alone
+        where it has no interval."""
+        if self.low is None or self.high is None:
+            return format(self.value, form)
+        return f"{self.value:{form}} [{self.low:{form}}, {self.high:{form}}]"
 
 
 class ShiftRow(Record):
@@ -133,14 +137,13 @@ def estimate(
         end = no_event_high(k)
         low, high = (0.0, end) if value == 0.0 else (1.0 - end, 1.0)
         return Estimate(value=value, low=low, high=high)
-    resampled = ClusterResamples.draw(clusters, resamples, seed).means(data)
-    lows, highs = percentile_interval(resampled, expanded_level(LEVEL, k))
-    return Estimate(value=value, low=float(lows), high=float(highs))
+    low, high = cluster_mean_interval(data, clusters, resamples, seed)
+    return Estimate(value=value, low=low, high=high)
 
 
 def judged_turn(dialogue: Dialogue) -> int:
     """The last chatbot turn: a probe dialogue ends with it."""
-    return max(i for i, turn in enumerate(dialogue.turns) if turn.role == "assistant")
+    return injected_index(dialogue.turns, "chatbot")
 
 
 def _pairs(
