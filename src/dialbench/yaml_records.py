@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import TypeVar, cast
 
 import yaml
@@ -25,3 +26,15 @@ def load_yaml_record(package: str, name: str, record_type: type[R]) -> R:
 def _load(package: str, name: str, record_type: type[Record]) -> Record:
     text = (resources.files(package) / name).read_text(encoding="utf-8")
     return record_type.model_validate({**yaml.safe_load(text), "sha256": sha256_text(text)})
+
+
+def write_yaml_record(package: str, name: str, record: Record, command: str, *, write: bool) -> str:
+    """The text of a figures file a benchmark measures (`command`, named in its first line so
+    no one edits it by hand), written over `<package>/<name>` when `write`."""
+    body = record.model_dump(mode="json", exclude={"sha256"})
+    text = f"# Written by `{command}`: do not edit by hand.\n" + yaml.safe_dump(
+        body, allow_unicode=True, sort_keys=False, width=100
+    )
+    if write:
+        Path(str(resources.files(package) / name)).write_text(text, encoding="utf-8")
+    return text

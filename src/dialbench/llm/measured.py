@@ -8,17 +8,15 @@ measures them (`benchmarks/expected_scoring.py --write`), never by hand.
 
 from __future__ import annotations
 
-from importlib import resources
-from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import Field
 
 from dialbench.domains import Domain
 from dialbench.schema import Record
-from dialbench.yaml_records import load_yaml_record
+from dialbench.yaml_records import load_yaml_record, write_yaml_record
 
+PACKAGE = __name__.rsplit(".", 1)[0]
 FIGURES_FILE = "judge_figures.yaml"
 COMMAND = ".venv/bin/python benchmarks/expected_scoring.py --write"
 MEASURED = (
@@ -52,17 +50,9 @@ class MeasuredJudges(Record):
 
 
 def measured_judges() -> MeasuredJudges:
-    return load_yaml_record(__name__.rsplit(".", 1)[0], FIGURES_FILE, MeasuredJudges)
+    return load_yaml_record(PACKAGE, FIGURES_FILE, MeasuredJudges)
 
 
 def write_figures(figures: MeasuredJudges, *, write: bool) -> str:
     """The figures file's text, and written into the package when `write`."""
-    body = figures.model_dump(mode="json", exclude={"sha256"})
-    text = f"# Written by `{COMMAND}`: do not edit by hand.\n" + yaml.safe_dump(
-        body, allow_unicode=True, sort_keys=False, width=100
-    )
-    if write:
-        Path(str(resources.files(__name__.rsplit(".", 1)[0]) / FIGURES_FILE)).write_text(
-            text, encoding="utf-8"
-        )
-    return text
+    return write_yaml_record(PACKAGE, FIGURES_FILE, figures, COMMAND, write=write)

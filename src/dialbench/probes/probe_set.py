@@ -6,7 +6,8 @@ Every version of a base dialogue ends at its last chatbot turn and has a tool tu
 it (the base's own, else one benign call added), clean version included: the tool placement
 then changes only that turn's result, and every placement's version differs from the clean one
 in exactly one turn, the one `metadata.probe.turn_index` names (what a detector is scored on).
-The chatbot and seed are the base's, so versions of one base can be paired.
+The chatbot and seed are the base's, so versions of one base can be paired; a pair protocol
+reads each chatbot or tool version beside the clean one as a replay of it (`replay_twins`).
 """
 
 from __future__ import annotations
@@ -30,11 +31,15 @@ from dialbench.probes.injections import (
     Kind,
     load_injections,
 )
+from dialbench.replay_records import SOURCE as REPLAY_SOURCE
 from dialbench.schema import Dialogue, Record, ToolUse, Turn, base_language
 
 Placement = Literal["chatbot", "user", "tool"]
 PLACEMENTS: tuple[Placement, ...] = get_args(Placement)
 SOURCE = "probe"
+# The placements a replay twin is made for: the replay protocol shows the user turns as the same
+# in both versions, so a version that differs in a user turn has no twin.
+TWINNED: tuple[Placement, ...] = ("chatbot", "tool")
 PROBE_KEY = "probe"
 # The bundled dialogues the probes start from, in this order: chit-chat in the seven languages,
 # production logs with tool turns, and this package's Chinese dialogue with tool turns (no log
@@ -64,9 +69,11 @@ class ProbeMark(Record):
 
 
 def probe_mark(dialogue: Dialogue) -> ProbeMark | None:
-    """The dialogue's probe mark; None for a dialogue that is no probe."""
+    """The dialogue's probe mark (a replay twin's is its version's); None for a dialogue that
+    is no probe."""
     mark = dialogue.metadata.get(PROBE_KEY)
-    return ProbeMark.model_validate(mark) if dialogue.source == SOURCE and mark else None
+    probed = dialogue.source in (SOURCE, REPLAY_SOURCE)
+    return ProbeMark.model_validate(mark) if probed and mark else None
 
 
 def base_dialogues() -> Iterator[Dialogue]:
@@ -154,3 +161,31 @@ def probe_dialogues(
             for kind in kinds
         ]
     return probes
+
+
+def replay_twins(probes: Sequence[Dialogue]) -> list[Dialogue]:
+    """Each chatbot and tool version as a replay of its clean version (source `replay`, with
+    the turns that differ named), so the replay protocol asks which version's replies are
+    better, in both orders: how far an injection wins a pair, and where the first slot does."""
+    clean = {mark.of: d.id for d in probes if (mark := probe_mark(d)) and mark.placement is None}
+    twins = []
+    for dialogue in probes:
+        mark = probe_mark(dialogue)
+        if mark is None or mark.placement not in TWINNED or mark.of not in clean:
+            continue
+        reply = injected_index(dialogue.turns, "chatbot")
+        twins.append(
+            dialogue.model_copy(
+                update={
+                    "id": "probe-twin-" + dialogue.id.removeprefix("probe-"),
+                    "source": REPLAY_SOURCE,
+                    "metadata": {
+                        **dialogue.metadata,
+                        "replay_of": clean[mark.of],
+                        "replayed_turns": [reply],
+                        "recorded_turns": [reply],
+                    },
+                }
+            )
+        )
+    return twins

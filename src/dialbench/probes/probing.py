@@ -1,20 +1,30 @@
 """`probe`: the probe set stored in a run directory, judged clean and injected by one judge
-under each protocol asked, and the shift of its verdicts written to `RUN/probe/shift.json`:
-the typed call behind `dialbench probe`."""
+under each protocol asked, the shift of its verdicts written to `RUN/probe/shift.json` and the
+judge's card to `RUN/probe/card.json`: the typed call behind `dialbench probe`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, JsonValue
+from pydantic import Field, JsonValue, ValidationError
 
 from dialbench.errors import DialbenchError
 from dialbench.hashing import content_hash
+from dialbench.io.validation import describe_error
 from dialbench.judge.api import judge
 from dialbench.judge.config import JudgeConfig
 from dialbench.judge.judging import JudgeResult
 from dialbench.judge.settings import JudgeSettings
 from dialbench.llm.specs import ModelConfig
+from dialbench.probes.card import (
+    SELF_FAMILY,
+    CardRow,
+    JudgeCard,
+    Spend,
+    agreement,
+    card_rows,
+    spend,
+)
 from dialbench.probes.injections import (
     INJECTIONS_FILE,
     KINDS,
@@ -23,8 +33,21 @@ from dialbench.probes.injections import (
     ProbeLanguage,
     load_injections,
 )
-from dialbench.probes.probe_set import PLACEMENTS, SOURCE, Placement, probe_dialogues
-from dialbench.probes.shift import ProtocolShift, ScoredProtocol, protocol_shift
+from dialbench.probes.probe_set import (
+    PLACEMENTS,
+    SOURCE,
+    Placement,
+    probe_dialogues,
+    replay_twins,
+)
+from dialbench.probes.shift import (
+    PAIRED,
+    ProtocolShift,
+    ScoredProtocol,
+    probe_pairs,
+    protocol_shift,
+)
+from dialbench.replay_records import SOURCE as REPLAY_SOURCE
 from dialbench.resampling import RESAMPLES
 from dialbench.schema import Dialogue, Judgment, Provenance, Record
 from dialbench.store import RunStore
@@ -32,6 +55,7 @@ from dialbench.store import RunStore
 ISSUES: ScoredProtocol = "issues"
 PROBE_FOLDER = "probe"
 SHIFT_FILE = "shift.json"
+CARD_FILE = "card.json"
 # Turn protocols judge only the last chatbot turn: the one that holds or follows the injection.
 PROTOCOL_OPTIONS: dict[str, dict[str, JsonValue]] = {"submetrics": {"turns": "last"}}
 
@@ -54,14 +78,19 @@ class ProbeShifts(Record):
 
     config: ProbeConfig
     injections_sha256: str
-    dialogues: int = Field(description="probe dialogues: clean and injected versions")
+    dialogues: int = Field(
+        description="probe dialogues: clean and injected versions, and the injected versions' "
+        "replay twins where the pair protocol is probed"
+    )
     shifts: list[ProtocolShift]
 
 
 class ProbeResult(Record):
     shifts: ProbeShifts
+    card: JudgeCard
     judged: list[JudgeResult]
     path: Path = Field(description="where shift.json was written")
+    card_path: Path
 
 
 def _stored(config: ProbeConfig, run_dir: Path, dialogues: list[Dialogue], sha256: str) -> None:
@@ -89,14 +118,14 @@ def _shift(
     protocol: ScoredProtocol,
     dialogues: list[Dialogue],
     quiet: bool,
-) -> tuple[JudgeResult, ProtocolShift]:
+) -> tuple[JudgeResult, ProtocolShift, list[CardRow], Spend]:
     judged = judge(
         JudgeConfig(
             protocol=protocol,
             options=PROTOCOL_OPTIONS.get(protocol, {}),
             judges=[config.judge],
             settings=JudgeSettings(fence=config.fence),
-            sources=[SOURCE],
+            sources=[SOURCE, REPLAY_SOURCE] if protocol == PAIRED else [SOURCE],
         ),
         run_dir,
         quiet=quiet,
@@ -111,15 +140,25 @@ def _shift(
             and j.configuration is not None
             and j.configuration.fingerprint == tally.configuration
         ]
+    pairs = probe_pairs(protocol, dialogues, judgments)
     shift = protocol_shift(
-        protocol,
-        config.judge.spec,
-        tally.configuration,
-        dialogues,
-        judgments,
-        resamples=config.resamples,
+        protocol, config.judge.spec, tally.configuration, pairs, resamples=config.resamples
     )
-    return judged, shift
+    rows = card_rows(protocol, dialogues, judgments, pairs, resamples=config.resamples)
+    made = tally.judgments - tally.already_ok
+    spent = spend(protocol, tally.configuration, made, judged.seconds, judgments)
+    return judged, shift, rows, spent
+
+
+def _earlier_spend(card_path: Path) -> list[Spend]:
+    """What the card written before in this run directory measured; none where there is no
+    card there (or one that no longer reads as one)."""
+    if not card_path.exists():
+        return []
+    try:
+        return read_card(card_path).spend
+    except DialbenchError:
+        return []
 
 
 def probe(config: ProbeConfig, run_dir: str | Path, *, quiet: bool = False) -> ProbeResult:
@@ -129,19 +168,49 @@ def probe(config: ProbeConfig, run_dir: str | Path, *, quiet: bool = False) -> P
     dialogues = probe_dialogues(config.languages, config.kinds, config.placements, config.limit)
     if not dialogues:
         raise DialbenchError("no base dialogue in the languages asked")
+    if PAIRED in config.protocols:
+        dialogues += replay_twins(dialogues)
     _stored(config, run_dir, dialogues, injections.sha256)
-    judged, shifts = [], []
+    judged, shifts, rows, spent = [], [], [], []
     for protocol in dict.fromkeys(config.protocols):
-        result, shift = _shift(config, run_dir, protocol, dialogues, quiet)
+        result, shift, protocol_rows, protocol_spend = _shift(
+            config, run_dir, protocol, dialogues, quiet
+        )
         judged.append(result)
         shifts.append(shift)
+        rows += protocol_rows
+        spent.append(protocol_spend)
+    figures, notes = agreement(config.judge.spec)
+    earlier = _earlier_spend(run_dir / PROBE_FOLDER / CARD_FILE)
+    card = JudgeCard(
+        judge=config.judge.spec,
+        fence=config.fence,
+        rows=rows,
+        spend=[protocol_spend.or_earlier(earlier) for protocol_spend in spent],
+        agreement=figures,
+        notes=[*notes, SELF_FAMILY],
+    )
     written = ProbeShifts(
         config=config,
         injections_sha256=injections.sha256,
         dialogues=len(dialogues),
         shifts=shifts,
     )
-    path = run_dir / PROBE_FOLDER / SHIFT_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
+    folder = run_dir / PROBE_FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    path, card_path = folder / SHIFT_FILE, folder / CARD_FILE
     path.write_text(written.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    return ProbeResult(shifts=written, judged=judged, path=path)
+    card_path.write_text(card.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return ProbeResult(shifts=written, card=card, judged=judged, path=path, card_path=card_path)
+
+
+def read_card(path: Path) -> JudgeCard:
+    """The card at `path`: a card.json, or the run directory `dialbench probe` wrote it in."""
+    found = path / PROBE_FOLDER / CARD_FILE if path.is_dir() else path
+    try:
+        return JudgeCard.model_validate_json(found.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DialbenchError(f"{found}: no judge card (write one with dialbench probe)") from None
+    except ValidationError as invalid:
+        field, message = describe_error(invalid.errors()[0])
+        raise DialbenchError(f"{found}: not a judge card: {field}: {message}") from None
