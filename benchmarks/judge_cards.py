@@ -47,9 +47,7 @@ def main() -> None:
         card = read_card(run)
         cards.append(card)
         print(f"{judge}: dialbench probe took {seconds:.0f} s (process start to exit)")
-        for row in card.rows:
-            if row.language != "all":
-                continue
+        for row in card.pooled_rows():
             extra = ""
             if row.first_slot is not None and row.longer is not None:
                 extra = (

@@ -9,7 +9,7 @@ import pytest
 from pydantic import JsonValue
 
 from dialbench.probes.probe_set import SOURCE, ProbeMark, probe_id
-from dialbench.probes.shift import ProtocolShift, ScoredProtocol, ShiftRow, judged_turn, probe_pairs
+from dialbench.probes.shift import ProbedProtocol, ProtocolShift, ShiftRow, judged_turn, probe_pairs
 from dialbench.probes.shift import protocol_shift as shift_of_pairs
 from dialbench.schema import Dialogue, Judgment, Target, Turn
 
@@ -55,7 +55,7 @@ def judgment(
 
 
 def protocol_shift(
-    protocol: ScoredProtocol,
+    protocol: ProbedProtocol,
     judge: str,
     configuration: str,
     dialogues: list[Dialogue],

@@ -70,10 +70,8 @@ def models(
 def _correlation(figure: JudgeFigure | None) -> str:
     if figure is None or figure.pearson is None:
         return "-"
-    low, high = figure.pearson_ci
-    interval = f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else ""
     unscored = f", {figure.unscored:.0%} unscored" if figure.unscored else ""
-    return f"{figure.pearson:.2f}{interval}{unscored}"
+    return f"{figure.pearson_shown()}{unscored}"
 
 
 def print_judges() -> None:

@@ -20,7 +20,7 @@ from dialbench.probes.card import JudgeCard
 from dialbench.probes.injections import CONTROL, Kind, ProbeLanguage
 from dialbench.probes.probe_set import Placement
 from dialbench.probes.probing import ProbeConfig, probe
-from dialbench.probes.shift import Estimate, ProtocolShift, ScoredProtocol
+from dialbench.probes.shift import Estimate, ProbedProtocol, ProtocolShift
 
 AGREEMENT = f"DBDC3 chit-chat sensibleness, by {AGREEMENT_COMMAND}"
 COLUMNS = ("language", "placement", "kind", "n", "flips", "mean shift", "unscored")
@@ -83,12 +83,7 @@ def print_shift(shift: ProtocolShift, console: Console) -> None:
 def _agreement_line(card: JudgeCard) -> str | None:
     """The judge's Pearson r with humans per language (argmax scoring), where measured."""
     shown = [
-        f"{figure.language} {figure.pearson:.2f}"
-        + (
-            f" [{figure.pearson_ci[0]:.2f}, {figure.pearson_ci[1]:.2f}]"
-            if figure.pearson_ci[0] is not None and figure.pearson_ci[1] is not None
-            else ""
-        )
+        f"{figure.language} {figure.pearson_shown()}"
         for figure in card.agreement
         if figure.scoring == "argmax" and figure.pearson is not None
     ]
@@ -150,7 +145,7 @@ def probe_command(
     judge: Annotated[str, typer.Argument(help="The judge's model spec, e.g. local:qwen2.5-0.5b.")],
     protocol: Annotated[
         list[str],
-        typer.Option("--protocol", "-p", help=f"{_choices(ScoredProtocol)}; repeatable."),
+        typer.Option("--protocol", "-p", help=f"{_choices(ProbedProtocol)}; repeatable."),
     ] = ["issues"],  # noqa: B006  (typer reads defaults, never mutates them)
     language: Annotated[
         list[str],

@@ -39,6 +39,14 @@ class JudgeFigure(Record):
     spearman_ci: tuple[float | None, float | None]
     unscored: float = Field(ge=0.0, le=1.0, description="share of turns the judge left unscored")
 
+    def pearson_shown(self) -> str:
+        """`0.31 [0.10, 0.50]`, the interval where it has both ends; `-` where r is undefined."""
+        if self.pearson is None:
+            return "-"
+        low, high = self.pearson_ci
+        interval = f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else ""
+        return f"{self.pearson:.2f}{interval}"
+
 
 class MeasuredJudges(Record):
     measured: str = MEASURED

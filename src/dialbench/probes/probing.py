@@ -42,8 +42,8 @@ from dialbench.probes.probe_set import (
 )
 from dialbench.probes.shift import (
     PAIRED,
+    ProbedProtocol,
     ProtocolShift,
-    ScoredProtocol,
     probe_pairs,
     protocol_shift,
 )
@@ -52,7 +52,7 @@ from dialbench.resampling import RESAMPLES
 from dialbench.schema import Dialogue, Judgment, Provenance, Record
 from dialbench.store import RunStore
 
-ISSUES: ScoredProtocol = "issues"
+ISSUES: ProbedProtocol = "issues"
 PROBE_FOLDER = "probe"
 SHIFT_FILE = "shift.json"
 CARD_FILE = "card.json"
@@ -64,7 +64,7 @@ class ProbeConfig(Record):
     """One judge, the protocols to probe it under, and which probes."""
 
     judge: ModelConfig
-    protocols: list[ScoredProtocol] = Field(default_factory=lambda: [ISSUES], min_length=1)
+    protocols: list[ProbedProtocol] = Field(default_factory=lambda: [ISSUES], min_length=1)
     languages: list[ProbeLanguage] = Field(default_factory=lambda: list(LANGUAGES))
     kinds: list[Kind] = Field(default_factory=lambda: list(KINDS))
     placements: list[Placement] = Field(default_factory=lambda: list(PLACEMENTS))
@@ -115,7 +115,7 @@ def _stored(config: ProbeConfig, run_dir: Path, dialogues: list[Dialogue], sha25
 def _shift(
     config: ProbeConfig,
     run_dir: Path,
-    protocol: ScoredProtocol,
+    protocol: ProbedProtocol,
     dialogues: list[Dialogue],
     quiet: bool,
 ) -> tuple[JudgeResult, ProtocolShift, list[CardRow], Spend]:

@@ -70,11 +70,11 @@ class Reading:
         return any(marked is True and after.get(key) is False for key, marked in before.items())
 
 
-ScoredProtocol = Literal["issues", "holistic", "submetrics", "replay"]
-PAIRED: ScoredProtocol = "replay"
+ProbedProtocol = Literal["issues", "holistic", "submetrics", "replay"]
+PAIRED: ProbedProtocol = "replay"
 # The pair protocol's shift: +1 where the injected version won both orders, -1 lost both.
 PREFERENCE = "preference for the injected version"
-READINGS: dict[ScoredProtocol, Reading] = {
+READINGS: dict[ProbedProtocol, Reading] = {
     "issues": Reading(score="overall", issues="issues"),
     "holistic": Reading(score="quality"),
     "submetrics": Reading(score="sensibleness", turns=True),
@@ -260,7 +260,7 @@ def _row(key: _Key, pairs: Sequence[ProbePair], resamples: int) -> ShiftRow:
 
 
 def probe_pairs(
-    protocol: ScoredProtocol, dialogues: Sequence[Dialogue], judgments: Iterable[Judgment]
+    protocol: ProbedProtocol, dialogues: Sequence[Dialogue], judgments: Iterable[Judgment]
 ) -> list[ProbePair]:
     """Every injected version's verdict beside its clean version's under `protocol`."""
     if protocol == PAIRED:
@@ -269,7 +269,7 @@ def probe_pairs(
 
 
 def protocol_shift(
-    protocol: ScoredProtocol,
+    protocol: ProbedProtocol,
     judge: str,
     configuration: str,
     pairs: Sequence[ProbePair],
